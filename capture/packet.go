@@ -1,0 +1,81 @@
+package capture
+
+import "net/netip"
+
+// Kind says how far a packet was decoded.
+type Kind uint8
+
+const (
+	KindUndecodable Kind = iota // link or IP header malformed: counted, not analyzed
+	KindUnknownLink             // link type this package does not decode
+	KindNonIP                   // decodable link layer carrying something other than IP (ARP, LLDP...)
+	KindIPOther                 // IP carrying something other than UDP or TCP (ICMP, ESP...), or a fragment still pending
+	KindUDP
+	KindTCP
+)
+
+// TCP flag bits, RFC 9293 3.1.
+const (
+	FlagFIN = 0x01
+	FlagSYN = 0x02
+	FlagRST = 0x04
+	FlagPSH = 0x08
+	FlagACK = 0x10
+	FlagURG = 0x20
+	FlagECE = 0x40
+	FlagCWR = 0x80
+)
+
+// SACKBlock is one SACK option block, RFC 2018.
+type SACKBlock struct{ Left, Right uint32 }
+
+// TCPHeader is the part of a TCP header the analysis uses.
+type TCPHeader struct {
+	Seq, Ack uint32
+	Flags    uint8
+	Window   uint16
+	// SACK holds the first NSACK blocks of the SACK option (at most 4).
+	SACK  [4]SACKBlock
+	NSACK int
+}
+
+// Packet is one captured frame, decoded in place.
+//
+// Data, and Payload which points into it (or into a reassembly buffer for IP fragments), are
+// valid only until the next call to Reader.Next: copy what must outlive the packet.
+type Packet struct {
+	Time     int64 // capture time, nanoseconds since the Unix epoch
+	Iface    int   // interface index: pcapng interface id, or 0 for classic pcap
+	LinkType LinkType
+	WireLen  int // original length of the frame on the wire (orig_len)
+	CapLen   int // captured length (len(Data))
+	Data     []byte
+
+	Kind Kind
+
+	// Set for IP packets (KindIPOther, KindUDP, KindTCP).
+	Src, Dst netip.Addr
+	IPProto  uint8
+	// Reassembled is true when the datagram was rebuilt from IP fragments; WireLen is then
+	// the sum of the fragments' frame lengths.
+	Reassembled bool
+
+	// Set for UDP and TCP.
+	SrcPort, DstPort uint16
+	// HeaderLen is the wire bytes before the transport payload: link, IP (with options and
+	// extension headers) and UDP/TCP headers. For a reassembled datagram it is the total of
+	// every fragment's headers.
+	HeaderLen int
+	// PayloadLen is the transport payload length the headers declare (UDP length - 8, or
+	// IP length minus headers for TCP). Payload holds the captured part of it: shorter when
+	// the snap length cut the frame (Snapped).
+	PayloadLen int
+	Payload    []byte
+	Snapped    bool
+
+	TCP TCPHeader // set for KindTCP
+}
+
+// SrcAddrPort and DstAddrPort return the transport endpoints.
+func (p *Packet) SrcAddrPort() netip.AddrPort { return netip.AddrPortFrom(p.Src, p.SrcPort) }
+func (p *Packet) DstAddrPort() netip.AddrPort { return netip.AddrPortFrom(p.Dst, p.DstPort) }

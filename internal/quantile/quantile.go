@@ -1,0 +1,97 @@
+// Package quantile summarises a distribution of durations in constant memory: percentiles
+// from an HDR histogram with two significant digits (at most 1% relative error), minimum,
+// maximum and count exact. Memory does not grow with the number of samples.
+package quantile
+
+import (
+	"math"
+
+	"github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/callpcap/callpcap/report"
+)
+
+// maxMicros is the largest value the histogram resolves (one hour); larger values are
+// recorded at the cap, with Max still exact.
+const maxMicros = 3600 * 1e6
+
+// Hist records durations in milliseconds. The zero value is ready to use; the histogram is
+// allocated at the first sample so that streams that never record one cost nothing.
+type Hist struct {
+	h        *hdrhistogram.Histogram
+	n        int64
+	min, max float64
+}
+
+// Record adds one sample in milliseconds. Negative values are recorded as 0.
+func (q *Hist) Record(ms float64) {
+	if math.IsNaN(ms) {
+		return
+	}
+	if ms < 0 {
+		ms = 0
+	}
+	if q.h == nil {
+		q.h = hdrhistogram.New(1, maxMicros, 2)
+	}
+	if q.n == 0 || ms < q.min {
+		q.min = ms
+	}
+	if q.n == 0 || ms > q.max {
+		q.max = ms
+	}
+	q.n++
+	us := int64(math.Round(ms * 1000))
+	if us < 1 {
+		us = 1 // the histogram's lowest discernible value; Min stays exact
+	}
+	if us > maxMicros {
+		us = maxMicros
+	}
+	_ = q.h.RecordValue(us)
+}
+
+// N is the number of samples recorded.
+func (q *Hist) N() int64 { return q.n }
+
+// Min and Max are exact.
+func (q *Hist) Min() float64 { return q.min }
+func (q *Hist) Max() float64 { return q.max }
+
+// Quantile returns the p-th percentile (0-100) in milliseconds, clamped to [Min, Max].
+func (q *Hist) Quantile(p float64) float64 {
+	if q.n == 0 {
+		return 0
+	}
+	v := float64(q.h.ValueAtQuantile(p)) / 1000
+	return math.Min(math.Max(v, q.min), q.max)
+}
+
+// Reset forgets every sample, keeping the histogram's memory.
+func (q *Hist) Reset() {
+	if q.h != nil {
+		q.h.Reset()
+	}
+	q.n, q.min, q.max = 0, 0, 0
+}
+
+// Summary returns the report's quantiles, or nil without samples.
+func (q *Hist) Summary() *report.Quantiles {
+	if q.n == 0 {
+		return nil
+	}
+	return &report.Quantiles{
+		Samples: q.n,
+		Min:     Round(q.min, 3),
+		P50:     Round(q.Quantile(50), 3),
+		P95:     Round(q.Quantile(95), 3),
+		P99:     Round(q.Quantile(99), 3),
+		Max:     Round(q.max, 3),
+	}
+}
+
+// Round rounds v to d decimal places, so that reports do not carry float noise.
+func Round(v float64, d int) float64 {
+	p := math.Pow(10, float64(d))
+	return math.Round(v*p) / p
+}

@@ -1,0 +1,366 @@
+package report
+
+// Schema names this JSON contract; it changes only when a field changes meaning.
+const Schema = "callpcap.report/v1"
+
+// Report is the whole output of one run: one Capture per input file.
+type Report struct {
+	Schema     string      `json:"schema"`
+	Tool       Tool        `json:"tool"`
+	Options    Options     `json:"options"`
+	Captures   []Capture   `json:"captures"`
+	Comparison *Comparison `json:"comparison"`
+}
+
+type Tool struct {
+	Name    string `json:"name"`
+	Version string `json:"version"`
+}
+
+type Options struct {
+	LateBudgetMS   float64  `json:"late_budget_ms"`
+	RampTargetKbps *float64 `json:"ramp_target_kbps"`
+	MinPackets     int      `json:"min_packets"`
+}
+
+// Capture is the analysis of one file. A file that could not be read has only File and Error.
+type Capture struct {
+	File  string `json:"file"`
+	Error string `json:"error,omitempty"`
+
+	Format             string      `json:"format,omitempty"`      // pcap | pcapng
+	Compression        string      `json:"compression,omitempty"` // none | gzip | zstd
+	LinkTypes          []string    `json:"link_types,omitempty"`
+	Packets            int64       `json:"packets"`
+	WireBytes          int64       `json:"wire_bytes"`
+	Start              *string     `json:"start"` // RFC 3339 UTC with microseconds; null without packets
+	DurationS          float64     `json:"duration_s"`
+	SnappedPackets     int64       `json:"snapped_packets"`
+	UndecodablePackets int64       `json:"undecodable_packets"`
+	CaptureDuplicates  int64       `json:"capture_duplicates"`
+	InterfaceDrops     *int64      `json:"interface_drops"`
+	Truncated          bool        `json:"truncated"`
+	Warnings           []string    `json:"warnings"`
+	Flows              []Flow      `json:"flows"`
+	Legs               []Leg       `json:"legs"`
+	Streams            []Stream    `json:"streams"`
+	Directions         []Direction `json:"directions"`
+	ICE                ICE         `json:"ice"`
+	TURN               TURN        `json:"turn"`
+	Findings           []Finding   `json:"findings"`
+}
+
+// Flow is one UDP 5-tuple or TCP connection, both directions; A is the side seen first.
+type Flow struct {
+	ID        string   `json:"id"`
+	Proto     string   `json:"proto"` // udp | tcp
+	A         string   `json:"a"`
+	B         string   `json:"b"`
+	FirstS    float64  `json:"first_s"`
+	LastS     float64  `json:"last_s"`
+	Packets   int64    `json:"packets"`
+	WireBytes int64    `json:"wire_bytes"`
+	Content   []string `json:"content"`           // stun, channeldata, rtp, rtcp, dtls, quic, zrtp, other
+	Framing   *string  `json:"framing,omitempty"` // TCP only: none | rfc4571 | turn | tls | unknown
+	TCP       *FlowTCP `json:"tcp"`               // null for UDP
+}
+
+type FlowTCP struct {
+	HandshakeRTTMS *float64 `json:"handshake_rtt_ms"`
+	AToB           TCPDir   `json:"a_to_b"`
+	BToA           TCPDir   `json:"b_to_a"`
+}
+
+// TCPDir is one direction of a TCP connection.
+type TCPDir struct {
+	Vantage                    string     `json:"vantage"` // sender | receiver | middle | unknown
+	Segments                   int64      `json:"segments"`
+	DataSegments               int64      `json:"data_segments"`
+	PureAcks                   int64      `json:"pure_acks"`
+	WireBytes                  int64      `json:"wire_bytes"`
+	PayloadBytes               int64      `json:"payload_bytes"`
+	StreamBytes                int64      `json:"stream_bytes"`
+	RetransmittedSegments      int64      `json:"retransmitted_segments"`
+	RetransmittedBytes         int64      `json:"retransmitted_bytes"`
+	SpuriousRetransmittedBytes int64      `json:"spurious_retransmitted_bytes"`
+	UselessRetransmittedBytes  int64      `json:"useless_retransmitted_bytes"`
+	CaptureGapBytes            int64      `json:"capture_gap_bytes"`
+	OutOfOrderSegments         int64      `json:"out_of_order_segments"`
+	ZeroWindowProbes           int64      `json:"zero_window_probes"`
+	Keepalives                 int64      `json:"keepalives"`
+	RTTMS                      *Quantiles `json:"rtt_ms"`
+	Messages                   int64      `json:"messages"`
+	FramingBytes               int64      `json:"framing_bytes"`
+	ResyncSkippedBytes         int64      `json:"resync_skipped_bytes"`
+	HOLDelayedMessages         int64      `json:"hol_delayed_messages"`
+	HOLDelayMS                 *Quantiles `json:"hol_delay_ms"`
+}
+
+// Quantiles summarises a distribution; percentiles come from a histogram with at most 1%
+// relative error. Min and Max are exact.
+type Quantiles struct {
+	Samples int64   `json:"samples"`
+	Min     float64 `json:"min"`
+	P50     float64 `json:"p50"`
+	P95     float64 `json:"p95"`
+	P99     float64 `json:"p99"`
+	Max     float64 `json:"max"`
+}
+
+// Leg is a path media took between two transport addresses, with its transport:
+// udp, turn-udp, turn-tcp, turn-tls, ice-tcp, tcp or tls.
+type Leg struct {
+	ID        string   `json:"id"`
+	Transport string   `json:"transport"`
+	Client    string   `json:"client"`
+	Server    string   `json:"server"`
+	Relayed   *string  `json:"relayed"`
+	Peers     []string `json:"peers"`
+	Flows     []string `json:"flows"`
+}
+
+// Stream is one SSRC seen in one direction of one leg.
+type Stream struct {
+	ID                string     `json:"id"`
+	Leg               string     `json:"leg"`
+	Direction         string     `json:"direction"`
+	Src               string     `json:"src"`
+	Dst               string     `json:"dst"`
+	SSRC              string     `json:"ssrc"` // 0x%08x
+	PayloadType       int        `json:"payload_type"`
+	Kind              string     `json:"kind"` // audio | video | rtx | fec | unknown
+	Codec             *string    `json:"codec"`
+	ClockRate         *int       `json:"clock_rate"`
+	ClockRateInferred bool       `json:"clock_rate_inferred"`
+	RTXOf             *string    `json:"rtx_of"`
+	FirstS            float64    `json:"first_s"`
+	LastS             float64    `json:"last_s"`
+	Packets           int64      `json:"packets"`
+	PayloadBytes      int64      `json:"payload_bytes"`
+	HeaderBytes       int64      `json:"header_bytes"`
+	PaddingBytes      int64      `json:"padding_bytes"`
+	PaddingPackets    int64      `json:"padding_packets"`
+	Markers           int64      `json:"markers"`
+	Expected          int64      `json:"expected"`
+	Lost              *int64     `json:"lost"`
+	LossPct           *float64   `json:"loss_pct"`
+	Duplicates        int64      `json:"duplicates"`
+	Reordered         int64      `json:"reordered"`
+	RecoveredByRTX    *int64     `json:"recovered_by_rtx,omitempty"`
+	DroppedBeforeTCP  int64      `json:"dropped_before_tcp"`
+	JitterMS          *Jitter    `json:"jitter_ms"`
+	MaxGapMS          *float64   `json:"max_gap_ms"`
+	Extensions        Extensions `json:"extensions"`
+	DelayMS           *Delay     `json:"delay_ms"`
+	Late              *Late      `json:"late"`
+	Bitrate           Bitrate    `json:"bitrate"`
+	RTCP              *RTCP      `json:"rtcp"`
+}
+
+type Jitter struct {
+	Mean float64 `json:"mean"`
+	Max  float64 `json:"max"`
+	Last float64 `json:"last"`
+}
+
+type Extensions struct {
+	IDs            []int `json:"ids"`
+	AbsSendTimeID  *int  `json:"abs_send_time_id"`
+	TransportCCID  *int  `json:"transport_cc_id"`
+	TwoByteHeaders bool  `json:"two_byte_headers,omitempty"`
+}
+
+// Delay is the delay above the stream's baseline transit, in milliseconds.
+type Delay struct {
+	Reference string  `json:"reference,omitempty"` // abs_send_time | rtp_timestamp
+	Samples   int64   `json:"samples"`
+	Min       float64 `json:"min"`
+	P50       float64 `json:"p50"`
+	P95       float64 `json:"p95"`
+	P99       float64 `json:"p99"`
+	Max       float64 `json:"max"`
+}
+
+// Late counts packets whose delay above baseline exceeded the budget; OverMS counts them at
+// other thresholds ("50", "100", "200", "400", "1000") so a reader can pick another budget.
+type Late struct {
+	BudgetMS   float64          `json:"budget_ms"`
+	Packets    int64            `json:"packets"`
+	Pct        float64          `json:"pct"`
+	HOLBlocked int64            `json:"hol_blocked"`
+	OverMS     map[string]int64 `json:"over_ms,omitempty"`
+}
+
+type Bitrate struct {
+	MeanKbps   float64   `json:"mean_kbps"`
+	SeriesKbps []float64 `json:"series_kbps"`
+}
+
+// RTCP is what the RTCP about one stream says: counts per packet type always, and the
+// reported figures when the RTCP was readable (not SRTCP).
+type RTCP struct {
+	Packets        int64            `json:"packets"`
+	Encrypted      bool             `json:"encrypted"`
+	Types          map[string]int64 `json:"types"` // sr, rr, sdes, bye, app, nack, pli, fir, remb, twcc, xr, other
+	RTTMS          *Quantiles       `json:"rtt_ms"`
+	FractionLost   *float64         `json:"fraction_lost_pct"` // last reported by the receiver, 0-100
+	CumulativeLost *int64           `json:"cumulative_lost"`   // last reported by the receiver
+	JitterMS       *float64         `json:"jitter_ms"`         // last reported by the receiver
+	NACKedPackets  int64            `json:"nacked_packets"`
+	PLI            int64            `json:"pli"`
+	FIR            int64            `json:"fir"`
+	REMBKbps       *float64         `json:"remb_kbps"` // last REMB estimate
+}
+
+// Direction is the media from one endpoint to the other.
+type Direction struct {
+	ID                  string   `json:"id"`
+	From                string   `json:"from"`
+	To                  string   `json:"to"`
+	Legs                []string `json:"legs"`
+	Transport           string   `json:"transport"`
+	Streams             []string `json:"streams"`
+	MediaPackets        int64    `json:"media_packets"`
+	MediaPayloadBytes   int64    `json:"media_payload_bytes"`
+	GoodputKbps         float64  `json:"goodput_kbps"`
+	WireBytes           int64    `json:"wire_bytes"`
+	WireKbps            float64  `json:"wire_kbps"`
+	Efficiency          *float64 `json:"efficiency"`
+	OverheadBytes       Overhead `json:"overhead_bytes"`
+	Loss                Loss     `json:"loss"`
+	Late                *Late    `json:"late"`
+	DelayMS             *Delay   `json:"delay_ms"`
+	TCPRetransmittedPct *float64 `json:"tcp_retransmitted_pct"`
+	Ramp                *Ramp    `json:"ramp"`
+	Series              Series   `json:"series"`
+	Relay               *Relay   `json:"relay"`
+	ActiveS             float64  `json:"active_s"`
+	FirstS              float64  `json:"first_s"`
+	LastS               float64  `json:"last_s"`
+}
+
+// Overhead splits wire_bytes − media_payload_bytes exactly.
+type Overhead struct {
+	LinkIPTransport    int64 `json:"link_ip_transport"`
+	Framing            int64 `json:"framing"`
+	RTPHeaders         int64 `json:"rtp_headers"`
+	Padding            int64 `json:"padding"`
+	RTX                int64 `json:"rtx"`
+	TCPRetransmissions int64 `json:"tcp_retransmissions"`
+	ACKs               int64 `json:"acks"`
+	RTCP               int64 `json:"rtcp"`
+	STUN               int64 `json:"stun"`
+	Duplicates         int64 `json:"duplicates"`
+	Other              int64 `json:"other"`
+}
+
+// Sum returns the total of every part.
+func (o Overhead) Sum() int64 {
+	return o.LinkIPTransport + o.Framing + o.RTPHeaders + o.Padding + o.RTX +
+		o.TCPRetransmissions + o.ACKs + o.RTCP + o.STUN + o.Duplicates + o.Other
+}
+
+type Loss struct {
+	Expected         int64    `json:"expected"`
+	Lost             int64    `json:"lost"`
+	Pct              *float64 `json:"pct"`
+	DroppedBeforeTCP int64    `json:"dropped_before_tcp"`
+	RecoveredByRTX   int64    `json:"recovered_by_rtx"`
+}
+
+// Ramp says how fast the media bitrate reached its target and whether it then held.
+type Ramp struct {
+	TargetKbps   float64  `json:"target_kbps"`
+	TargetSource string   `json:"target_source"` // plateau | option
+	PlateauKbps  float64  `json:"plateau_kbps"`
+	T50S         *float64 `json:"t50_s"`
+	T90S         *float64 `json:"t90_s"`
+	Stable       *bool    `json:"stable"`
+	CVAfterT90   *float64 `json:"cv_after_t90"`
+}
+
+// Series are per-second values from T0S (seconds since the capture's first packet).
+// A nil entry in the delay series is a second without a delay sample.
+type Series struct {
+	T0S               float64    `json:"t0_s"`
+	StepS             float64    `json:"step_s"`
+	MediaKbps         []float64  `json:"media_kbps"`
+	WireKbps          []float64  `json:"wire_kbps"`
+	RTXKbps           []float64  `json:"rtx_kbps"`
+	Lost              []int64    `json:"lost"`
+	Late              []int64    `json:"late"`
+	RetransmittedKbps []float64  `json:"retransmitted_kbps"`
+	DelayP50MS        []*float64 `json:"delay_p50_ms"`
+	DelayMaxMS        []*float64 `json:"delay_max_ms"`
+}
+
+// Relay is the two-leg correlation at a TURN server capture.
+type Relay struct {
+	Matched         int64      `json:"matched"`
+	LatencyMS       *Quantiles `json:"latency_ms"`
+	LostBeforeRelay int64      `json:"lost_before_relay"`
+	LostAfterRelay  int64      `json:"lost_after_relay"`
+}
+
+type ICE struct {
+	Checks    int64      `json:"checks"`
+	Successes int64      `json:"successes"`
+	Failures  int64      `json:"failures"`
+	RTTMS     *Quantiles `json:"rtt_ms"`
+	Ufrags    []string   `json:"ufrags"`
+	Nominated []string   `json:"nominated"`
+}
+
+type TURN struct {
+	Allocations []Allocation `json:"allocations"`
+	Errors      []TURNError  `json:"errors"`
+}
+
+type Allocation struct {
+	Server      string    `json:"server"`
+	Client      string    `json:"client"`
+	Transport   string    `json:"transport"`
+	Relayed     *string   `json:"relayed"`
+	LifetimeS   *float64  `json:"lifetime_s"`
+	Permissions int       `json:"permissions"`
+	Channels    []Channel `json:"channels"`
+}
+
+type Channel struct {
+	Number int    `json:"number"`
+	Peer   string `json:"peer"`
+}
+
+type TURNError struct {
+	Code  int   `json:"code"`
+	Count int64 `json:"count"`
+}
+
+// Finding is one diagnosis: a stable code, a severity (info, warn, bad) and one sentence.
+type Finding struct {
+	Code     string `json:"code"`
+	Severity string `json:"severity"`
+	Text     string `json:"text"`
+}
+
+// Comparison sets several captures side by side, one entry per capture and direction.
+type Comparison struct {
+	Entries []ComparisonEntry `json:"entries"`
+}
+
+type ComparisonEntry struct {
+	File                string   `json:"file"`
+	Direction           string   `json:"direction"`
+	Transport           string   `json:"transport"`
+	GoodputKbps         float64  `json:"goodput_kbps"`
+	WireKbps            float64  `json:"wire_kbps"`
+	Efficiency          *float64 `json:"efficiency"`
+	T50S                *float64 `json:"t50_s"`
+	T90S                *float64 `json:"t90_s"`
+	Stable              *bool    `json:"stable"`
+	RTPLossPct          *float64 `json:"rtp_loss_pct"`
+	TCPRetransmittedPct *float64 `json:"tcp_retransmitted_pct"`
+	LatePackets         int64    `json:"late_packets"`
+	LatePct             *float64 `json:"late_pct"`
+	DelayP95MS          *float64 `json:"delay_p95_ms"`
+}

@@ -1,0 +1,73 @@
+package transport
+
+import "net/netip"
+
+// Proto is the transport protocol a message travelled on.
+type Proto uint8
+
+const (
+	UDP Proto = 17 // RFC 768
+	TCP Proto = 6  // RFC 9293
+)
+
+func (p Proto) String() string {
+	switch p {
+	case UDP:
+		return "udp"
+	case TCP:
+		return "tcp"
+	}
+	return "unknown"
+}
+
+// Via says how a message reached the transport flow it was seen on: directly, or wrapped in
+// TURN (ChannelData or a Send/Data indication), in which case Message.Peer is the far end.
+type Via uint8
+
+const (
+	Direct      Via = iota
+	ChannelData     // RFC 8656, 12.4
+	Indication      // RFC 8656, 11 (Send and Data indications)
+)
+
+// Wire is the share of captured wire bytes a message accounts for, split so that the parts
+// add up exactly to Total: Total = Headers + Framing + Retransmitted + len(payload).
+// For a UDP datagram Headers is link, IP and UDP headers; for TCP messages it is the share of
+// segment headers attributed to the message.
+type Wire struct {
+	Total         int64 // frame bytes (original length) attributed to this message
+	Headers       int64 // link, IP and transport headers
+	Framing       int64 // TURN/RFC 4571 framing and padding around the payload
+	Retransmitted int64 // TCP payload bytes seen more than once
+}
+
+// Message is one application-level datagram: a UDP payload or one unframed TCP message.
+//
+// Payload points into a buffer that the producer reuses: it is valid until the next message
+// is produced. Copy what must outlive it.
+type Message struct {
+	Payload []byte
+	Proto   Proto
+	Src     netip.AddrPort // sender of the transport flow (the TURN client or server for TURN)
+	Dst     netip.AddrPort
+	Iface   int // capture interface index
+
+	// FirstSeen is when the first byte was first seen at this vantage. Complete is when all of
+	// the message's own bytes had first arrived. Delivered is when it became available in order
+	// to the receiving application. For UDP all three are the packet's capture time.
+	FirstSeen, Complete, Delivered int64
+
+	Wire Wire
+
+	// Retransmitted is true when any byte of the message was carried more than once by TCP.
+	Retransmitted bool
+	// Snapped is true when the capture cut the message (snap length): Payload is shorter
+	// than the message was on the wire.
+	Snapped bool
+
+	// Via and Peer describe TURN wrapping; Peer is the peer address from the channel binding
+	// or the XOR-PEER-ADDRESS of the indication. Channel is the ChannelData channel number.
+	Via     Via
+	Peer    netip.AddrPort
+	Channel uint16
+}
