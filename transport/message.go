@@ -31,7 +31,7 @@ const (
 )
 
 // Wire is the share of captured wire bytes a message accounts for, split so that the parts
-// add up exactly to Total: Total = Headers + Framing + Retransmitted + len(payload).
+// add up exactly to Total: Total = Headers + Framing + Retransmitted + Message.Len().
 // For a UDP datagram Headers is link, IP and UDP headers; for TCP messages it is the share of
 // segment headers attributed to the message.
 type Wire struct {
@@ -70,4 +70,9 @@ type Message struct {
 	Via     Via
 	Peer    netip.AddrPort
 	Channel uint16
+}
+
+// Len is the message's length on the wire: len(Payload), or more when the capture cut it.
+func (m *Message) Len() int64 {
+	return m.Wire.Total - m.Wire.Headers - m.Wire.Framing - m.Wire.Retransmitted
 }
