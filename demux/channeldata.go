@@ -1,0 +1,57 @@
+package demux
+
+import "encoding/binary"
+
+const (
+	minChannel = 0x4000 // RFC 8656, 12: channel numbers 0x4000 through 0x4FFF
+	maxChannel = 0x4FFF
+)
+
+// ParseChannelData reads a TURN ChannelData message (RFC 8656, 12.4):
+//
+//	 0                   1                   2                   3
+//	 0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1
+//	+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
+//	|         Channel Number        |            Length             |
+//	+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
+//	/                       Application Data                        /
+//	+-------------------------------+-------------------------------+
+//
+// payload points into b. framing is every byte of b that is not payload: the 4-byte header
+// and the padding after the data, so that len(payload)+framing == len(b). Over TCP the
+// message is padded to a multiple of 4 (12.5); over UDP padding is optional. b may hold at
+// most that padding after the data (3 bytes over UDP, exactly what completes the multiple
+// of 4 over TCP, or none when the unframer left it out); more, a channel outside
+// 0x4000-0x4FFF, or a length that does not fit gives ok == false.
+// ParseChannelData allocates nothing.
+func ParseChannelData(b []byte, tcp bool) (channel uint16, payload []byte, framing int, ok bool) {
+	return parseChannelData(b, tcp, false)
+}
+
+// parseChannelData with truncated set accepts a length beyond b (the capture's snap length
+// cut the message): payload is then what was captured.
+func parseChannelData(b []byte, tcp, truncated bool) (channel uint16, payload []byte, framing int, ok bool) {
+	if len(b) < chanDataHeader {
+		return 0, nil, 0, false
+	}
+	channel = binary.BigEndian.Uint16(b[0:2])
+	if channel < minChannel || channel > maxChannel {
+		return 0, nil, 0, false
+	}
+	n := int(binary.BigEndian.Uint16(b[2:4]))
+	end := chanDataHeader + n
+	if end > len(b) {
+		if !truncated {
+			return 0, nil, 0, false
+		}
+		return channel, b[chanDataHeader:], chanDataHeader, true
+	}
+	maxPad := 3
+	if tcp {
+		maxPad = pad4(n) - n
+	}
+	if len(b)-end > maxPad {
+		return 0, nil, 0, false
+	}
+	return channel, b[chanDataHeader:end], len(b) - n, true
+}

@@ -1,0 +1,296 @@
+package demux
+
+import "encoding/binary"
+
+// Class is what a datagram or unframed TCP message carries, decided from its first bytes.
+type Class uint8
+
+const (
+	ClassOther       Class = iota // failed validation, or a first byte no protocol claims
+	ClassSTUN                     // RFC 8489 (and RFC 3489 classic STUN, see Classify)
+	ClassZRTP                     // RFC 6189
+	ClassDTLS                     // RFC 9147, RFC 6347
+	ClassChannelData              // RFC 8656, 12.4
+	ClassQUIC                     // RFC 9000, multiplexed per RFC 9443
+	ClassRTP                      // RFC 3550
+	ClassRTCP                     // RFC 3550, multiplexed per RFC 5761
+)
+
+var classNames = [...]string{
+	ClassOther:       "other",
+	ClassSTUN:        "stun",
+	ClassZRTP:        "zrtp",
+	ClassDTLS:        "dtls",
+	ClassChannelData: "channeldata",
+	ClassQUIC:        "quic",
+	ClassRTP:         "rtp",
+	ClassRTCP:        "rtcp",
+}
+
+// String returns the name the report uses in a flow's content list.
+func (c Class) String() string {
+	if int(c) < len(classNames) {
+		return classNames[c]
+	}
+	return "other"
+}
+
+const (
+	stunHeaderSize  = 20
+	stunMagicCookie = 0x2112A442 // RFC 8489, 5
+	zrtpMagicCookie = 0x5A525450 // "ZRTP", RFC 6189, 5
+	zrtpMinSize     = 16         // 12-byte header and the 4-byte CRC
+	rtpHeaderSize   = 12
+	rtcpMinSize     = 8 // header and the sender SSRC
+	dtlsHeaderSize  = 13
+	chanDataHeader  = 4
+	// quicShortMinSize: a short header packet has a header protection sample of 16 bytes
+	// starting 4 bytes after the packet number offset (RFC 9001, 5.4.2), so at least
+	// 1 + 4 + 16 bytes even with an empty connection ID.
+	quicShortMinSize = 21
+	quicLongMinSize  = 7 // flags, version, DCID length, SCID length
+)
+
+// Classify says what b carries, by its first byte as RFC 7983 (updated by RFC 9443) assigns
+// the ranges, then by a validation of the candidate's header:
+//
+//	  0-3    STUN: at least 20 bytes, the magic cookie, a length that is a multiple of 4
+//	         and fits in b
+//	 16-19   ZRTP: the "ZRTP" magic cookie
+//	 20-63   DTLS: a 13-byte record header with version 1.0/1.2/1.3 and a length that fits,
+//	         or a DTLS 1.3 unified header (001CSLEE)
+//	 64-79   TURN ChannelData: channel 0x4000-0x4FFF, length fitting, at most 3 bytes of
+//	         padding after it
+//	 80-127  QUIC short header
+//	128-191  RTP (RTCP when the second byte is 192-223, RFC 5761): version 2, CSRC list,
+//	         header extension and padding fitting
+//	192-255  QUIC long header
+//
+// A classic RFC 3489 STUN message has no magic cookie, so its first byte is the only hint
+// it shares with every other protocol: it is taken as STUN only when its length field
+// accounts for exactly the rest of b and its attributes walk to exactly that end. Old ICE
+// stacks and MS-TURN still send it, and the exact fit makes random payloads very unlikely to
+// pass.
+//
+// Anything that fails validation is ClassOther. Classify allocates nothing.
+func Classify(b []byte) Class { return classify(b, false) }
+
+// ClassifyTruncated is Classify for a message the capture cut short (its snap length): the
+// checks that need the end of the message (length fits, RTP padding) are skipped, the
+// header checks are kept.
+func ClassifyTruncated(b []byte) Class { return classify(b, true) }
+
+func classify(b []byte, truncated bool) Class {
+	if len(b) == 0 {
+		return ClassOther
+	}
+	switch c := b[0]; {
+	case c <= 3:
+		return validSTUN(b, truncated)
+	case c >= 16 && c <= 19:
+		return validZRTP(b)
+	case c >= 20 && c <= 63:
+		return validDTLS(b, truncated)
+	case c >= 64 && c <= 79:
+		if validChannelData(b, truncated) {
+			return ClassChannelData
+		}
+	case c >= 80 && c <= 127:
+		if len(b) >= quicShortMinSize || truncated {
+			return ClassQUIC
+		}
+	case c >= 128 && c <= 191:
+		if len(b) >= 2 && b[1] >= 192 && b[1] <= 223 {
+			return validRTCP(b, truncated)
+		}
+		return validRTP(b, truncated)
+	case c >= 192:
+		return validQUICLong(b, truncated)
+	}
+	return ClassOther
+}
+
+// validSTUN checks the RFC 8489 header:
+//
+//	 0                   1                   2                   3
+//	 0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1
+//	+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
+//	|0 0|     STUN Message Type     |         Message Length        |
+//	+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
+//	|                         Magic Cookie                          |
+//	+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
+//	|                     Transaction ID (96 bits)                  |
+func validSTUN(b []byte, truncated bool) Class {
+	if len(b) < stunHeaderSize {
+		return ClassOther
+	}
+	n := int(binary.BigEndian.Uint16(b[2:4]))
+	if n%4 != 0 {
+		return ClassOther
+	}
+	if binary.BigEndian.Uint32(b[4:8]) == stunMagicCookie {
+		if stunHeaderSize+n <= len(b) || truncated {
+			return ClassSTUN
+		}
+		return ClassOther
+	}
+	// RFC 3489: the 128-bit transaction ID takes the cookie's place.
+	if stunHeaderSize+n == len(b) && attributesFit(b[stunHeaderSize:]) {
+		return ClassSTUN
+	}
+	return ClassOther
+}
+
+// attributesFit reports whether the STUN attributes in b (type, length, value padded to 4)
+// end exactly at the end of b.
+func attributesFit(b []byte) bool {
+	for len(b) > 0 {
+		if len(b) < 4 {
+			return false
+		}
+		n := 4 + pad4(int(binary.BigEndian.Uint16(b[2:4])))
+		if n > len(b) {
+			return false
+		}
+		b = b[n:]
+	}
+	return true
+}
+
+func pad4(n int) int { return (n + 3) &^ 3 }
+
+func validZRTP(b []byte) Class {
+	if len(b) >= zrtpMinSize && binary.BigEndian.Uint32(b[4:8]) == zrtpMagicCookie {
+		return ClassZRTP
+	}
+	return ClassOther
+}
+
+// validDTLS checks a DTLSPlaintext or DTLSCiphertext record header (RFC 9147, 4):
+//
+//	type(1) version(2) epoch(2) sequence_number(6) length(2)      20-31, plaintext
+//	0 0 1 C S L E E  [connection id] seq(1|2) [length(2)]         32-63, unified header
+func validDTLS(b []byte, truncated bool) Class {
+	if b[0]&0xE0 == 0x20 {
+		// Unified header: the connection ID's length is not in the packet, so only a
+		// header without one can be checked for its length.
+		const cBit, sBit, lBit = 0x10, 0x08, 0x04
+		seq := 1
+		if b[0]&sBit != 0 {
+			seq = 2
+		}
+		if b[0]&cBit != 0 {
+			if len(b) >= 1+seq+1 || truncated {
+				return ClassDTLS
+			}
+			return ClassOther
+		}
+		if b[0]&lBit == 0 {
+			if len(b) > 1+seq || truncated {
+				return ClassDTLS
+			}
+			return ClassOther
+		}
+		h := 1 + seq + 2
+		if len(b) < h {
+			return ClassOther
+		}
+		if h+int(binary.BigEndian.Uint16(b[h-2:h])) <= len(b) || truncated {
+			return ClassDTLS
+		}
+		return ClassOther
+	}
+	if len(b) < dtlsHeaderSize {
+		return ClassOther
+	}
+	switch binary.BigEndian.Uint16(b[1:3]) {
+	case 0xFEFF, 0xFEFD, 0xFEFC: // DTLS 1.0, 1.2, 1.3 (RFC 9147 keeps 1.2 on the wire)
+	default:
+		return ClassOther
+	}
+	if dtlsHeaderSize+int(binary.BigEndian.Uint16(b[11:13])) <= len(b) || truncated {
+		return ClassDTLS
+	}
+	return ClassOther
+}
+
+// validChannelData checks the RFC 8656 12.4 header: a channel number in 0x4000-0x4FFF
+// (implied by the first byte) and a length that fits, followed by at most 3 bytes of
+// padding (required over TCP, allowed over UDP).
+func validChannelData(b []byte, truncated bool) bool {
+	if len(b) < chanDataHeader {
+		return false
+	}
+	rest := len(b) - chanDataHeader - int(binary.BigEndian.Uint16(b[2:4]))
+	return (rest >= 0 || truncated) && rest <= 3
+}
+
+// validRTP checks the RFC 3550 5.1 fixed header and what it says follows:
+//
+//	|V=2|P|X|  CC   |M|     PT      |       sequence number         |
+//	|                           timestamp                           |
+//	|           synchronization source (SSRC) identifier            |
+//	|            contributing source (CSRC) identifiers  (CC)       |
+//	|      defined by profile       |        length (words)         |  if X
+func validRTP(b []byte, truncated bool) Class {
+	if len(b) < rtpHeaderSize || b[0]>>6 != 2 {
+		return ClassOther
+	}
+	h := rtpHeaderSize + 4*int(b[0]&0x0F)
+	if b[0]&0x10 != 0 {
+		if h+4 > len(b) {
+			if truncated {
+				return ClassRTP
+			}
+			return ClassOther
+		}
+		h += 4 + 4*int(binary.BigEndian.Uint16(b[h+2:h+4]))
+	}
+	if h > len(b) {
+		if truncated {
+			return ClassRTP
+		}
+		return ClassOther
+	}
+	if b[0]&0x20 != 0 && !truncated {
+		// The last byte counts the padding, itself included (RFC 3550, 5.1).
+		p := int(b[len(b)-1])
+		if p == 0 || h+p > len(b) {
+			return ClassOther
+		}
+	}
+	return ClassRTP
+}
+
+// validRTCP checks the first packet's header (RFC 3550, 6.4.1); the rest of a compound
+// packet is not walked because SRTCP appends its index and tag after it.
+//
+//	|V=2|P|    RC   |   PT=SR=200   |             length            |
+func validRTCP(b []byte, truncated bool) Class {
+	if len(b) < rtcpMinSize || b[0]>>6 != 2 {
+		return ClassOther
+	}
+	if 4*(int(binary.BigEndian.Uint16(b[2:4]))+1) <= len(b) || truncated {
+		return ClassRTCP
+	}
+	return ClassOther
+}
+
+// validQUICLong checks a long header (RFC 9000, 17.2): the version, then the destination and
+// source connection IDs, each after its length byte, must fit.
+func validQUICLong(b []byte, truncated bool) Class {
+	if len(b) < quicLongMinSize {
+		return ClassOther
+	}
+	i := 5 + 1 + int(b[5]) // past the DCID
+	if i >= len(b) {
+		if truncated {
+			return ClassQUIC
+		}
+		return ClassOther
+	}
+	if i+1+int(b[i]) > len(b) && !truncated {
+		return ClassOther
+	}
+	return ClassQUIC
+}

@@ -1,0 +1,320 @@
+package demux
+
+import (
+	"encoding/binary"
+	"net/netip"
+
+	"github.com/pion/stun/v3"
+
+	"github.com/callpcap/callpcap/internal/quantile"
+	"github.com/callpcap/callpcap/transport"
+)
+
+// Bounds on the state one capture can make a Tracker keep. What goes beyond them is counted
+// in Stats.Untracked, not kept.
+const (
+	maxPending        = 4096 // STUN transactions awaiting a response; the oldest is dropped
+	maxUfrags         = 64   // distinct USERNAME ufrag pairs
+	maxNominated      = 64   // distinct nominated candidate pairs
+	maxAllocations    = 256  // TURN allocations
+	maxServers        = 256  // TURN server addresses
+	maxChannels       = 64   // channel bindings per allocation
+	maxPeers          = 64   // peer addresses per allocation
+	maxPermissions    = 64   // permissions per allocation
+	maxPermsInRequest = 4    // XOR-PEER-ADDRESS attributes of one CreatePermission remembered
+)
+
+// Stats counts what a Tracker saw and what it could not keep.
+type Stats struct {
+	Messages  int64 // STUN messages read (RFC 5389/8489, with the magic cookie)
+	Truncated int64 // of which cut by the snap length: read from the captured attributes
+	Classic   int64 // RFC 3489 messages (no magic cookie): counted, not interpreted
+	Malformed int64 // payloads given to STUN that did not decode
+
+	ChannelData        int64 // ChannelData messages unwrapped
+	ChannelDataUnbound int64 // of which on a channel with no binding seen
+	Indications        int64 // Send and Data indications unwrapped
+
+	Untracked Untracked
+}
+
+// Untracked counts what went beyond a Tracker's bounds.
+type Untracked struct {
+	Pending     int64 // unanswered transactions dropped to make room
+	Ufrags      int64
+	Nominated   int64
+	Allocations int64
+	Servers     int64
+	Channels    int64
+	Peers       int64
+	Permissions int64
+}
+
+// flowKey is a TURN allocation's transport flow with the two ends in a fixed order: the
+// client, then the server.
+type flowKey struct {
+	client, server netip.AddrPort
+	proto          transport.Proto
+}
+
+// txn is a STUN request awaiting its response.
+type txn struct {
+	at       int64  // FirstSeen of the request
+	slot     uint64 // position in the ring when it was added
+	method   stun.Method
+	src, dst netip.AddrPort
+	proto    transport.Proto
+	via      transport.Via
+	peer     netip.AddrPort // Message.Peer for Binding; XOR-PEER-ADDRESS for ChannelBind
+
+	retransmitted bool // seen twice: no RTT sample (Karn's rule)
+	useCandidate  bool
+	dealloc       bool // Refresh with LIFETIME 0
+
+	channel      uint16
+	addedChannel bool // the request created a provisional binding
+
+	perms     [maxPermsInRequest]netip.AddrPort
+	nperms    uint8
+	permAdded uint8 // bit i: perms[i] was created provisionally by this request
+}
+
+// Tracker follows the STUN, ICE and TURN exchanges of one capture: it counts ICE checks and
+// their round trips, follows TURN allocations, permissions and channel bindings, and unwraps
+// TURN ChannelData and Send/Data indications. Capture time comes in with each message; a
+// Tracker never reads the clock. It is not safe for concurrent use.
+type Tracker struct {
+	msg stun.Message // reused for every message
+
+	// ICE.
+	checks, successes, failures int64
+	rtt                         quantile.Hist
+	ufrags                      map[string]struct{}
+	nominated                   map[[2]netip.AddrPort]struct{}
+
+	// Transactions, with a ring of their IDs in arrival order to drop the oldest.
+	pending map[[stun.TransactionIDSize]byte]txn
+	ring    [maxPending][stun.TransactionIDSize]byte
+	next    uint64
+
+	// TURN.
+	allocs  map[flowKey]*allocation
+	order   []*allocation // by first seen
+	servers map[netip.AddrPort]struct{}
+	errors  map[int]int64
+	last    *allocation // the allocation ChannelData last went to
+
+	stats Stats
+}
+
+// NewTracker returns a Tracker with no state.
+func NewTracker() *Tracker {
+	return &Tracker{
+		ufrags:    make(map[string]struct{}),
+		nominated: make(map[[2]netip.AddrPort]struct{}),
+		pending:   make(map[[stun.TransactionIDSize]byte]txn),
+		allocs:    make(map[flowKey]*allocation),
+		servers:   make(map[netip.AddrPort]struct{}),
+		errors:    make(map[int]int64),
+	}
+}
+
+// Stats returns what the Tracker counted.
+func (t *Tracker) Stats() Stats { return t.stats }
+
+// STUN reads m.Payload as a STUN message and updates the ICE and TURN state.
+//
+// When the message is a Send or Data indication with a DATA attribute, STUN fills *inner with
+// the datagram it carries and returns true: a copy of *m whose Payload is the DATA value
+// (pointing into m.Payload), Via is transport.Indication, Peer is the XOR-PEER-ADDRESS (zero
+// when absent) and whose Wire counts every STUN byte around the data as framing, so that
+// inner's parts still add up to the same Total.
+//
+// A payload that is not STUN is counted (Stats.Malformed, or Stats.Classic for RFC 3489) and
+// otherwise ignored. A message cut by the snap length (m.Snapped) is read from its header
+// and the attributes that were captured. Messages that arrived wrapped in TURN (m.Via is not
+// Direct) update ICE state only: a TURN method inside TURN is not an allocation of this flow.
+func (t *Tracker) STUN(m *transport.Message, inner *transport.Message) (unwrapped bool) {
+	b := m.Payload
+	defer func() { t.msg.Raw = nil }() // do not keep the producer's buffer
+	if len(b) == 0 || b[0]&0xC0 != 0 {
+		t.stats.Malformed++
+		return false
+	}
+	t.msg.Raw = b
+	if err := t.msg.Decode(); err != nil {
+		if !m.Snapped || !decodeTruncated(&t.msg, b) {
+			if len(b) >= 8 && binary.BigEndian.Uint32(b[4:8]) != stunMagicCookie && Classify(b) == ClassSTUN {
+				t.stats.Classic++
+			} else {
+				t.stats.Malformed++
+			}
+			return false
+		}
+		t.stats.Truncated++
+	}
+	t.stats.Messages++
+	switch t.msg.Type.Class {
+	case stun.ClassRequest:
+		t.request(m)
+	case stun.ClassSuccessResponse:
+		t.response(m, true)
+	case stun.ClassErrorResponse:
+		t.response(m, false)
+	case stun.ClassIndication:
+		return t.indication(m, inner)
+	}
+	return false
+}
+
+// request records a request: counts, provisional TURN state, and the pending transaction.
+func (t *Tracker) request(m *transport.Message) {
+	id := t.msg.TransactionID
+	if e, ok := t.pending[id]; ok {
+		// A retransmission: count it, but the state it would set is already set.
+		e.retransmitted = true
+		t.pending[id] = e
+		if t.msg.Type.Method == stun.MethodBinding {
+			t.checks++
+		}
+		return
+	}
+	e := txn{
+		at:     m.FirstSeen,
+		method: t.msg.Type.Method,
+		src:    m.Src,
+		dst:    m.Dst,
+		proto:  m.Proto,
+		via:    m.Via,
+		peer:   m.Peer,
+	}
+	if e.method == stun.MethodBinding {
+		t.bindingRequest(&e)
+	} else if m.Via == transport.Direct {
+		t.turnRequest(m, &e)
+	}
+	t.addPending(id, e)
+}
+
+// addPending remembers a transaction, dropping the oldest one still pending when full.
+func (t *Tracker) addPending(id [stun.TransactionIDSize]byte, e txn) {
+	i := t.next % maxPending
+	if t.next >= maxPending {
+		old := t.ring[i]
+		if o, ok := t.pending[old]; ok && o.slot == t.next-maxPending {
+			delete(t.pending, old)
+			t.stats.Untracked.Pending++
+		}
+	}
+	e.slot = t.next
+	t.ring[i] = id
+	t.next++
+	t.pending[id] = e
+}
+
+// response matches a response to its request and applies what it confirms.
+func (t *Tracker) response(m *transport.Message, success bool) {
+	id := t.msg.TransactionID
+	method := t.msg.Type.Method
+	e, ok := t.pending[id]
+	if ok && e.method == method {
+		delete(t.pending, id)
+	} else {
+		ok = false
+	}
+	if method == stun.MethodBinding {
+		t.bindingResponse(m, success, ok, &e)
+		return
+	}
+	if !success {
+		if code := getErrorCode(&t.msg); code > 0 {
+			t.errors[code]++
+		}
+	}
+	if m.Via != transport.Direct {
+		return
+	}
+	t.turnResponse(m, success, ok, &e)
+}
+
+// indication unwraps Send and Data indications (RFC 8656, 10 and 11).
+func (t *Tracker) indication(m *transport.Message, inner *transport.Message) bool {
+	method := t.msg.Type.Method
+	if method != stun.MethodSend && method != stun.MethodData {
+		return false
+	}
+	data, err := t.msg.Get(stun.AttrData)
+	if err != nil {
+		return false
+	}
+	peer, _ := getXORAddr(&t.msg, stun.AttrXORPeerAddress)
+	if m.Via == transport.Direct {
+		client, server := m.Src, m.Dst
+		if method == stun.MethodData {
+			client, server = server, client
+		}
+		if a := t.alloc(client, server, m.Proto, m.FirstSeen, true); a != nil {
+			a.seen(m.FirstSeen)
+			a.indications++
+			if peer.IsValid() {
+				t.addPeer(a, peer)
+			}
+		}
+	}
+	t.stats.Indications++
+	*inner = *m
+	inner.Payload = data
+	inner.Via = transport.Indication
+	inner.Peer = peer
+	inner.Channel = 0
+	inner.Wire.Framing += int64(len(m.Payload) - len(data))
+	return true
+}
+
+// ChannelData unwraps a TURN ChannelData message (RFC 8656, 12.4) into *inner: a copy of *m
+// whose Payload is the application data (pointing into m.Payload), Via is
+// transport.ChannelData, Channel the channel number, and Peer the peer bound to that channel
+// on the allocation of m's flow (either direction), or the zero AddrPort when that binding
+// was not seen. inner.Wire.Framing adds the 4-byte header and the padding. It returns false
+// when m.Payload is not a valid ChannelData message. ChannelData allocates nothing: it runs
+// for every media packet relayed through TURN.
+func (t *Tracker) ChannelData(m *transport.Message, inner *transport.Message) bool {
+	ch, payload, framing, ok := parseChannelData(m.Payload, m.Proto == transport.TCP, m.Snapped)
+	if !ok {
+		return false
+	}
+	*inner = *m
+	inner.Payload = payload
+	inner.Via = transport.ChannelData
+	inner.Channel = ch
+	inner.Peer = netip.AddrPort{}
+	inner.Wire.Framing += int64(framing)
+	t.stats.ChannelData++
+	a := t.lookup(m.Src, m.Dst, m.Proto)
+	if a != nil {
+		a.seen(m.FirstSeen)
+		a.channelData++
+		if i := a.channel(ch); i >= 0 {
+			inner.Peer = a.channels[i].peer
+			return true
+		}
+	}
+	t.stats.ChannelDataUnbound++
+	return true
+}
+
+// lookup finds the allocation of a flow seen in either direction, or nil.
+func (t *Tracker) lookup(src, dst netip.AddrPort, proto transport.Proto) *allocation {
+	if a := t.last; a != nil && a.key.proto == proto &&
+		(a.key.client == src && a.key.server == dst || a.key.client == dst && a.key.server == src) {
+		return a
+	}
+	a, ok := t.allocs[flowKey{client: src, server: dst, proto: proto}]
+	if !ok {
+		a, ok = t.allocs[flowKey{client: dst, server: src, proto: proto}]
+	}
+	if ok {
+		t.last = a
+	}
+	return a
+}

@@ -1,0 +1,371 @@
+package demux
+
+import (
+	"cmp"
+	"net/netip"
+	"slices"
+	"time"
+
+	"github.com/pion/stun/v3"
+
+	"github.com/callpcap/callpcap/report"
+	"github.com/callpcap/callpcap/transport"
+)
+
+// allocation is one TURN allocation, keyed by the flow that carried its Allocate.
+type allocation struct {
+	key                 flowKey
+	firstSeen, lastSeen int64
+	relayed             netip.AddrPort
+	lifetime            uint32 // seconds, from the last success response; 0 unknown
+	deallocated         bool
+
+	perms    []permission
+	channels []binding
+	peers    []netip.AddrPort
+
+	channelData, indications int64
+}
+
+// permission is installed per peer IP address, the port is ignored (RFC 8656, 9).
+type permission struct {
+	peer      netip.AddrPort // as the first CreatePermission gave it
+	confirmed bool
+}
+
+type binding struct {
+	number    uint16
+	peer      netip.AddrPort
+	confirmed bool // a success response was seen, not only the request
+}
+
+func (a *allocation) seen(at int64) {
+	if at > a.lastSeen {
+		a.lastSeen = at
+	}
+}
+
+// channel returns the index of a binding of channel number ch, or -1.
+func (a *allocation) channel(ch uint16) int {
+	for i := range a.channels {
+		if a.channels[i].number == ch {
+			return i
+		}
+	}
+	return -1
+}
+
+func (a *allocation) permission(peer netip.Addr) int {
+	for i := range a.perms {
+		if a.perms[i].peer.Addr() == peer {
+			return i
+		}
+	}
+	return -1
+}
+
+// alloc returns the allocation of client and server, creating it when create is set.
+// An allocation is also created for the TURN messages of a flow whose Allocate the capture
+// missed: captures often start mid-call.
+func (t *Tracker) alloc(client, server netip.AddrPort, proto transport.Proto, at int64, create bool) *allocation {
+	k := flowKey{client: client, server: server, proto: proto}
+	if a, ok := t.allocs[k]; ok {
+		return a
+	}
+	if !create {
+		return nil
+	}
+	if len(t.allocs) >= maxAllocations {
+		t.stats.Untracked.Allocations++
+		return nil
+	}
+	a := &allocation{key: k, firstSeen: at, lastSeen: at}
+	t.allocs[k] = a
+	t.order = append(t.order, a)
+	if _, ok := t.servers[server]; !ok {
+		if len(t.servers) >= maxServers {
+			t.stats.Untracked.Servers++
+		} else {
+			t.servers[server] = struct{}{}
+		}
+	}
+	return a
+}
+
+func (t *Tracker) addPeer(a *allocation, p netip.AddrPort) {
+	if slices.Contains(a.peers, p) {
+		return
+	}
+	if len(a.peers) >= maxPeers {
+		t.stats.Untracked.Peers++
+		return
+	}
+	a.peers = append(a.peers, p)
+}
+
+// addPermission installs a permission for p's address; it reports whether it was new.
+func (t *Tracker) addPermission(a *allocation, p netip.AddrPort, confirmed bool) bool {
+	if i := a.permission(p.Addr()); i >= 0 {
+		a.perms[i].confirmed = a.perms[i].confirmed || confirmed
+		return false
+	}
+	if len(a.perms) >= maxPermissions {
+		t.stats.Untracked.Permissions++
+		return false
+	}
+	a.perms = append(a.perms, permission{peer: p, confirmed: confirmed})
+	return true
+}
+
+// bind records channel ch bound to peer; it reports whether the binding is new.
+func (t *Tracker) bind(a *allocation, ch uint16, peer netip.AddrPort, confirmed bool) bool {
+	if i := a.channel(ch); i >= 0 {
+		b := &a.channels[i]
+		if b.peer != peer {
+			b.peer, b.confirmed = peer, confirmed
+		} else {
+			b.confirmed = b.confirmed || confirmed
+		}
+		return false
+	}
+	if len(a.channels) >= maxChannels {
+		t.stats.Untracked.Channels++
+		return false
+	}
+	a.channels = append(a.channels, binding{number: ch, peer: peer, confirmed: confirmed})
+	return true
+}
+
+func isTURNMethod(m stun.Method) bool {
+	switch m {
+	case stun.MethodAllocate, stun.MethodRefresh, stun.MethodCreatePermission, stun.MethodChannelBind:
+		return true
+	}
+	return false
+}
+
+// turnRequest applies a TURN request sent by the client m.Src to the server m.Dst.
+//
+// Permissions and channel bindings are recorded at the request, provisionally, and
+// confirmed by the success response: captures often miss responses (a one-sided capture, a
+// loss, a server-side capture filter), and a ChannelData message on a channel whose binding
+// was never recorded would lose its peer. An error response undoes what its request set
+// provisionally.
+func (t *Tracker) turnRequest(m *transport.Message, e *txn) {
+	if !isTURNMethod(e.method) {
+		return
+	}
+	a := t.alloc(m.Src, m.Dst, m.Proto, m.FirstSeen, true)
+	if a == nil {
+		return
+	}
+	a.seen(m.FirstSeen)
+	switch e.method {
+	case stun.MethodRefresh:
+		// RFC 8656, 7: a Refresh with LIFETIME 0 deletes the allocation.
+		if v, ok := getUint32(&t.msg, stun.AttrLifetime); ok && v == 0 {
+			e.dealloc = true
+			a.deallocated = true
+		}
+	case stun.MethodCreatePermission:
+		for _, at := range t.msg.Attributes {
+			if at.Type != stun.AttrXORPeerAddress {
+				continue
+			}
+			p, ok := xorAddr(at.Value, &t.msg.TransactionID)
+			if !ok {
+				continue
+			}
+			added := t.addPermission(a, p, false)
+			t.addPeer(a, p)
+			if int(e.nperms) < len(e.perms) {
+				if added {
+					e.permAdded |= 1 << e.nperms
+				}
+				e.perms[e.nperms] = p
+				e.nperms++
+			}
+		}
+	case stun.MethodChannelBind:
+		ch, ok := getChannel(&t.msg)
+		p, ok2 := getXORAddr(&t.msg, stun.AttrXORPeerAddress)
+		if !ok || !ok2 || ch < minChannel || ch > maxChannel {
+			return
+		}
+		e.channel, e.peer = ch, p
+		e.addedChannel = t.bind(a, ch, p, false)
+		t.addPeer(a, p)
+	}
+}
+
+// turnResponse applies a TURN response from the server m.Src to the client m.Dst; matched
+// says whether e is its request.
+func (t *Tracker) turnResponse(m *transport.Message, success, matched bool, e *txn) {
+	method := t.msg.Type.Method
+	if !isTURNMethod(method) {
+		return
+	}
+	client, server := m.Dst, m.Src
+	if matched {
+		client, server = e.src, e.dst
+	}
+	a := t.alloc(client, server, m.Proto, m.FirstSeen, success)
+	if a == nil {
+		return
+	}
+	a.seen(m.FirstSeen)
+	switch method {
+	case stun.MethodAllocate:
+		if !success {
+			return // a 401 challenge, or a refusal: counted in the errors
+		}
+		if r, ok := getXORAddr(&t.msg, stun.AttrXORRelayedAddress); ok {
+			a.relayed = r
+		}
+		if v, ok := getUint32(&t.msg, stun.AttrLifetime); ok && v > 0 {
+			a.lifetime = v
+		}
+		a.deallocated = false
+	case stun.MethodRefresh:
+		if !success {
+			return
+		}
+		v, ok := getUint32(&t.msg, stun.AttrLifetime)
+		switch {
+		case ok && v == 0, !ok && matched && e.dealloc:
+			a.deallocated = true
+		case ok:
+			a.lifetime = v
+			a.deallocated = false
+		}
+	case stun.MethodCreatePermission:
+		if !matched {
+			return
+		}
+		for i := range int(e.nperms) {
+			p := e.perms[i]
+			if success {
+				t.addPermission(a, p, true)
+			} else if e.permAdded&(1<<i) != 0 {
+				if j := a.permission(p.Addr()); j >= 0 && !a.perms[j].confirmed {
+					a.perms = slices.Delete(a.perms, j, j+1)
+				}
+			}
+		}
+	case stun.MethodChannelBind:
+		if !matched || e.channel == 0 {
+			return
+		}
+		if success {
+			t.bind(a, e.channel, e.peer, true)
+		} else if e.addedChannel {
+			if j := a.channel(e.channel); j >= 0 && !a.channels[j].confirmed && a.channels[j].peer == e.peer {
+				a.channels = slices.Delete(a.channels, j, j+1)
+			}
+		}
+	}
+}
+
+// IsTURNServer reports whether ap is the server end of an allocation seen so far: the
+// destination of an Allocate (or of another TURN request, Send indication, or the source of a
+// TURN response or Data indication, for an allocation whose Allocate the capture missed).
+func (t *Tracker) IsTURNServer(ap netip.AddrPort) bool {
+	_, ok := t.servers[ap]
+	return ok
+}
+
+// ChannelBinding is one channel of an allocation.
+type ChannelBinding struct {
+	Number    uint16
+	Peer      netip.AddrPort
+	Confirmed bool // the ChannelBind success response was seen, not only the request
+}
+
+// AllocationInfo is what the Tracker knows of one TURN allocation, for the caller that
+// builds legs. It is a copy: the Tracker keeps updating its own state.
+type AllocationInfo struct {
+	Client, Server netip.AddrPort // the flow that carried the Allocate
+	Proto          transport.Proto
+	Relayed        netip.AddrPort // zero when no Allocate success response was seen
+	Lifetime       time.Duration  // granted by the last success response; 0 when none said
+	Deallocated    bool           // a Refresh with LIFETIME 0 was the last word
+	FirstSeen      int64          // capture time of the first TURN message of the allocation
+	LastSeen       int64
+
+	// Peers are the peer addresses of permissions, channel bindings and indications,
+	// distinct, in the order first seen.
+	Peers []netip.AddrPort
+	// Channels are sorted by number.
+	Channels []ChannelBinding
+	// Permissions counts the peer IP addresses with a permission (RFC 8656, 9).
+	Permissions int
+
+	ChannelDataMessages int64 // ChannelData messages seen on the flow
+	Indications         int64 // Send and Data indications seen on the flow
+}
+
+// Allocations returns every allocation, in the order first seen.
+func (t *Tracker) Allocations() []AllocationInfo {
+	out := make([]AllocationInfo, 0, len(t.order))
+	for _, a := range t.order {
+		info := AllocationInfo{
+			Client:              a.key.client,
+			Server:              a.key.server,
+			Proto:               a.key.proto,
+			Relayed:             a.relayed,
+			Lifetime:            time.Duration(a.lifetime) * time.Second,
+			Deallocated:         a.deallocated,
+			FirstSeen:           a.firstSeen,
+			LastSeen:            a.lastSeen,
+			Peers:               slices.Clone(a.peers),
+			Channels:            make([]ChannelBinding, 0, len(a.channels)),
+			Permissions:         len(a.perms),
+			ChannelDataMessages: a.channelData,
+			Indications:         a.indications,
+		}
+		for _, b := range a.channels {
+			info.Channels = append(info.Channels, ChannelBinding{Number: b.number, Peer: b.peer, Confirmed: b.confirmed})
+		}
+		slices.SortFunc(info.Channels, func(x, y ChannelBinding) int { return cmp.Compare(x.Number, y.Number) })
+		out = append(out, info)
+	}
+	return out
+}
+
+// TURN returns the TURN figures of the capture: allocations in the order first seen (with
+// their channels by number), error codes by code. Slices are never nil.
+//
+// Every allocation attempted is listed, also one that was only challenged or refused
+// (Relayed is then null): that a client tried TURN and failed is part of the diagnosis.
+func (t *Tracker) TURN() report.TURN {
+	r := report.TURN{
+		Allocations: make([]report.Allocation, 0, len(t.order)),
+		Errors:      make([]report.TURNError, 0, len(t.errors)),
+	}
+	for _, a := range t.Allocations() {
+		ra := report.Allocation{
+			Server:      a.Server.String(),
+			Client:      a.Client.String(),
+			Transport:   a.Proto.String(),
+			Permissions: a.Permissions,
+			Channels:    make([]report.Channel, 0, len(a.Channels)),
+		}
+		if a.Relayed.IsValid() {
+			s := a.Relayed.String()
+			ra.Relayed = &s
+		}
+		if a.Lifetime > 0 {
+			s := a.Lifetime.Seconds()
+			ra.LifetimeS = &s
+		}
+		for _, c := range a.Channels {
+			ra.Channels = append(ra.Channels, report.Channel{Number: int(c.Number), Peer: c.Peer.String()})
+		}
+		r.Allocations = append(r.Allocations, ra)
+	}
+	for code, n := range t.errors {
+		r.Errors = append(r.Errors, report.TURNError{Code: code, Count: n})
+	}
+	slices.SortFunc(r.Errors, func(x, y report.TURNError) int { return cmp.Compare(x.Code, y.Code) })
+	return r
+}
