@@ -3,6 +3,7 @@ package demux
 import (
 	"encoding/binary"
 	"net/netip"
+	"slices"
 
 	"github.com/pion/stun/v3"
 
@@ -243,9 +244,18 @@ func (t *Tracker) indication(m *transport.Message, inner *transport.Message) boo
 	if method != stun.MethodSend && method != stun.MethodData {
 		return false
 	}
-	data, err := t.msg.Get(stun.AttrData)
-	if err != nil {
+	i := slices.IndexFunc(t.msg.Attributes, func(a stun.RawAttribute) bool { return a.Type == stun.AttrData })
+	if i < 0 {
 		return false
+	}
+	data := t.msg.Attributes[i].Value
+	framing := int64(len(m.Payload) - len(data))
+	if m.Snapped {
+		// The STUN bytes after the data were not captured: the message's length on the wire
+		// and the declared DATA length say how many there were.
+		if f := m.Len() - int64(t.msg.Attributes[i].Length); f >= framing {
+			framing = f
+		}
 	}
 	peer, _ := getXORAddr(&t.msg, stun.AttrXORPeerAddress)
 	if m.Via == transport.Direct {
@@ -267,7 +277,7 @@ func (t *Tracker) indication(m *transport.Message, inner *transport.Message) boo
 	inner.Via = transport.Indication
 	inner.Peer = peer
 	inner.Channel = 0
-	inner.Wire.Framing += int64(len(m.Payload) - len(data))
+	inner.Wire.Framing += framing
 	return true
 }
 
@@ -279,9 +289,13 @@ func (t *Tracker) indication(m *transport.Message, inner *transport.Message) boo
 // when m.Payload is not a valid ChannelData message. ChannelData allocates nothing: it runs
 // for every media packet relayed through TURN.
 func (t *Tracker) ChannelData(m *transport.Message, inner *transport.Message) bool {
-	ch, payload, framing, ok := parseChannelData(m.Payload, m.Proto == transport.TCP, m.Snapped)
+	tcp := m.Proto == transport.TCP
+	ch, payload, framing, ok := parseChannelData(m.Payload, tcp, m.Snapped)
 	if !ok {
 		return false
+	}
+	if m.Snapped {
+		framing = snappedChannelDataFraming(m, tcp)
 	}
 	*inner = *m
 	inner.Payload = payload
@@ -317,4 +331,18 @@ func (t *Tracker) lookup(src, dst netip.AddrPort, proto transport.Proto) *alloca
 		t.last = a
 	}
 	return a
+}
+
+// snappedChannelDataFraming is the framing of a ChannelData message the capture cut: the
+// header, and the padding the message's length on the wire leaves after the declared data.
+func snappedChannelDataFraming(m *transport.Message, tcp bool) int {
+	n := int64(binary.BigEndian.Uint16(m.Payload[2:4]))
+	pad := m.Len() - chanDataHeader - n
+	switch {
+	case pad >= 0 && pad <= 3:
+		return chanDataHeader + int(pad)
+	case tcp:
+		return chanDataHeader + pad4(int(n)) - int(n)
+	}
+	return chanDataHeader
 }

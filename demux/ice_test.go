@@ -1,0 +1,166 @@
+package demux
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/pion/stun/v3"
+
+	"github.com/callpcap/callpcap/report"
+	"github.com/callpcap/callpcap/transport"
+)
+
+const (
+	alice = "10.0.0.1:50000"
+	bob   = "198.51.100.9:61000"
+)
+
+func TestICE(t *testing.T) {
+	tr := NewTracker()
+	var inner transport.Message
+	feed := func(m *transport.Message) {
+		t.Helper()
+		if tr.STUN(m, &inner) {
+			t.Fatalf("unexpected unwrap of %x", m.Payload)
+		}
+	}
+	req := func(id uint32, user string, nominate bool) []byte {
+		attrs := []stun.Setter{stun.NewUsername(user), u32Attr(stun.AttrPriority, 0x6E7F1EFF)}
+		if nominate {
+			attrs = append(attrs, useCandidate)
+		}
+		return build(t, stun.MethodBinding, stun.ClassRequest, id, attrs...)
+	}
+	ok := func(id uint32) []byte {
+		return build(t, stun.MethodBinding, stun.ClassSuccessResponse, id, mappedAddr(alice))
+	}
+
+	// Three checks answered 10, 20 and 30 ms later; the last one nominates.
+	feed(udp(req(1, "bobu:aliu", false), alice, bob, 0))
+	feed(udp(req(2, "bobu:aliu", false), alice, bob, 5))
+	feed(udp(req(3, "aliu:bobu", true), bob, alice, 7))
+	feed(udp(ok(1), bob, alice, 10))
+	feed(udp(ok(2), bob, alice, 25))
+	feed(udp(ok(3), alice, bob, 37))
+	// A request retransmitted before its answer: counted twice, no RTT sample (Karn).
+	feed(udp(req(4, "bobu:aliu", false), alice, bob, 100))
+	feed(udp(req(4, "bobu:aliu", false), alice, bob, 600))
+	feed(udp(ok(4), bob, alice, 601))
+	// A role conflict: a failure, and a round trip of 20 ms all the same.
+	feed(udp(req(5, "bobu:aliu", false), alice, bob, 700))
+	feed(udp(build(t, stun.MethodBinding, stun.ClassErrorResponse, 5, stun.CodeRoleConflict), bob, alice, 720))
+	// A response to a request the capture missed: counted, no RTT.
+	feed(udp(ok(99), bob, alice, 800))
+	// A STUN server request: a check by the contract, but no ufrag pair.
+	feed(udp(req(6, "longtermuser", false), alice, "203.0.113.7:3478", 900))
+
+	got := tr.ICE()
+	want := report.ICE{
+		Checks: 7, Successes: 5, Failures: 1,
+		RTTMS:     &report.Quantiles{Samples: 4, Min: 10, P50: 20, P95: 30, P99: 30, Max: 30},
+		Ufrags:    []string{"aliu:bobu", "bobu:aliu"},
+		Nominated: []string{"198.51.100.9:61000 -> 10.0.0.1:50000"},
+	}
+	// Percentiles come from a histogram with 1% error; compare them apart.
+	if q := got.RTTMS; q == nil || q.P50 < 19.8 || q.P50 > 20.2 {
+		t.Errorf("RTT p50 = %+v, want 20 ms within 1%%", q)
+	} else {
+		got.RTTMS.P50, got.RTTMS.P95, got.RTTMS.P99 = 20, 30, 30
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("ICE() mismatch (-want +got):\n%s", d)
+	}
+}
+
+func TestICEEmpty(t *testing.T) {
+	got := NewTracker().ICE()
+	want := report.ICE{Ufrags: []string{}, Nominated: []string{}}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("ICE() mismatch (-want +got):\n%s", d)
+	}
+}
+
+// A check relayed through TURN nominates the pair (relayed address, peer).
+func TestICENominatedThroughTURN(t *testing.T) {
+	const client, server, relayed = "10.0.0.1:50000", "203.0.113.7:3478", "203.0.113.7:50012"
+	tr := NewTracker()
+	var inner transport.Message
+	tr.STUN(udp(build(t, stun.MethodAllocate, stun.ClassRequest, 1), client, server, 0), &inner)
+	tr.STUN(udp(build(t, stun.MethodAllocate, stun.ClassSuccessResponse, 1, relayedAddr(relayed), lifetime(600)),
+		server, client, 20), &inner)
+
+	check := build(t, stun.MethodBinding, stun.ClassRequest, 2, stun.NewUsername("b:a"), useCandidate)
+	send := udp(build(t, stun.MethodSend, stun.ClassIndication, 3, peerAddr(bob), dataAttr(check)), client, server, 30)
+	if !tr.STUN(send, &inner) {
+		t.Fatal("Send indication not unwrapped")
+	}
+	var inner2 transport.Message
+	tr.STUN(&inner, &inner2)
+	answer := build(t, stun.MethodBinding, stun.ClassSuccessResponse, 2, mappedAddr(relayed))
+	data := udp(build(t, stun.MethodData, stun.ClassIndication, 4, peerAddr(bob), dataAttr(answer)), server, client, 70)
+	if !tr.STUN(data, &inner) {
+		t.Fatal("Data indication not unwrapped")
+	}
+	tr.STUN(&inner, &inner2)
+
+	got := tr.ICE()
+	if d := cmp.Diff([]string{relayed + " -> " + bob}, got.Nominated); d != "" {
+		t.Errorf("nominated (-want +got):\n%s", d)
+	}
+	if got.RTTMS == nil || got.RTTMS.Min != 40 {
+		t.Errorf("RTT = %+v, want one sample of 40 ms", got.RTTMS)
+	}
+}
+
+func TestPendingBound(t *testing.T) {
+	tr := NewTracker()
+	var inner transport.Message
+	for i := range maxPending + 1 {
+		tr.STUN(udp(build(t, stun.MethodBinding, stun.ClassRequest, uint32(i)), alice, bob, float64(i)), &inner)
+	}
+	// The first request was dropped to make room: its answer gives no RTT.
+	tr.STUN(udp(build(t, stun.MethodBinding, stun.ClassSuccessResponse, 0), bob, alice, 1e4), &inner)
+	tr.STUN(udp(build(t, stun.MethodBinding, stun.ClassSuccessResponse, 1), bob, alice, 1e4), &inner)
+	if got := tr.Stats().Untracked.Pending; got != 1 {
+		t.Errorf("Untracked.Pending = %d, want 1", got)
+	}
+	if got := tr.ICE().RTTMS; got == nil || got.Samples != 1 {
+		t.Errorf("RTT = %+v, want 1 sample", got)
+	}
+	if len(tr.pending) != maxPending-1 {
+		t.Errorf("%d pending, want %d", len(tr.pending), maxPending-1)
+	}
+}
+
+func TestUfragBound(t *testing.T) {
+	tr := NewTracker()
+	var inner transport.Message
+	for i := range maxUfrags + 10 {
+		u := string(rune('A'+i%26)) + string(rune('a'+i/26)) + ":x"
+		tr.STUN(udp(build(t, stun.MethodBinding, stun.ClassRequest, uint32(i), stun.NewUsername(u)), alice, bob, 0), &inner)
+	}
+	if got := len(tr.ICE().Ufrags); got != maxUfrags {
+		t.Errorf("%d ufrags, want %d", got, maxUfrags)
+	}
+	if got := tr.Stats().Untracked.Ufrags; got != 10 {
+		t.Errorf("Untracked.Ufrags = %d, want 10", got)
+	}
+}
+
+func TestSTUNNotSTUN(t *testing.T) {
+	tr := NewTracker()
+	var inner transport.Message
+	classic := cat([]byte{0x00, 0x01, 0x00, 0x00}, tid16)
+	for _, b := range [][]byte{nil, {0x80, 0x60}, classic, cat([]byte{0x00, 0x01, 0x00, 0x08}, cookie, tid)} {
+		if tr.STUN(udp(b, alice, bob, 0), &inner) {
+			t.Errorf("%x unwrapped", b)
+		}
+	}
+	want := Stats{Classic: 1, Malformed: 3}
+	if d := cmp.Diff(want, tr.Stats()); d != "" {
+		t.Errorf("Stats (-want +got):\n%s", d)
+	}
+	if tr.ICE().Checks != 0 {
+		t.Error("a check was counted")
+	}
+}
