@@ -42,6 +42,7 @@ type Capture struct {
 	Truncated          bool        `json:"truncated"`
 	Warnings           []string    `json:"warnings"`
 	Flows              []Flow      `json:"flows"`
+	OtherFlows         int64       `json:"other_flows"` // flows with nothing real-time in them, not listed
 	Legs               []Leg       `json:"legs"`
 	Streams            []Stream    `json:"streams"`
 	Directions         []Direction `json:"directions"`

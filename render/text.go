@@ -1,0 +1,301 @@
+package render
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/callpcap/callpcap/report"
+)
+
+// textWidth is the widest line the text report writes.
+const textWidth = 100
+
+// Text writes the report for a person at a terminal: per capture, the legs the media took,
+// then per call direction the figures that matter and its streams, then the findings. With
+// several captures it ends with a side-by-side comparison.
+func Text(w io.Writer, r *report.Report) error {
+	tw := &textWriter{w: w}
+	for i := range r.Captures {
+		if i > 0 {
+			tw.line("")
+		}
+		tw.capture(&r.Captures[i])
+	}
+	if r.Comparison != nil {
+		tw.line("")
+		tw.comparison(r.Comparison)
+	}
+	return tw.err
+}
+
+type textWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (t *textWriter) line(format string, args ...any) {
+	if t.err != nil {
+		return
+	}
+	s := format
+	if len(args) > 0 {
+		s = fmt.Sprintf(format, args...)
+	}
+	_, t.err = io.WriteString(t.w, strings.TrimRight(s, " ")+"\n")
+}
+
+func (t *textWriter) capture(c *report.Capture) {
+	if c.Error != "" {
+		t.line("%s  error: %s", c.File, c.Error)
+		return
+	}
+	head := fmt.Sprintf("%s  %s, %s, %s packets, %s, %s", c.File, c.Format,
+		strings.Join(c.LinkTypes, "+"), thousands(c.Packets), bytesSI(c.WireBytes), seconds(c.DurationS))
+	if c.Compression != "" && c.Compression != "none" {
+		head += ", " + c.Compression
+	}
+	t.line("%s", head)
+	t.line("%s", Headline(c))
+	for _, w := range c.Warnings {
+		t.line("warning: %s", w)
+	}
+	if len(c.Legs) > 0 {
+		t.line("")
+		t.line("Legs")
+		for _, l := range c.Legs {
+			t.line("  %s", legLine(&l))
+		}
+	}
+	streams := make(map[string]*report.Stream, len(c.Streams))
+	for i := range c.Streams {
+		streams[c.Streams[i].ID] = &c.Streams[i]
+	}
+	for i := range c.Directions {
+		t.line("")
+		t.direction(&c.Directions[i], streams)
+	}
+	if c.ICE.Checks > 0 || len(c.TURN.Allocations) > 0 {
+		t.line("")
+		t.signalling(c)
+	}
+	t.line("")
+	t.line("Findings")
+	if len(c.Findings) == 0 {
+		t.line("  none")
+	}
+	for _, f := range c.Findings {
+		t.line("  %s %s", severityMark(f.Severity), f.Text)
+	}
+}
+
+// Headline says in one line how the media travelled.
+func Headline(c *report.Capture) string {
+	if len(c.Streams) == 0 {
+		return "No RTP media found"
+	}
+	for _, want := range []string{"turn-tcp", "turn-tls"} {
+		for _, l := range c.Legs {
+			if l.Transport == want {
+				return fmt.Sprintf("Media relayed over TCP: TURN %s (%s) for %s <-> %s",
+					l.Server, strings.TrimPrefix(want, "turn-"), hostOf(l.Client), peersHosts(l.Peers))
+			}
+		}
+	}
+	for _, l := range c.Legs {
+		switch l.Transport {
+		case "turn-udp":
+			return fmt.Sprintf("Media relayed over UDP: TURN %s for %s <-> %s", l.Server, hostOf(l.Client), peersHosts(l.Peers))
+		case "ice-tcp", "tcp", "tls":
+			return fmt.Sprintf("Media over TCP (%s): %s <-> %s", l.Transport, l.Client, l.Server)
+		}
+	}
+	l := c.Legs[0]
+	more := ""
+	if len(c.Legs) > 1 {
+		more = fmt.Sprintf(" (and %d more legs)", len(c.Legs)-1)
+	}
+	return fmt.Sprintf("Media direct over UDP: %s <-> %s%s", l.Client, l.Server, more)
+}
+
+func hostOf(addrPort string) string {
+	if i := strings.LastIndexByte(addrPort, ':'); i > 0 {
+		return strings.Trim(addrPort[:i], "[]")
+	}
+	return addrPort
+}
+
+func peersHosts(peers []string) string {
+	if len(peers) == 0 {
+		return "unknown peer"
+	}
+	seen := map[string]bool{}
+	var hosts []string
+	for _, p := range peers {
+		if h := hostOf(p); !seen[h] {
+			seen[h] = true
+			hosts = append(hosts, h)
+		}
+	}
+	return strings.Join(hosts, ", ")
+}
+
+func legLine(l *report.Leg) string {
+	switch {
+	case strings.HasPrefix(l.Transport, "turn-"):
+		s := fmt.Sprintf("%s  %-8s  %s -> TURN %s", l.ID, l.Transport, l.Client, l.Server)
+		if l.Relayed != nil {
+			s += "  relayed " + *l.Relayed
+		}
+		if len(l.Peers) > 0 {
+			s += "  peers " + strings.Join(l.Peers, " ")
+		}
+		return s
+	}
+	return fmt.Sprintf("%s  %-8s  %s <-> %s", l.ID, l.Transport, l.Client, l.Server)
+}
+
+func (t *textWriter) direction(d *report.Direction, streams map[string]*report.Stream) {
+	t.line("%s -> %s  %s", d.From, d.To, d.Transport)
+	first := fmt.Sprintf("  goodput %s   wire %s", rate(d.GoodputKbps), rate(d.WireKbps))
+	if d.Efficiency != nil {
+		first += fmt.Sprintf("   efficiency %.0f%%", *d.Efficiency*100)
+	}
+	if r := d.Ramp; r != nil {
+		first += "   ramp"
+		if r.T50S != nil {
+			first += " t50 " + seconds(*r.T50S)
+		}
+		if r.T90S != nil {
+			first += "  t90 " + seconds(*r.T90S)
+		} else {
+			first += "  t90 never"
+		}
+		if r.Stable != nil {
+			if *r.Stable {
+				first += "  stable"
+			} else {
+				first += "  unstable"
+			}
+		}
+	}
+	t.line("%s", first)
+
+	second := "  loss "
+	if d.Loss.Pct != nil {
+		second += pct(*d.Loss.Pct)
+		if d.Loss.Lost > 0 {
+			second += fmt.Sprintf(" (%s of %s)", thousands(d.Loss.Lost), thousands(d.Loss.Expected))
+		}
+	} else {
+		second += "n/a"
+	}
+	if d.Loss.DroppedBeforeTCP > 0 {
+		second += fmt.Sprintf("   dropped before TCP %s", thousands(d.Loss.DroppedBeforeTCP))
+	}
+	if d.TCPRetransmittedPct != nil {
+		second += "   TCP retransmitted " + pct(*d.TCPRetransmittedPct)
+	}
+	if l := d.Late; l != nil {
+		second += fmt.Sprintf("   late >%s %s (%s", ms(l.BudgetMS), thousands(l.Packets), pct(l.Pct))
+		if l.HOLBlocked > 0 {
+			second += fmt.Sprintf(", %s behind a retransmission", thousands(l.HOLBlocked))
+		}
+		second += ")"
+	}
+	t.line("%s", second)
+	if dl := d.DelayMS; dl != nil {
+		t.line("  delay above baseline p50 %s  p95 %s  max %s", ms(dl.P50), ms(dl.P95), ms(dl.Max))
+	}
+	if line, per := sparkline(d.Series.MediaKbps, 60); line != "" {
+		t.line("  %s  media bitrate, %d s per mark", line, per)
+	}
+	t.line("  %-6s %-10s  %-5s %3s  %9s  %6s  %4s  %5s  %-11s %5s", "stream", "ssrc", "kind", "pt",
+		"packets", "lost", "dup", "reord", "jitter ms", "late")
+	for _, id := range d.Streams {
+		s := streams[id]
+		if s == nil {
+			continue
+		}
+		lost := "-"
+		if s.Lost != nil {
+			lost = thousands(*s.Lost)
+		}
+		jitter := "-"
+		if s.JitterMS != nil {
+			jitter = fmt.Sprintf("%.1f/%.1f", s.JitterMS.Mean, s.JitterMS.Max)
+		}
+		late := "-"
+		if s.Late != nil {
+			late = thousands(s.Late.Packets)
+		}
+		kind := s.Kind
+		if s.RTXOf != nil {
+			kind = "rtx"
+		}
+		t.line("  %-6s %-10s  %-5s %3d  %9s  %6s  %4s  %5s  %-11s %5s", s.ID, s.SSRC, kind, s.PayloadType,
+			thousands(s.Packets), lost, thousands(s.Duplicates), thousands(s.Reordered), jitter, late)
+	}
+}
+
+func (t *textWriter) signalling(c *report.Capture) {
+	if ice := c.ICE; ice.Checks > 0 {
+		s := fmt.Sprintf("ICE  %s checks, %s successes, %s failures", thousands(ice.Checks),
+			thousands(ice.Successes), thousands(ice.Failures))
+		if ice.RTTMS != nil {
+			s += fmt.Sprintf(", RTT p50 %s", ms(ice.RTTMS.P50))
+		}
+		t.line("%s", s)
+		for _, n := range ice.Nominated {
+			t.line("  nominated %s", n)
+		}
+	}
+	for _, a := range c.TURN.Allocations {
+		s := fmt.Sprintf("TURN allocation on %s (%s) by %s", a.Server, a.Transport, a.Client)
+		if a.Relayed != nil {
+			s += ", relayed " + *a.Relayed
+		}
+		s += fmt.Sprintf(", %d permissions, %d channels", a.Permissions, len(a.Channels))
+		t.line("%s", s)
+	}
+	if len(c.TURN.Errors) > 0 {
+		var parts []string
+		for _, e := range c.TURN.Errors {
+			parts = append(parts, fmt.Sprintf("%d ×%d", e.Code, e.Count))
+		}
+		t.line("TURN errors: %s", strings.Join(parts, ", "))
+	}
+}
+
+func severityMark(s string) string {
+	switch s {
+	case "bad":
+		return "!!"
+	case "warn":
+		return "! "
+	}
+	return "- "
+}
+
+func (t *textWriter) comparison(c *report.Comparison) {
+	t.line("Comparison")
+	t.line("  %-24s %-9s %9s %9s %5s %6s %6s %7s %7s %6s %7s", "file / direction", "transport", "goodput",
+		"wire", "eff", "t50", "t90", "loss", "TCP rtx", "late", "p95")
+	opt := func(p *float64, f func(float64) string) string {
+		if p == nil {
+			return "-"
+		}
+		return f(*p)
+	}
+	for _, e := range c.Entries {
+		name := e.File
+		if len(name) > 24 {
+			name = "…" + name[len(name)-23:]
+		}
+		t.line("  %-24s %-9s %9s %9s %5s %6s %6s %7s %7s %6s %7s", name, e.Transport, rate(e.GoodputKbps),
+			rate(e.WireKbps), opt(e.Efficiency, func(v float64) string { return fmt.Sprintf("%.0f%%", v*100) }),
+			opt(e.T50S, seconds), opt(e.T90S, seconds), opt(e.RTPLossPct, pct), opt(e.TCPRetransmittedPct, pct),
+			thousands(e.LatePackets), opt(e.DelayP95MS, ms))
+		t.line("    %s", e.Direction)
+	}
+}
