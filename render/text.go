@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/callpcap/callpcap/report"
 )
@@ -45,6 +46,34 @@ func (t *textWriter) line(format string, args ...any) {
 	_, t.err = io.WriteString(t.w, strings.TrimRight(s, " ")+"\n")
 }
 
+// parts writes atomic pieces of text separated by sep, starting new lines (indented by
+// indent) wherever the next piece would pass textWidth.
+func (t *textWriter) parts(first, indent, sep string, pieces ...string) {
+	line := first
+	fresh := true
+	for _, p := range pieces {
+		if p == "" {
+			continue
+		}
+		switch {
+		case fresh:
+			line += p
+		case utf8.RuneCountInString(line+sep+p) > textWidth:
+			t.line("%s", line)
+			line = indent + p
+		default:
+			line += sep + p
+		}
+		fresh = false
+	}
+	t.line("%s", line)
+}
+
+// wrap writes prose words after first, continuing on lines indented by indent.
+func (t *textWriter) wrap(first, indent, text string) {
+	t.parts(first, indent, " ", strings.Fields(text)...)
+}
+
 func (t *textWriter) capture(c *report.Capture) {
 	if c.Error != "" {
 		t.line("%s  error: %s", c.File, c.Error)
@@ -58,13 +87,13 @@ func (t *textWriter) capture(c *report.Capture) {
 	t.line("%s", head)
 	t.line("%s", Headline(c))
 	for _, w := range c.Warnings {
-		t.line("warning: %s", w)
+		t.wrap("warning: ", "  ", w)
 	}
 	if len(c.Legs) > 0 {
 		t.line("")
 		t.line("Legs")
 		for _, l := range c.Legs {
-			t.line("  %s", legLine(&l))
+			t.parts("  ", "      ", "  ", legParts(&l)...)
 		}
 	}
 	streams := make(map[string]*report.Stream, len(c.Streams))
@@ -85,7 +114,7 @@ func (t *textWriter) capture(c *report.Capture) {
 		t.line("  none")
 	}
 	for _, f := range c.Findings {
-		t.line("  %s %s", severityMark(f.Severity), f.Text)
+		t.wrap("  "+severityMark(f.Severity)+" ", "     ", f.Text)
 	}
 }
 
@@ -140,19 +169,18 @@ func peersHosts(peers []string) string {
 	return strings.Join(hosts, ", ")
 }
 
-func legLine(l *report.Leg) string {
-	switch {
-	case strings.HasPrefix(l.Transport, "turn-"):
-		s := fmt.Sprintf("%s  %-8s  %s -> TURN %s", l.ID, l.Transport, l.Client, l.Server)
-		if l.Relayed != nil {
-			s += "  relayed " + *l.Relayed
-		}
-		if len(l.Peers) > 0 {
-			s += "  peers " + strings.Join(l.Peers, " ")
-		}
-		return s
+func legParts(l *report.Leg) []string {
+	if !strings.HasPrefix(l.Transport, "turn-") {
+		return []string{fmt.Sprintf("%s  %-8s  %s <-> %s", l.ID, l.Transport, l.Client, l.Server)}
 	}
-	return fmt.Sprintf("%s  %-8s  %s <-> %s", l.ID, l.Transport, l.Client, l.Server)
+	parts := []string{fmt.Sprintf("%s  %-8s  %s -> TURN %s", l.ID, l.Transport, l.Client, l.Server)}
+	if l.Relayed != nil {
+		parts = append(parts, "relayed "+*l.Relayed)
+	}
+	if len(l.Peers) > 0 {
+		parts = append(parts, "peers "+strings.Join(l.Peers, " "))
+	}
+	return parts
 }
 
 func (t *textWriter) direction(d *report.Direction, streams map[string]*report.Stream) {
@@ -181,29 +209,28 @@ func (t *textWriter) direction(d *report.Direction, streams map[string]*report.S
 	}
 	t.line("%s", first)
 
-	second := "  loss "
+	loss := "loss n/a"
 	if d.Loss.Pct != nil {
-		second += pct(*d.Loss.Pct)
+		loss = "loss " + pct(*d.Loss.Pct)
 		if d.Loss.Lost > 0 {
-			second += fmt.Sprintf(" (%s of %s)", thousands(d.Loss.Lost), thousands(d.Loss.Expected))
+			loss += fmt.Sprintf(" (%s of %s)", thousands(d.Loss.Lost), thousands(d.Loss.Expected))
 		}
-	} else {
-		second += "n/a"
 	}
+	var dropped, retx, late string
 	if d.Loss.DroppedBeforeTCP > 0 {
-		second += fmt.Sprintf("   dropped before TCP %s", thousands(d.Loss.DroppedBeforeTCP))
+		dropped = "dropped before TCP " + thousands(d.Loss.DroppedBeforeTCP)
 	}
 	if d.TCPRetransmittedPct != nil {
-		second += "   TCP retransmitted " + pct(*d.TCPRetransmittedPct)
+		retx = "TCP retransmitted " + pct(*d.TCPRetransmittedPct)
 	}
 	if l := d.Late; l != nil {
-		second += fmt.Sprintf("   late >%s %s (%s", ms(l.BudgetMS), thousands(l.Packets), pct(l.Pct))
+		late = fmt.Sprintf("late >%s %s (%s", strings.ReplaceAll(ms(l.BudgetMS), " ", ""), thousands(l.Packets), pct(l.Pct))
 		if l.HOLBlocked > 0 {
-			second += fmt.Sprintf(", %s behind a retransmission", thousands(l.HOLBlocked))
+			late += fmt.Sprintf(", %s behind a retransmission", thousands(l.HOLBlocked))
 		}
-		second += ")"
+		late += ")"
 	}
-	t.line("%s", second)
+	t.parts("  ", "  ", "   ", loss, dropped, retx, late)
 	if dl := d.DelayMS; dl != nil {
 		t.line("  delay above baseline p50 %s  p95 %s  max %s", ms(dl.P50), ms(dl.P95), ms(dl.Max))
 	}

@@ -1,0 +1,118 @@
+package render
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/callpcap/callpcap/report"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+func f64(v float64) *float64 { return &v }
+func i64(v int64) *int64     { return &v }
+func str(v string) *string   { return &v }
+func boolp(v bool) *bool     { return &v }
+
+// handMade is the report of DESIGN.md's example, built by hand: renderers must need nothing
+// else.
+func handMade() *report.Report {
+	tcp := "turn"
+	return &report.Report{
+		Schema:  report.Schema,
+		Tool:    report.Tool{Name: "callpcap", Version: "0.1.0"},
+		Options: report.Options{LateBudgetMS: 150, MinPackets: 10},
+		Captures: []report.Capture{{
+			File: "call.pcap", Format: "pcapng", Compression: "none", LinkTypes: []string{"LINUX_SLL"},
+			Packets: 120345, WireBytes: 151234567, Start: str("2026-11-29T10:00:00.123456Z"), DurationS: 93.2,
+			Warnings: []string{},
+			Flows: []report.Flow{{ID: "f1", Proto: "tcp", A: "10.0.0.1:51234", B: "203.0.113.7:443",
+				Content: []string{"stun", "channeldata", "rtp"}, Framing: &tcp}},
+			Legs: []report.Leg{{ID: "l1", Transport: "turn-tcp", Client: "10.0.0.1:51234", Server: "203.0.113.7:443",
+				Relayed: str("203.0.113.7:50012"), Peers: []string{"198.51.100.9:61000"}, Flows: []string{"f1"}}},
+			Streams: []report.Stream{{ID: "s1", Leg: "l1", Direction: "d1", Src: "10.0.0.1:51234", Dst: "198.51.100.9:61000",
+				SSRC: "0x1a2b3c4d", PayloadType: 96, Kind: "video", Packets: 23000, Expected: 23010, Lost: i64(10),
+				LossPct: f64(0.043), Reordered: 3, JitterMS: &report.Jitter{Mean: 2.1, Max: 14.8, Last: 1.9},
+				Late: &report.Late{BudgetMS: 150, Packets: 212, Pct: 0.92, HOLBlocked: 198}}},
+			Directions: []report.Direction{{ID: "d1", From: "10.0.0.1:51234", To: "198.51.100.9:61000",
+				Legs: []string{"l1"}, Transport: "turn-tcp", Streams: []string{"s1"}, GoodputKbps: 2280, WireKbps: 2620,
+				Efficiency: f64(0.87), Loss: report.Loss{Expected: 26010, Lost: 10, Pct: f64(0.038)},
+				Late:                &report.Late{BudgetMS: 150, Packets: 212, Pct: 0.82, HOLBlocked: 198},
+				DelayMS:             &report.Delay{Samples: 26000, P50: 4, P95: 60, P99: 140, Max: 420},
+				TCPRetransmittedPct: f64(1.5),
+				Ramp: &report.Ramp{TargetKbps: 2400, TargetSource: "plateau", PlateauKbps: 2400, T50S: f64(6),
+					T90S: f64(28), Stable: boolp(true), CVAfterT90: f64(0.08)},
+				Series: report.Series{MediaKbps: []float64{0, 300, 800, 1200, 1600, 2000, 2300, 2400, 2400, 2350}}}},
+			ICE: report.ICE{Checks: 40, Successes: 12, RTTMS: &report.Quantiles{Samples: 12, P50: 40}},
+			Findings: []report.Finding{{Code: "media_over_tcp", Severity: "warn",
+				Text: "Media was relayed over TCP through TURN 203.0.113.7:443 (tcp): every loss on that path turns into delay."}},
+		}},
+	}
+}
+
+func TestTextGolden(t *testing.T) {
+	var b bytes.Buffer
+	if err := Text(&b, handMade()); err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "handmade.golden.txt", b.Bytes())
+	for i, line := range strings.Split(b.String(), "\n") {
+		if n := utf8.RuneCountInString(line); n > textWidth {
+			t.Errorf("line %d is %d columns wide: %q", i+1, n, line)
+		}
+	}
+}
+
+// TestJSONRoundTrip: a report read back from JSON renders the same text.
+func TestJSONRoundTrip(t *testing.T) {
+	var j bytes.Buffer
+	if err := JSON(&j, handMade()); err != nil {
+		t.Fatal(err)
+	}
+	var back report.Report
+	if err := json.Unmarshal(j.Bytes(), &back); err != nil {
+		t.Fatal(err)
+	}
+	var a, b bytes.Buffer
+	Text(&a, handMade())
+	Text(&b, &back)
+	if d := cmp.Diff(a.String(), b.String()); d != "" {
+		t.Errorf("text differs after a JSON round trip:\n%s", d)
+	}
+	if !strings.Contains(j.String(), `"late_budget_ms": 150`) || !strings.Contains(j.String(), `"ramp_target_kbps": null`) {
+		t.Errorf("JSON lacks the contract's option names:\n%s", j.String()[:300])
+	}
+}
+
+func TestThousands(t *testing.T) {
+	for in, want := range map[int64]string{0: "0", 999: "999", 1000: "1,000", 120345: "120,345", -1234567: "-1,234,567"} {
+		if got := thousands(in); got != want {
+			t.Errorf("thousands(%d) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to create it)", err)
+	}
+	if d := cmp.Diff(string(want), string(got)); d != "" {
+		t.Errorf("%s differs (-want +got):\n%s", name, d)
+	}
+}
