@@ -35,9 +35,13 @@ func (x xorAttr) AddTo(m *stun.Message) error {
 	return a.AddToAs(m, x.t)
 }
 
-func peerAddr(s string) xorAttr    { return xorAttr{stun.AttrXORPeerAddress, netip.MustParseAddrPort(s)} }
-func relayedAddr(s string) xorAttr { return xorAttr{stun.AttrXORRelayedAddress, netip.MustParseAddrPort(s)} }
-func mappedAddr(s string) xorAttr  { return xorAttr{stun.AttrXORMappedAddress, netip.MustParseAddrPort(s)} }
+func peerAddr(s string) xorAttr { return xorAttr{stun.AttrXORPeerAddress, netip.MustParseAddrPort(s)} }
+func relayedAddr(s string) xorAttr {
+	return xorAttr{stun.AttrXORRelayedAddress, netip.MustParseAddrPort(s)}
+}
+func mappedAddr(s string) xorAttr {
+	return xorAttr{stun.AttrXORMappedAddress, netip.MustParseAddrPort(s)}
+}
 
 func u32Attr(t stun.AttrType, v uint32) stun.RawAttribute {
 	b := make([]byte, 4)
