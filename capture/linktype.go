@@ -9,6 +9,7 @@ const (
 	LinkRaw       LinkType = 101 // raw IPv4 or IPv6, by the version nibble
 	LinkLoop      LinkType = 108 // OpenBSD loopback, network-order 4-byte family
 	LinkLinuxSLL  LinkType = 113 // Linux cooked capture v1
+	LinkNFLOG     LinkType = 239 // Linux netfilter NFLOG
 	LinkIPv4      LinkType = 228
 	LinkIPv6      LinkType = 229
 	LinkLinuxSLL2 LinkType = 276 // Linux cooked capture v2 (tcpdump -i any on current systems)
@@ -29,6 +30,8 @@ func (l LinkType) String() string {
 		return "LINUX_SLL"
 	case LinkIPv4:
 		return "IPV4"
+	case LinkNFLOG:
+		return "NFLOG"
 	case LinkIPv6:
 		return "IPV6"
 	case LinkLinuxSLL2:

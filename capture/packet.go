@@ -50,6 +50,9 @@ type Packet struct {
 	WireLen  int // original length of the frame on the wire (orig_len)
 	CapLen   int // captured length (len(Data))
 	Data     []byte
+	// FrameLen is this record's own original length, even for a reassembled datagram
+	// (whose WireLen covers all its fragments): sum FrameLen for the capture's bytes.
+	FrameLen int
 
 	Kind Kind
 
@@ -59,6 +62,9 @@ type Packet struct {
 	// Reassembled is true when the datagram was rebuilt from IP fragments; WireLen is then
 	// the sum of the fragments' frame lengths.
 	Reassembled bool
+	// Fragment is true for an IP fragment held for reassembly (Kind is KindIPOther). When
+	// its datagram completes, its bytes are counted again in that datagram's WireLen.
+	Fragment bool
 
 	// Set for UDP and TCP.
 	SrcPort, DstPort uint16

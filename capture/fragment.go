@@ -1,0 +1,290 @@
+package capture
+
+import "net/netip"
+
+// Reassembly limits. Each bounds memory against captures made of garbage fragments.
+const (
+	fragTimeout  = 30e9     // ns of capture time before an incomplete datagram expires
+	maxDatagram  = 65535    // bytes of reassembled IP payload
+	maxPending   = 1024     // datagrams being reassembled (or discarded, until they expire)
+	maxFragBytes = 16 << 20 // buffer bytes held by pending datagrams
+	maxSpans     = 256      // fragments per datagram
+	minFragBuf   = 4 << 10
+	maxFreeBufs  = 32
+)
+
+// fragKey identifies a datagram: RFC 791 (source, destination, protocol, identification),
+// RFC 8200 4.5 (source, destination, identification).
+type fragKey struct {
+	src, dst netip.Addr
+	id       uint32
+	proto    uint8
+	v4       bool
+}
+
+// span is the byte range [off, end) a fragment declares.
+type span struct{ off, end int32 }
+
+type fragEntry struct {
+	key        fragKey
+	first      int64 // capture time of the first fragment
+	prev, next int32 // creation order
+	buf        []byte
+	spans      []span
+	total      int // payload length once the last fragment is seen, else -1
+	valid      int // bytes from 0 actually captured, when the snap length cut a fragment
+	have       int // sum of the spans' lengths (they never overlap)
+	wire       int // sum of the fragments' frame lengths
+	proto      uint8
+	dead       bool // discarded: swallow its other fragments until it expires
+}
+
+// fragResult is a completed datagram: the captured part of its payload, the payload length
+// and the protocol (IPv6: the next header) that the payload starts with.
+type fragResult struct {
+	data  []byte
+	total int
+	proto uint8
+}
+
+// reassembler rebuilds IPv4 and IPv6 datagrams from fragments. Overlapping fragments make
+// the whole datagram discarded, as RFC 5722 requires for IPv6 and current stacks do for
+// IPv4 too: what an endpoint would throw away is not analyzed. An exact repeat of a
+// fragment already held (same offset and length, as capture duplicates are) is ignored.
+type reassembler struct {
+	index      map[fragKey]int32
+	slots      []fragEntry
+	freeSlots  []int32
+	head, tail int32 // oldest and newest entries
+	pending    int   // entries not discarded
+	bytes      int   // capacity of the buffers held by entries
+	bufs       [][]byte
+	last       []byte // the buffer of the datagram returned by the previous Next
+	stats      Stats
+}
+
+func (f *reassembler) init() { f.head, f.tail = -1, -1 }
+
+// add files one fragment of p: payload bytes data (the captured part of length declared
+// bytes) at byte offset off. It returns the datagram when this fragment completes it, and
+// sets p.Fragment, or p.Reassembled and p.WireLen.
+func (f *reassembler) add(p *Packet, key fragKey, off int, more bool, data []byte, length int, proto uint8) (fragResult, bool) {
+	f.stats.Fragments++
+	p.Fragment = true
+	f.expire(p.Time)
+	if length <= 0 {
+		return fragResult{}, false // nothing to hold
+	}
+	i, ok := f.index[key]
+	if !ok {
+		i = f.alloc(key, p.Time)
+	}
+	e := &f.slots[i]
+	if e.dead {
+		return fragResult{}, false
+	}
+	end := off + length
+	switch {
+	case end > maxDatagram, len(e.spans) >= maxSpans:
+		f.kill(i)
+		return fragResult{}, false
+	case !more && e.total >= 0 && e.total != end, more && e.total >= 0 && end > e.total:
+		f.kill(i) // two different ends
+		return fragResult{}, false
+	}
+	for _, s := range e.spans {
+		if int(s.off) == off && int(s.end) == end {
+			f.stats.Duplicates++
+			return fragResult{}, false
+		}
+		if off < int(s.end) && int(s.off) < end || !more && int(s.end) > end {
+			f.kill(i)
+			return fragResult{}, false
+		}
+	}
+	if !more {
+		e.total = end
+	}
+	if need := off + len(data); need > len(e.buf) {
+		if need > cap(e.buf) && !f.grow(i, need) {
+			return fragResult{}, false
+		}
+		e = &f.slots[i] // grow may evict others, never this one
+		e.buf = e.buf[:need]
+	}
+	copy(e.buf[off:], data)
+	if len(data) < length {
+		e.valid = min(e.valid, off+len(data))
+	}
+	e.spans = append(e.spans, span{int32(off), int32(end)})
+	e.have += length
+	e.wire += p.FrameLen
+	if off == 0 {
+		e.proto = proto
+	}
+	if e.total < 0 || e.have != e.total {
+		return fragResult{}, false
+	}
+	res := fragResult{data: e.buf[:min(e.valid, e.total)], total: e.total, proto: e.proto}
+	p.Reassembled, p.Fragment, p.WireLen = true, false, e.wire
+	// The payload points into the buffer until the next Next: keep it out of the free list.
+	f.last, e.buf = e.buf, nil
+	f.bytes -= cap(f.last)
+	f.stats.Reassembled++
+	f.remove(i)
+	return res, true
+}
+
+// alloc creates the entry for key, evicting the oldest when the table is full.
+func (f *reassembler) alloc(key fragKey, now int64) int32 {
+	if f.index == nil {
+		f.index = make(map[fragKey]int32)
+	}
+	if len(f.index) >= maxPending {
+		if !f.slots[f.head].dead {
+			f.stats.Dropped++
+		}
+		f.remove(f.head)
+	}
+	var i int32
+	if n := len(f.freeSlots); n > 0 {
+		i = f.freeSlots[n-1]
+		f.freeSlots = f.freeSlots[:n-1]
+	} else {
+		f.slots = append(f.slots, fragEntry{})
+		i = int32(len(f.slots) - 1)
+	}
+	e := &f.slots[i]
+	e.key, e.first, e.total, e.valid, e.have, e.wire, e.proto, e.dead = key, now, -1, maxDatagram, 0, 0, 0, false
+	e.spans = e.spans[:0]
+	e.prev, e.next = f.tail, -1
+	if f.tail >= 0 {
+		f.slots[f.tail].next = i
+	} else {
+		f.head = i
+	}
+	f.tail = i
+	f.index[key] = i
+	f.pending++
+	return i
+}
+
+// grow gives entry i a buffer of at least need bytes, evicting older datagrams to stay under
+// maxFragBytes. It discards i itself when nothing else can make room.
+func (f *reassembler) grow(i int32, need int) bool {
+	e := &f.slots[i]
+	n := max(need, 2*cap(e.buf), minFragBuf)
+	n = min(n, maxDatagram)
+	for f.bytes+n-cap(e.buf) > maxFragBytes {
+		j := f.head
+		if j == i {
+			j = f.slots[i].next
+		}
+		if j < 0 {
+			f.kill(i)
+			return false
+		}
+		if !f.slots[j].dead {
+			f.stats.Dropped++
+		}
+		f.remove(j)
+	}
+	e = &f.slots[i]
+	nb := f.getBuf(n)[:len(e.buf)]
+	copy(nb, e.buf)
+	f.putBuf(e.buf)
+	f.bytes += cap(nb) - cap(e.buf)
+	e.buf = nb
+	return true
+}
+
+// kill discards entry i's data; the entry stays until it expires so that the datagram's
+// other fragments are swallowed rather than started afresh.
+func (f *reassembler) kill(i int32) {
+	e := &f.slots[i]
+	f.stats.Dropped++
+	f.bytes -= cap(e.buf)
+	f.putBuf(e.buf)
+	e.buf = nil
+	e.spans = e.spans[:0]
+	e.dead = true
+	f.pending--
+}
+
+// expire removes the datagrams whose first fragment is older than fragTimeout.
+func (f *reassembler) expire(now int64) {
+	for f.head >= 0 {
+		e := &f.slots[f.head]
+		if now-e.first <= fragTimeout {
+			return
+		}
+		if !e.dead {
+			f.stats.Expired++
+		}
+		f.remove(f.head)
+	}
+}
+
+// remove unlinks entry i and recycles its slot and buffer.
+func (f *reassembler) remove(i int32) {
+	e := &f.slots[i]
+	if e.prev >= 0 {
+		f.slots[e.prev].next = e.next
+	} else {
+		f.head = e.next
+	}
+	if e.next >= 0 {
+		f.slots[e.next].prev = e.prev
+	} else {
+		f.tail = e.prev
+	}
+	delete(f.index, e.key)
+	if !e.dead {
+		f.pending--
+	}
+	f.bytes -= cap(e.buf)
+	f.putBuf(e.buf)
+	e.buf = nil
+	e.spans = e.spans[:0]
+	e.key = fragKey{}
+	f.freeSlots = append(f.freeSlots, i)
+}
+
+// release recycles the buffer of the datagram returned by the previous Next.
+func (f *reassembler) release() {
+	if f.last != nil {
+		f.putBuf(f.last)
+		f.last = nil
+	}
+}
+
+// finish is called at the end of the file; incomplete datagrams stay counted as Pending.
+func (f *reassembler) finish() {}
+
+func (f *reassembler) getBuf(n int) []byte {
+	for k := len(f.bufs) - 1; k >= 0; k-- {
+		if b := f.bufs[k]; cap(b) >= n {
+			f.bufs[k] = f.bufs[len(f.bufs)-1]
+			f.bufs = f.bufs[:len(f.bufs)-1]
+			return b[:n]
+		}
+	}
+	return make([]byte, n)
+}
+
+func (f *reassembler) putBuf(b []byte) {
+	if cap(b) == 0 {
+		return
+	}
+	if len(f.bufs) < maxFreeBufs {
+		f.bufs = append(f.bufs, b[:0])
+		return
+	}
+	// Keep the larger buffers.
+	for k, o := range f.bufs {
+		if cap(o) < cap(b) {
+			f.bufs[k] = b[:0]
+			return
+		}
+	}
+}
