@@ -1,0 +1,82 @@
+package rtpflow
+
+// staticPT is a payload type with a static assignment (RFC 3551, tables 4 and 5).
+type staticPT struct {
+	codec string
+	clock int
+	video bool
+}
+
+var staticPTs = [35]staticPT{
+	0:  {"PCMU", 8000, false},
+	3:  {"GSM", 8000, false},
+	4:  {"G723", 8000, false},
+	5:  {"DVI4", 8000, false},
+	6:  {"DVI4", 16000, false},
+	7:  {"LPC", 8000, false},
+	8:  {"PCMA", 8000, false},
+	9:  {"G722", 8000, false}, // the RTP clock is 8000 although G.722 samples at 16 kHz (RFC 3551 4.5.2)
+	10: {"L16", 44100, false},
+	11: {"L16", 44100, false},
+	12: {"QCELP", 8000, false},
+	13: {"CN", 8000, false},
+	14: {"MPA", 90000, false},
+	15: {"G728", 8000, false},
+	16: {"DVI4", 11025, false},
+	17: {"DVI4", 22050, false},
+	18: {"G729", 8000, false},
+	25: {"CelB", 90000, true},
+	26: {"JPEG", 90000, true},
+	28: {"nv", 90000, true},
+	31: {"H261", 90000, true},
+	32: {"MPV", 90000, true},
+	33: {"MP2T", 90000, true},
+	34: {"H263", 90000, true},
+}
+
+// static returns the static assignment of pt, if any.
+func static(pt uint8) (staticPT, bool) {
+	if int(pt) < len(staticPTs) && staticPTs[pt].clock != 0 {
+		return staticPTs[pt], true
+	}
+	return staticPT{}, false
+}
+
+// clockCandidates are the rates an unknown payload type's clock is inferred among.
+var clockCandidates = [...]int{8000, 16000, 24000, 32000, 44100, 48000, 90000}
+
+// minInferSpan is the shortest arrival span (ns) over which a clock rate is inferred.
+const minInferSpan = 100e6
+
+// InferClockRate returns the candidate rate closest (absolute difference) to the ratio of
+// timestamp advance dts to arrival-time advance dns (ns), or 0 when the advance is too short
+// or not positive to tell.
+func InferClockRate(dts, dns int64) int {
+	if dts <= 0 || dns < minInferSpan {
+		return 0
+	}
+	r := float64(dts) / (float64(dns) / 1e9)
+	best, bestD := 0, 0.0
+	for _, c := range clockCandidates {
+		d := r - float64(c)
+		if d < 0 {
+			d = -d
+		}
+		if best == 0 || d < bestD {
+			best, bestD = c, d
+		}
+	}
+	return best
+}
+
+// tsToNs converts a timestamp difference to nanoseconds at the clock rate, exactly (floor).
+func tsToNs(d int64, clock int) int64 {
+	c := int64(clock)
+	q, r := d/c, d%c
+	return q*1e9 + r*1e9/c
+}
+
+// astToNs converts an unwrapped abs-send-time (6.18 fixed-point seconds) to nanoseconds.
+func astToNs(v int64) int64 {
+	return (v>>18)*1e9 + ((v&(1<<18-1))*1e9)>>18
+}

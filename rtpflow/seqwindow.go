@@ -1,0 +1,81 @@
+package rtpflow
+
+// windowBits is how many recent sequence numbers the duplicate detector remembers: the
+// whole 16-bit space, so that every duplicate of a packet still ahead of a wrap is seen, in
+// 8 KiB per stream whatever the stream's length.
+const windowBits = 1 << 16
+
+// seqWindow remembers, for the extended sequence numbers in (highest−windowBits, highest],
+// which were received on the stream (got) and which arrived in its RTX stream (rtx).
+// A bit's position is the extended number modulo windowBits; advance clears the positions
+// that enter the window so that a set bit always belongs to the number in the window.
+type seqWindow struct {
+	got []uint64
+	rtx []uint64 // allocated when the stream is found to have an RTX stream
+}
+
+func newSeqWindow() *seqWindow { return &seqWindow{got: make([]uint64, windowBits/64)} }
+
+func bitPos(ext int64) (word int, mask uint64) {
+	p := uint64(ext) & (windowBits - 1)
+	return int(p >> 6), 1 << (p & 63)
+}
+
+// advance moves the window's top from old to new (new > old).
+func (w *seqWindow) advance(old, new int64) {
+	if new-old >= windowBits {
+		clear(w.got)
+		clear(w.rtx)
+		return
+	}
+	for x := old + 1; x <= new; x++ {
+		i, m := bitPos(x)
+		if m == 1 && x+63 <= new { // whole word
+			w.got[i] = 0
+			if w.rtx != nil {
+				w.rtx[i] = 0
+			}
+			x += 63
+			continue
+		}
+		w.got[i] &^= m
+		if w.rtx != nil {
+			w.rtx[i] &^= m
+		}
+	}
+}
+
+// testSet sets ext's received bit and reports whether it was already set.
+func (w *seqWindow) testSet(ext int64) bool {
+	i, m := bitPos(ext)
+	was := w.got[i]&m != 0
+	w.got[i] |= m
+	return was
+}
+
+func (w *seqWindow) has(ext int64) bool {
+	i, m := bitPos(ext)
+	return w.got[i]&m != 0
+}
+
+// rtxTestSet sets ext's RTX bit and reports whether it was already set.
+func (w *seqWindow) rtxTestSet(ext int64) bool {
+	if w.rtx == nil {
+		w.rtx = make([]uint64, windowBits/64)
+	}
+	i, m := bitPos(ext)
+	was := w.rtx[i]&m != 0
+	w.rtx[i] |= m
+	return was
+}
+
+// rtxClear clears ext's RTX bit and reports whether it was set.
+func (w *seqWindow) rtxClear(ext int64) bool {
+	if w.rtx == nil {
+		return false
+	}
+	i, m := bitPos(ext)
+	was := w.rtx[i]&m != 0
+	w.rtx[i] &^= m
+	return was
+}
