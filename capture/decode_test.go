@@ -253,9 +253,9 @@ func TestTCP(t *testing.T) {
 // TestTCPOptionsDamaged: option lengths that lie stop the walk without a panic.
 func TestTCPOptionsDamaged(t *testing.T) {
 	for _, opt := range [][]byte{
-		{5, 0xff, 0, 0}, // SACK longer than the options
-		{5, 1, 0, 0},    // length below 2
-		{2},             // kind without length (padded with EOL by the builder)
+		{5, 0xff, 0, 0},                       // SACK longer than the options
+		{5, 1, 0, 0},                          // length below 2
+		{2},                                   // kind without length (padded with EOL by the builder)
 		{5, 10, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1}, // SACK of one block and 2 spare bytes
 	} {
 		seg := pcapgen.TCP(a4, b4, 1, 2, capture.FlagACK, 1, nil)

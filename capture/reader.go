@@ -46,7 +46,7 @@ type Reader struct {
 	ng          bool
 
 	// Classic pcap.
-	le      bool // little-endian file (pcap) or section (pcapng)
+	le      bool  // little-endian file (pcap) or section (pcapng)
 	fracMul int64 // nanoseconds per unit of the fractional timestamp
 	link    LinkType
 	maxCap  uint32
