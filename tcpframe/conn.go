@@ -1,0 +1,231 @@
+package tcpframe
+
+import (
+	"net/netip"
+	"time"
+
+	"github.com/callpcap/callpcap/capture"
+	"github.com/callpcap/callpcap/internal/quantile"
+	"github.com/callpcap/callpcap/report"
+	"github.com/callpcap/callpcap/transport"
+)
+
+// Config bounds a Conn. The zero value means the documented defaults.
+type Config struct {
+	// Window is the most bytes a direction keeps pending: received but not yet handed out in
+	// messages (out-of-order data, a partial frame, messages waiting for the ACK that dates
+	// their delivery). 0 means DefaultWindow; values below MinWindow are raised to it.
+	Window int
+	// LateBudget is how long after FirstSeen a message may be delivered before its
+	// retransmitted bytes count as useless (they arrived too late anyway). 0 means
+	// DefaultLateBudget.
+	LateBudget time.Duration
+}
+
+const (
+	DefaultWindow     = 4 << 20
+	MinWindow         = 256 << 10 // two of the largest frames must fit to resynchronise
+	DefaultLateBudget = 150 * time.Millisecond
+
+	// defaultMinRTT stands for the minimum RTT while none is known (hole-filling rule).
+	defaultMinRTT = int64(3 * time.Millisecond)
+	// maxHold is the longest (capture time) a message waits for the vantage to be known or
+	// for the ACK that dates its delivery at a sender vantage.
+	maxHold = int64(time.Second)
+	// maxQueued bounds the messages a direction holds back.
+	maxQueued = 4096
+	// minVantageSamples is the fewest data/ACK samples a vantage is decided from.
+	minVantageSamples = 3
+	// farRunJump is how many contiguous segments beyond the window make the stream jump
+	// there (the capture lost more than a window); fewer are ignored as bogus.
+	farRunJump = 3
+)
+
+// Vantage is where the capture was taken relative to one direction's sender and receiver.
+type Vantage uint8
+
+const (
+	VantageUnknown  Vantage = iota
+	VantageReceiver         // data is ACKed within 20% of the RTT: next to the receiver
+	VantageMiddle
+	VantageSender // data is ACKed after more than 80% of the RTT: next to the sender
+)
+
+func (v Vantage) String() string {
+	switch v {
+	case VantageReceiver:
+		return "receiver"
+	case VantageMiddle:
+		return "middle"
+	case VantageSender:
+		return "sender"
+	}
+	return "unknown"
+}
+
+// Rest is the wire bytes of a direction that no message accounts for. After Close, the
+// Wire.Total of every message emitted for the direction plus ACKs + Control + Retransmitted +
+// Unframed is exactly the direction's wire_bytes.
+type Rest struct {
+	ACKs          int64 // segments without payload, SYN, FIN or RST: pure ACKs
+	Control       int64 // SYN, FIN and RST segments without payload, keep-alives, zero-window probes without data
+	Retransmitted int64 // copies of bytes already handed out (or skipped), with their header share
+	Unframed      int64 // payload no message carried (unknown framing, resync, after FIN, beyond the window) with its header share and copies
+}
+
+// Conn reassembles one TCP connection, both directions, and unframes its messages.
+// It is not safe for concurrent use.
+type Conn struct {
+	window, late int64
+	dirs         [2]dir
+	hs           handshake
+	now          int64
+	emit         func(m *transport.Message)
+	msg          transport.Message
+}
+
+type handshake struct {
+	client               int // index of the direction that sent the SYN, -1 unknown
+	synT, part1, synAckT int64
+	synAckSeen           bool
+	serverISN            uint32
+	rtt                  int64
+}
+
+// NewConn returns the state of a connection between a (the side seen first) and b.
+func NewConn(cfg Config, a, b netip.AddrPort) *Conn {
+	w := int64(cfg.Window)
+	if w <= 0 {
+		w = DefaultWindow
+	}
+	w = max(w, MinWindow)
+	late := int64(cfg.LateBudget)
+	if late <= 0 {
+		late = int64(DefaultLateBudget)
+	}
+	c := &Conn{window: w, late: late}
+	c.hs.client = -1
+	c.dirs[0] = dir{c: c, idx: 0, src: a, dst: b}
+	c.dirs[1] = dir{c: c, idx: 1, src: b, dst: a}
+	return c
+}
+
+// Segment processes one TCP segment of this connection, in either direction, and emits every
+// message that became deliverable, in order per direction. Segments of other connections are
+// ignored. emit's message and its payload are valid until emit returns.
+func (c *Conn) Segment(p *capture.Packet, emit func(m *transport.Message)) {
+	src, dst := p.SrcAddrPort(), p.DstAddrPort()
+	var d *dir
+	switch {
+	case src == c.dirs[0].src && dst == c.dirs[0].dst:
+		d = &c.dirs[0]
+	case src == c.dirs[1].src && dst == c.dirs[1].dst:
+		d = &c.dirs[1]
+	default:
+		return
+	}
+	c.now = max(c.now, p.Time)
+	c.emit = emit
+	d.segment(p)
+	c.dirs[0].emitReady(false)
+	c.dirs[1].emitReady(false)
+	c.emit = nil
+}
+
+// Close ends the capture: holes never filled are skipped as capture gaps, partial frames
+// dropped, and every message held back is emitted.
+func (c *Conn) Close(emit func(m *transport.Message)) {
+	c.emit = emit
+	for i := range c.dirs {
+		c.dirs[i].close()
+	}
+	c.emit = nil
+}
+
+// Framing returns the connection's framing: none | rfc4571 | turn | tls | unknown. A framing
+// recognised in either direction wins over unknown.
+func (c *Conn) Framing() string { return c.framing().String() }
+
+func (c *Conn) framing() Framing {
+	a, b := c.dirs[0].fr.kind, c.dirs[1].fr.kind
+	switch {
+	case a != FramingNone && a != FramingUnknown:
+		return a
+	case b != FramingNone && b != FramingUnknown:
+		return b
+	case a == FramingUnknown || b == FramingUnknown:
+		return FramingUnknown
+	}
+	return FramingNone
+}
+
+// DirFraming returns the framing detected in direction 0 (a to b) or 1 (b to a).
+func (c *Conn) DirFraming(i int) Framing { return c.dirs[i&1].fr.kind }
+
+// Rest returns, for direction 0 (a to b) or 1 (b to a), the wire bytes no message accounts for.
+func (c *Conn) Rest(i int) Rest { return c.dirs[i&1].rest }
+
+// Vantage returns the vantage of direction 0 (a to b) or 1 (b to a) as known now.
+func (c *Conn) Vantage(i int) Vantage { return c.dirs[i&1].vantage() }
+
+// HandshakeRTT returns the handshake round trip: (first SYN/ACK − the last SYN before it) +
+// (first ACK of the SYN/ACK − the last SYN/ACK before it), which without retransmission is
+// the time from the SYN to the ACK that completes the handshake: the full round trip at any
+// vantage. 0 when the handshake was not seen.
+func (c *Conn) HandshakeRTT() time.Duration { return time.Duration(c.hs.rtt) }
+
+// rtt is the connection's minimum round trip in ns: the handshake's, else the sum of both
+// directions' minimum data/ACK delays (each is the part of the round trip on one side of
+// the vantage); 0 when unknown.
+func (c *Conn) rtt() int64 {
+	if c.hs.rtt > 0 {
+		return c.hs.rtt
+	}
+	a, b := &c.dirs[0].rtt, &c.dirs[1].rtt
+	if a.N() > 0 && b.N() > 0 {
+		return int64((a.Min() + b.Min()) * 1e6)
+	}
+	return 0
+}
+
+// minRTT is the RTT the hole-filling rule uses.
+func (c *Conn) minRTT() int64 {
+	if r := c.rtt(); r > 0 {
+		return r
+	}
+	return defaultMinRTT
+}
+
+func (c *Conn) handshake(d *dir, p *capture.Packet) {
+	h, t := &c.hs, p.Time
+	f := p.TCP.Flags
+	syn, ack := f&capture.FlagSYN != 0, f&capture.FlagACK != 0
+	switch {
+	case h.rtt != 0:
+	case syn && !ack:
+		if !h.synAckSeen {
+			h.client, h.synT = d.idx, t
+		}
+	case syn && ack:
+		if h.client == 1-d.idx {
+			if !h.synAckSeen {
+				h.part1, h.synAckSeen = t-h.synT, true
+			}
+			h.synAckT, h.serverISN = t, p.TCP.Seq
+		}
+	case ack && d.idx == h.client && h.synAckSeen && p.TCP.Ack == h.serverISN+1:
+		h.rtt = max(h.part1+t-h.synAckT, 1)
+	}
+}
+
+// Summary returns the connection's TCP figures.
+func (c *Conn) Summary() report.FlowTCP {
+	var s report.FlowTCP
+	if c.hs.rtt > 0 {
+		v := quantile.Round(float64(c.hs.rtt)/1e6, 3)
+		s.HandshakeRTTMS = &v
+	}
+	s.AToB = c.dirs[0].summary()
+	s.BToA = c.dirs[1].summary()
+	return s
+}

@@ -1,0 +1,62 @@
+package tcpframe
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestTURNFraming(t *testing.T) {
+	f := newFeeder(t, Config{})
+	f.handshake(0, ms(1), ms(2), 1000, 5000)
+	stun := stunMsg(0x0003, 8)                    // Allocate request, 28 bytes
+	cd100 := channelData(0x4000, 100, true, 0xAA) // 104 bytes, no padding needed
+	cd101 := channelData(0x4001, 101, true, 0xBB) // 105 + 3 padding
+	cd50 := channelData(0x4000, 50, true, 0xCC)   // 54 + 2 padding
+	stream := cat(stun, cd100, cd101, cd50)
+	// A frame split across segments, then several frames in one segment.
+	s1, s2 := stream[:78], stream[78:]
+	f.send(seg(ms(10), true, fACK|fPSH, 1001, 5001, s1))
+	f.send(seg(ms(11), true, fACK|fPSH, 1001+78, 5001, s2))
+
+	// B's peer does not pad: ChannelData of 101 then 50 bytes, then STUN.
+	u101 := channelData(0x4000, 101, false, 0xEE)
+	u50 := channelData(0x4000, 50, false, 0xEE)
+	resp := stunMsg(0x0103, 12)
+	f.send(seg(ms(12), false, fACK|fPSH, 5001, 1001+uint32(len(stream)), cat(u101, u50, resp)))
+	f.close()
+
+	type msg struct {
+		Dir         int
+		Len         int
+		First       byte
+		Headers, Fr int64
+	}
+	var gotMsgs []msg
+	for _, m := range f.msgs {
+		gotMsgs = append(gotMsgs, msg{m.dir, len(m.payload), m.payload[0], m.wire.Headers, m.wire.Framing})
+	}
+	// Headers: segment 1 (78 bytes, 54 header bytes) gives STUN floor(54*28/78)=19 and the
+	// first 50 bytes of cd100 35; segment 2 (218 bytes) gives the rest of cd100
+	// floor(54*54/218)=13, cd101 floor(54*162/218)-13=27, cd50 54-40=14.
+	// Segment 3 (105+54+32=191 bytes): floor(54*105/191)=29, floor(54*159/191)-29=15, 54-44=10.
+	want := []msg{
+		{0, 28, 0x00, 19, 0},
+		{0, 104, 0x40, 48, 0},
+		{0, 105, 0x40, 27, 3},
+		{0, 54, 0x40, 14, 2},
+		{1, 105, 0x40, 29, 0},
+		{1, 54, 0x40, 15, 0},
+		{1, 32, 0x01, 10, 0},
+	}
+	if d := cmp.Diff(want, gotMsgs); d != "" {
+		t.Errorf("messages (-want +got):\n%s", d)
+	}
+	if f.c.Framing() != "turn" {
+		t.Errorf("framing %q", f.c.Framing())
+	}
+	s := f.c.Summary()
+	if s.AToB.Messages != 4 || s.AToB.FramingBytes != 5 || s.BToA.Messages != 3 || s.BToA.FramingBytes != 0 {
+		t.Errorf("summary %+v %+v", s.AToB, s.BToA)
+	}
+}

@@ -1,0 +1,94 @@
+package tcpframe
+
+// Framing is how a TCP direction carries its messages.
+type Framing uint8
+
+const (
+	FramingNone    Framing = iota // no payload yet, or not yet recognised
+	FramingRFC4571                // RFC 4571 length prefix (ICE-TCP, RFC 6544)
+	FramingTURN                   // TURN over TCP, RFC 8656: STUN and ChannelData
+	FramingTLS                    // TLS records (TURN over TLS): media hidden
+	FramingUnknown                // payload that no framing explains: counted as other
+)
+
+func (f Framing) String() string {
+	switch f {
+	case FramingRFC4571:
+		return "rfc4571"
+	case FramingTURN:
+		return "turn"
+	case FramingTLS:
+		return "tls"
+	case FramingUnknown:
+		return "unknown"
+	}
+	return "none"
+}
+
+// detectLimit is how many bytes detection looks at before calling a direction unknown: two
+// of the largest frames (a 16-bit length) and their headers.
+const detectLimit = 2 * (1<<16 + stunHeaderLen + 4)
+
+// detectOrder is the order in which framings are tried; an earlier one wins a tie.
+var detectOrder = [...]Framing{FramingTURN, FramingRFC4571, FramingTLS}
+
+func probeOf(f Framing) probeFunc {
+	switch f {
+	case FramingRFC4571:
+		return probeRFC4571
+	case FramingTURN:
+		return probeTURN
+	case FramingTLS:
+		return probeTLS
+	}
+	return nil
+}
+
+// Detect recognises the framing of a direction from its first in-order bytes: the framing
+// that finds, earliest in data, a header whose successor validates too. skip is the number
+// of bytes before that header (a capture that starts mid-message). ok is false when more
+// data is needed; FramingUnknown is returned once detectLimit bytes (or atEOF) gave no
+// answer. exactOK says data starts at a frame boundary (the stream was seen from its SYN), so
+// that a single frame that ends exactly at the end of data is accepted.
+func Detect(data []byte, atEOF, exactOK bool) (f Framing, skip int, ok bool) {
+	best, bestAt, bestRank := FramingNone, len(data)+1, 0
+	waitAt, waitRank := len(data)+1, 0
+	for rank, k := range detectOrder {
+		i, found := resync(probeOf(k), data, atEOF, exactOK)
+		switch {
+		case found && i < bestAt:
+			best, bestAt, bestRank = k, i, rank
+		case !found && i < len(data) && i < waitAt:
+			waitAt, waitRank = i, rank
+		}
+	}
+	if best != FramingNone && (bestAt < waitAt || bestAt == waitAt && bestRank < waitRank) {
+		return best, bestAt, true
+	}
+	if atEOF || len(data) >= detectLimit {
+		if best != FramingNone {
+			return best, bestAt, true
+		}
+		return FramingUnknown, 0, true
+	}
+	return FramingNone, 0, false
+}
+
+// framer is the unframing state of one direction.
+type framer struct {
+	kind Framing
+	sync bool // the next byte is a frame boundary; false after a gap or garbage
+	turn TURNSplitter
+}
+
+func (f *framer) split(data []byte, atEOF bool) (int, []byte, error) {
+	switch f.kind {
+	case FramingRFC4571:
+		return SplitRFC4571(data, atEOF)
+	case FramingTURN:
+		return f.turn.Split(data, atEOF)
+	case FramingTLS:
+		return SplitTLS(data, atEOF)
+	}
+	return len(data), nil, nil
+}

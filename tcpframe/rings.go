@@ -1,0 +1,118 @@
+package tcpframe
+
+// ackRing remembers when the peer's cumulative ACK advanced, so that a message framed or
+// emitted later still finds the first ACK that covered it. Old entries are overwritten.
+type ackRing struct {
+	off, t [ackRingSize]int64
+	start  int // index of the oldest entry
+	n      int
+}
+
+const ackRingSize = 256
+
+func (r *ackRing) push(off, t int64) {
+	i := (r.start + r.n) % ackRingSize
+	if r.n == ackRingSize {
+		r.start = (r.start + 1) % ackRingSize
+	} else {
+		r.n++
+	}
+	r.off[i], r.t[i] = off, t
+}
+
+// firstCovering returns the time of the first remembered ACK at or beyond off.
+func (r *ackRing) firstCovering(off int64) (int64, bool) {
+	lo, hi := 0, r.n
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if r.off[(r.start+m)%ackRingSize] < off {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	if lo == r.n {
+		return 0, false
+	}
+	return r.t[(r.start+lo)%ackRingSize], true
+}
+
+// sentRing remembers the data segments not yet acknowledged, for RTT samples: a sample is the
+// delay from a segment to the first ACK that ends exactly at its end, skipping segments whose
+// bytes were sent more than once (Karn's rule). When full, the oldest is forgotten.
+type sentRing struct {
+	start, end, t [sentRingSize]int64
+	retx          [sentRingSize]bool
+	first         int
+	n             int
+}
+
+const sentRingSize = 512
+
+func (r *sentRing) push(start, end, t int64, retx bool) {
+	i := (r.first + r.n) % sentRingSize
+	if r.n == sentRingSize {
+		r.first = (r.first + 1) % sentRingSize
+	} else {
+		r.n++
+	}
+	r.start[i], r.end[i], r.t[i], r.retx[i] = start, end, t, retx
+}
+
+// markRetx marks the remembered segments that overlap [s, e) as sent more than once.
+func (r *sentRing) markRetx(s, e int64) {
+	for k := 0; k < r.n; k++ {
+		i := (r.first + k) % sentRingSize
+		if r.end[i] > s && r.start[i] < e {
+			r.retx[i] = true
+		}
+	}
+}
+
+// ack forgets the segments that ack covers and returns the sample for the one that ends at
+// ack, if any.
+func (r *sentRing) ack(a, t int64) (sample int64, ok bool) {
+	for r.n > 0 {
+		i := r.first
+		if r.end[i] > a {
+			break
+		}
+		if r.end[i] == a && !r.retx[i] {
+			sample, ok = t-r.t[i], true
+		}
+		r.first = (r.first + 1) % sentRingSize
+		r.n--
+	}
+	return sample, ok
+}
+
+// retxRing remembers recent retransmitted ranges so that a later D-SACK (RFC 2883) can mark
+// them spurious.
+type retxRing struct {
+	start, end [retxRingSize]int64
+	spurious   [retxRingSize]bool
+	next, n    int
+}
+
+const retxRingSize = 32
+
+func (r *retxRing) push(s, e int64, spurious bool) {
+	r.start[r.next], r.end[r.next], r.spurious[r.next] = s, e, spurious
+	r.next = (r.next + 1) % retxRingSize
+	if r.n < retxRingSize {
+		r.n++
+	}
+}
+
+// dsack returns the retransmitted bytes in [l, h) not yet counted spurious, and marks them.
+func (r *retxRing) dsack(l, h int64) int64 {
+	var n int64
+	for i := 0; i < r.n; i++ {
+		if r.spurious[i] || r.end[i] <= l || r.start[i] >= h {
+			continue
+		}
+		n += min(h, r.end[i]) - max(l, r.start[i])
+		r.spurious[i] = true
+	}
+	return n
+}

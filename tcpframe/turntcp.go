@@ -1,0 +1,130 @@
+package tcpframe
+
+// TURN over TCP (RFC 8656): STUN messages interleaved with ChannelData messages.
+//
+// ChannelData, RFC 8656 12.4:
+//
+//	 0                   1                   2                   3
+//	 0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1
+//	+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
+//	|         Channel Number        |            Length             |
+//	+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
+//	/                       Application Data                        /
+//	+-------------------------------+-------------------------------+
+//
+// Over TCP the message is padded to a multiple of 4 bytes (RFC 8656 12.5); the padding is
+// not counted in Length. Channel numbers are 0x4000-0x4FFF (RFC 8656 12).
+const (
+	channelDataHeaderLen = 4
+	channelMin           = 0x40 // first byte of the smallest channel number
+	channelMax           = 0x4F
+)
+
+// TURNSplitter unframes TURN over TCP. It emits each message whole: a STUN message, or a
+// ChannelData message with its 4-byte header (the demux unwraps ChannelData itself); the
+// framing of a message is its padding only.
+//
+// Some peers do not pad ChannelData over TCP. While undecided, a message whose length is not
+// a multiple of 4 is read both ways and the reading whose next header validates wins; the
+// decision then sticks for the direction. The zero value is ready to use.
+type TURNSplitter struct {
+	mode int8 // 0 undecided, 1 padded, -1 unpadded
+}
+
+// Split is the SplitFunc of TURN over TCP.
+func (t *TURNSplitter) Split(data []byte, atEOF bool) (advance int, msg []byte, err error) {
+	size, alt, r := probeTURN(data)
+	switch r {
+	case probeInvalid:
+		return 0, nil, ErrBadHeader
+	case probeNeedMore:
+		if atEOF && len(data) > 0 {
+			return len(data), nil, nil
+		}
+		return 0, nil, nil
+	}
+	msgLen, adv := size, size
+	if alt != 0 {
+		msgLen = alt
+		switch t.mode {
+		case -1:
+			adv = alt
+		case 0:
+			var need bool
+			adv, need = t.decide(data, size, alt, atEOF)
+			if need {
+				return 0, nil, nil
+			}
+		}
+	}
+	if len(data) < adv {
+		if !atEOF {
+			return 0, nil, nil
+		}
+		if len(data) >= msgLen {
+			return len(data), data[:msgLen], nil // padding cut by the end of the stream
+		}
+		return len(data), nil, nil
+	}
+	return adv, data[:msgLen], nil
+}
+
+// decide picks the padded (size) or unpadded (alt) reading of an ambiguous ChannelData
+// message by looking at the header that follows each.
+func (t *TURNSplitter) decide(data []byte, size, alt int, atEOF bool) (adv int, need bool) {
+	at := func(n int) probeResult {
+		if len(data) < n {
+			return probeNeedMore
+		}
+		if len(data) == n {
+			if atEOF {
+				return probeInvalid
+			}
+			return probeNeedMore
+		}
+		_, _, r := probeTURN(data[n:])
+		return r
+	}
+	p, u := at(size), at(alt)
+	switch {
+	case p == probeValid && u != probeValid:
+		t.mode = 1
+		return size, false
+	case u == probeValid && p != probeValid:
+		t.mode = -1
+		return alt, false
+	case (p == probeNeedMore || u == probeNeedMore) && !atEOF:
+		return 0, true
+	}
+	if len(data) < size {
+		return alt, false
+	}
+	return size, false
+}
+
+func probeTURN(b []byte) (size, alt int, r probeResult) {
+	if len(b) < 1 {
+		return 0, 0, probeNeedMore
+	}
+	switch {
+	case b[0] >= channelMin && b[0] <= channelMax:
+		if len(b) < channelDataHeaderLen {
+			return 0, 0, probeNeedMore
+		}
+		n := channelDataHeaderLen + be16(b[2:])
+		if p := (n + 3) &^ 3; p != n {
+			return p, n, probeValid
+		}
+		return n, 0, probeValid
+	case b[0]&0xC0 == 0: // STUN: the two most significant bits are zero (RFC 8489 5)
+		if len(b) < stunCookieOff+4 {
+			return 0, 0, probeNeedMore
+		}
+		l := be16(b[2:])
+		if l%4 != 0 || be32(b[stunCookieOff:]) != stunMagicCookie {
+			return 0, 0, probeInvalid
+		}
+		return stunHeaderLen + l, 0, probeValid
+	}
+	return 0, 0, probeInvalid
+}
