@@ -150,8 +150,8 @@ func (r *Reader) peekMagic() (uint32, error) {
 		if r.src.err != nil {
 			return 0, fmt.Errorf("capture: read: %w", r.src.err)
 		}
-		if err != nil && err != io.EOF && err != io.ErrUnexpectedEOF {
-			return 0, r.openErr(err, "decompressing")
+		if err != nil && err != io.EOF && (r.compression != "none" || err != io.ErrUnexpectedEOF) {
+			return 0, r.openErr(err, r.compression+" stream")
 		}
 		if len(b) == 0 {
 			return 0, fmt.Errorf("%w: empty file", ErrNotCapture)

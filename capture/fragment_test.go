@@ -1,0 +1,230 @@
+package capture_test
+
+import (
+	"bytes"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/callpcap/callpcap/capture"
+	"github.com/callpcap/callpcap/internal/pcapgen"
+	"github.com/google/go-cmp/cmp"
+)
+
+type timedFrame struct {
+	t     int64
+	frame []byte
+}
+
+func fragFile(t *testing.T, snap int, frames []timedFrame) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	w := pcapgen.NewPcap(&buf, capture.LinkEthernet, true, false, snap)
+	for _, f := range frames {
+		must(t, w.Write(f.t, 0, f.frame, 0))
+	}
+	return buf.Bytes()
+}
+
+// v4frags returns the Ethernet frames of one UDP datagram fragmented every fragSize bytes,
+// a millisecond apart, and the UDP payload.
+func v4frags(id uint16, n, fragSize int) ([]timedFrame, []byte) {
+	payload := make([]byte, n)
+	for i := range payload {
+		payload[i] = byte(i * 7)
+	}
+	udp := pcapgen.UDP(a4, b4, payload)
+	var out []timedFrame
+	for i, ip := range pcapgen.IPv4Fragments(a4.Addr(), b4.Addr(), pcapgen.ProtoUDP, id, udp, fragSize) {
+		out = append(out, timedFrame{t0 + int64(i)*1e6, pcapgen.Ether(ip, pcapgen.EtherTypeIPv4)})
+	}
+	return out, payload
+}
+
+func v6frags(id uint32, n, fragSize int) ([]timedFrame, []byte) {
+	payload := make([]byte, n)
+	for i := range payload {
+		payload[i] = byte(i * 3)
+	}
+	// The fragmentable part starts with a Destination Options header, then UDP.
+	fragmentable := append([]byte{pcapgen.ProtoUDP, 0, 1, 4, 0, 0, 0, 0}, pcapgen.UDP(a6, b6, payload)...)
+	var out []timedFrame
+	for i, ip := range pcapgen.IPv6Fragments(a6.Addr(), b6.Addr(), pcapgen.ProtoDestOpts, id, fragmentable, fragSize,
+		pcapgen.ExtHeader{Type: pcapgen.ProtoHopByHop}) {
+		out = append(out, timedFrame{t0 + int64(i)*1e6, pcapgen.Ether(ip, pcapgen.EtherTypeIPv6)})
+	}
+	return out, payload
+}
+
+func wireSum(fs []timedFrame) int {
+	n := 0
+	for _, f := range fs {
+		n += len(f.frame)
+	}
+	return n
+}
+
+func TestReassembly(t *testing.T) {
+	in4, p4 := v4frags(1, 3000, 1000) // 4 fragments
+	in6, p6 := v6frags(7, 3000, 1232) // 3 fragments
+	reverse := func(fs []timedFrame) []timedFrame {
+		out := make([]timedFrame, len(fs))
+		for i, f := range fs {
+			out[len(fs)-1-i] = timedFrame{fs[len(fs)-1-i].t, f.frame}
+		}
+		return out
+	}
+	shuffled := []timedFrame{in4[2], in4[0], in4[3], in4[1]}
+	withDup := []timedFrame{in4[0], in4[1], in4[1], in4[2], in4[3]}
+	for _, tc := range []struct {
+		name    string
+		frames  []timedFrame
+		payload []byte
+		headers int // every fragment's link and IP headers, plus the transport header
+		stats   capture.Stats
+	}{
+		{"ipv4-in-order", in4, p4, 4*34 + 8, capture.Stats{Fragments: 4, Reassembled: 1}},
+		{"ipv4-reverse", reverse(in4), p4, 4*34 + 8, capture.Stats{Fragments: 4, Reassembled: 1}},
+		{"ipv4-shuffled", shuffled, p4, 4*34 + 8, capture.Stats{Fragments: 4, Reassembled: 1}},
+		{"ipv4-duplicate", withDup, p4, 4*34 + 8, capture.Stats{Fragments: 5, Reassembled: 1, Duplicates: 1}},
+		{"ipv6-in-order", in6, p6, 3*(14+40+8+8) + 8 + 8, capture.Stats{Fragments: 3, Reassembled: 1}},
+		{"ipv6-reverse", reverse(in6), p6, 3*(14+40+8+8) + 8 + 8, capture.Stats{Fragments: 3, Reassembled: 1}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r, ps, err := readAllBytes(t, fragFile(t, 0, tc.frames))
+			must(t, err)
+			if len(ps) != len(tc.frames) {
+				t.Fatalf("%d packets, want %d", len(ps), len(tc.frames))
+			}
+			for _, p := range ps[:len(ps)-1] {
+				if p.Kind != capture.KindIPOther || !p.Fragment || p.Reassembled {
+					t.Errorf("pending fragment: %+v", summary(p))
+				}
+			}
+			p := ps[len(ps)-1]
+			wire := wireSum(tc.frames)
+			if tc.stats.Duplicates > 0 {
+				wire -= len(tc.frames[1].frame) // the repeat is not part of the datagram
+			}
+			if p.Kind != capture.KindUDP || !p.Reassembled || p.Fragment || p.Snapped ||
+				!bytes.Equal(p.Payload, tc.payload) || p.PayloadLen != len(tc.payload) ||
+				p.WireLen != wire || p.FrameLen != len(tc.frames[len(tc.frames)-1].frame) ||
+				p.HeaderLen != tc.headers || p.HeaderLen+p.PayloadLen != p.WireLen {
+				t.Errorf("reassembled: %+v", summary(p))
+			}
+			if d := cmp.Diff(tc.stats, r.Stats()); d != "" {
+				t.Errorf("stats (-want +got):\n%s", d)
+			}
+		})
+	}
+}
+
+// TestReassemblyRejects: what reassembly must refuse, and its limits.
+func TestReassemblyRejects(t *testing.T) {
+	in4, _ := v4frags(1, 3000, 1000)
+	src, dst := a4.Addr(), b4.Addr()
+	frag := func(id uint16, off int, more bool, n int, at int64) timedFrame {
+		ip := pcapgen.IPv4Fragment(src, dst, pcapgen.ProtoUDP, id, off, more, make([]byte, n))
+		return timedFrame{at, pcapgen.Ether(ip, pcapgen.EtherTypeIPv4)}
+	}
+	late := func(f timedFrame, d int64) timedFrame { return timedFrame{f.t + d, f.frame} }
+	for _, tc := range []struct {
+		name   string
+		frames []timedFrame
+		stats  capture.Stats
+	}{
+		{"overlap", []timedFrame{in4[0], frag(1, 800, true, 1000, t0+1e6), in4[1], in4[2], in4[3]},
+			capture.Stats{Fragments: 5, Dropped: 1}},
+		{"two-ends", []timedFrame{frag(2, 0, true, 800, t0), frag(2, 1600, false, 8, t0), frag(2, 800, false, 8, t0)},
+			capture.Stats{Fragments: 3, Dropped: 1}},
+		{"beyond-64k", []timedFrame{frag(3, 0, true, 800, t0), frag(3, 65000, false, 800, t0)},
+			capture.Stats{Fragments: 2, Dropped: 1}},
+		{"expired", []timedFrame{in4[0], in4[1], late(in4[2], 31e9), late(in4[3], 31e9)},
+			capture.Stats{Fragments: 4, Expired: 1, Pending: 1}},
+		{"not-expired-at-30s", []timedFrame{in4[0], in4[1], late(in4[2], 29e9), late(in4[3], 29e9)},
+			capture.Stats{Fragments: 4, Reassembled: 1}},
+		{"late-repeat-of-last", []timedFrame{in4[0], in4[1], in4[2], in4[3], in4[3]},
+			capture.Stats{Fragments: 5, Reassembled: 1, Pending: 1}},
+		{"empty-fragment", []timedFrame{frag(4, 8, true, 0, t0)}, capture.Stats{Fragments: 1}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r, ps, err := readAllBytes(t, fragFile(t, 0, tc.frames))
+			must(t, err)
+			if len(ps) != len(tc.frames) {
+				t.Fatalf("%d packets", len(ps))
+			}
+			if d := cmp.Diff(tc.stats, r.Stats()); d != "" {
+				t.Errorf("stats (-want +got):\n%s", d)
+			}
+			for _, p := range ps {
+				if p.Kind != capture.KindIPOther && !p.Reassembled {
+					t.Errorf("%+v", summary(p))
+				}
+			}
+		})
+	}
+}
+
+// TestReassemblyLimits floods the reassembler with first fragments that never complete.
+func TestReassemblyLimits(t *testing.T) {
+	src, dst := a4.Addr(), b4.Addr()
+	var frames []timedFrame
+	for i := range 3000 {
+		ip := pcapgen.IPv4Fragment(src, dst, pcapgen.ProtoUDP, uint16(i), 0, true, make([]byte, 64))
+		frames = append(frames, timedFrame{t0, pcapgen.Ether(ip, pcapgen.EtherTypeIPv4)})
+	}
+	r, _, err := readAllBytes(t, fragFile(t, 0, frames))
+	must(t, err)
+	if s := r.Stats(); s.Pending != 1024 || s.Dropped != 3000-1024 {
+		t.Errorf("pending limit: %+v", s)
+	}
+
+	// Fragments near the 64 KiB end make 64 KiB buffers: the byte cap evicts.
+	frames = frames[:0]
+	for i := range 600 {
+		ip := pcapgen.IPv4Fragment(src, dst, pcapgen.ProtoUDP, uint16(i), 64000, true, make([]byte, 1000))
+		frames = append(frames, timedFrame{t0, pcapgen.Ether(ip, pcapgen.EtherTypeIPv4)})
+	}
+	r, _, err = readAllBytes(t, fragFile(t, 0, frames))
+	must(t, err)
+	if s := r.Stats(); s.Pending > (16<<20)/65000 || s.Pending+int(s.Dropped) != 600 {
+		t.Errorf("byte limit: %+v", s)
+	}
+}
+
+// TestReassemblySnapped: fragments cut by the snap length still give the datagram's
+// lengths, and the payload captured from its start.
+func TestReassemblySnapped(t *testing.T) {
+	in4, p4 := v4frags(1, 3000, 1000)
+	_, ps, err := readAllBytes(t, fragFile(t, 200, in4))
+	must(t, err)
+	p := ps[len(ps)-1]
+	if p.Kind != capture.KindUDP || !p.Reassembled || !p.Snapped || p.PayloadLen != 3000 ||
+		!bytes.Equal(p.Payload, p4[:200-14-20-8]) || p.WireLen != wireSum(in4) {
+		t.Errorf("%+v", summary(p))
+	}
+}
+
+// TestReassemblyGarbage: random fragments never panic, and memory stays within the limits.
+func TestReassemblyGarbage(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	src, dst := a4.Addr(), b4.Addr()
+	var frames []timedFrame
+	for i := range 5000 {
+		off := rng.IntN(8192) * 8
+		n := rng.IntN(1500)
+		ip := pcapgen.IPv4Fragment(src, dst, pcapgen.ProtoUDP, uint16(rng.IntN(20)), off, rng.IntN(4) > 0, make([]byte, n))
+		if rng.IntN(2) == 0 {
+			ip = pcapgen.IPv6(a6.Addr(), b6.Addr(), pcapgen.ProtoUDP, make([]byte, n),
+				pcapgen.FragHeader(off, rng.IntN(4) > 0, uint32(rng.IntN(20))))
+			frames = append(frames, timedFrame{t0 + int64(i)*1e7, pcapgen.Ether(ip, pcapgen.EtherTypeIPv6)})
+			continue
+		}
+		frames = append(frames, timedFrame{t0 + int64(i)*1e7, pcapgen.Ether(ip, pcapgen.EtherTypeIPv4)})
+	}
+	r, ps, err := readAllBytes(t, fragFile(t, 0, frames))
+	must(t, err)
+	if len(ps) != len(frames) {
+		t.Errorf("%d packets", len(ps))
+	}
+	t.Logf("%+v", r.Stats())
+}
