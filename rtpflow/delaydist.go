@@ -133,12 +133,13 @@ func (d *delayDist) fit(n int64) {
 	d.ring = r
 }
 
-// over counts the values strictly above the baseline plus t (ns), t ≤ span.
-func (d *delayDist) countOver(t int64) int64 {
+// countAbove counts the values strictly above thr (rel ns). thr must be at least this
+// distribution's minimum minus nothing more than span: values in the overflow are counted
+// as above it.
+func (d *delayDist) countAbove(thr int64) int64 {
 	if d.n == 0 {
 		return 0
 	}
-	thr := d.minRel + t
 	c := d.over.n
 	kx := floorDiv(thr, binWidth)
 	for j := max(kx, d.kmin); j <= d.kmax; j++ {

@@ -1,0 +1,193 @@
+package rtpflow
+
+import (
+	"slices"
+
+	"github.com/callpcap/callpcap/internal/quantile"
+	"github.com/callpcap/callpcap/report"
+)
+
+// DirectionMetrics aggregates a call direction's streams (media and RTX).
+type DirectionMetrics struct {
+	MediaPackets      int64 // every packet of the media (non-RTX) streams, duplicates included
+	MediaPayloadBytes int64 // payload of non-duplicate packets of the media streams
+	Loss              report.Loss
+	Late              *report.Late
+	Delay             *report.Delay
+	Ramp              *report.Ramp
+	Series            report.Series
+	FirstNs, LastNs   int64 // first and last arrival of the media streams (of all when none)
+	GoodputKbps       float64
+	Wire              WireTotals
+}
+
+// Direction aggregates streams (all from this tracker) into one call direction; t0 is the
+// capture's first packet time. Definitions:
+//
+//   - loss, late and delay are over the media streams (an RTX stream's baseline is its
+//     fastest retransmission, and its sequence numbers say nothing about loss); late and
+//     delay count each packet against its own stream's baseline; delay percentiles come
+//     from the merged stream distributions, max is exact;
+//   - series run on the tracker's 1-second grid from the second holding the direction's
+//     first media packet (Series.T0S is that second's start), for as many seconds as the
+//     longest stream's series (at most 6 hours). media_kbps is the payload of non-duplicate
+//     packets of media streams; rtx_kbps the payload of RTX streams plus all padding;
+//     wire_kbps and retransmitted_kbps the m.Wire.Total and m.Wire.Retransmitted of every
+//     stream's messages; lost and late are media packets; delay_p50_ms is the
+//     packet-weighted median of the media streams' per-second medians (exact with one media
+//     stream in that second) and delay_max_ms the exact maximum;
+//   - goodput is MediaPayloadBytes over LastNs − FirstNs;
+//   - the ramp is Ramp(media_kbps, Config.RampTargetKbps).
+func (t *Tracker) Direction(streams []*Stream, t0 int64) DirectionMetrics {
+	var dm DirectionMetrics
+	var media []*Stream
+	for _, s := range streams {
+		s.finish()
+		dm.Wire.add(s.Wire())
+		if s.IsMedia() {
+			media = append(media, s)
+		}
+	}
+	timed := media
+	if len(timed) == 0 {
+		timed = streams
+	}
+	for i, s := range timed {
+		if i == 0 || s.firstAt < dm.FirstNs {
+			dm.FirstNs = s.firstAt
+		}
+		if i == 0 || s.lastAt > dm.LastNs {
+			dm.LastNs = s.lastAt
+		}
+	}
+
+	var late report.Late
+	var samples, lateN int64
+	var maxDelay int64 = -1
+	var segs []seg
+	for _, s := range media {
+		dm.MediaPackets += s.packets
+		dm.MediaPayloadBytes += s.wire.MediaPayloadBytes
+		dm.Loss.Expected += s.expected()
+		dm.Loss.Lost += s.lost()
+		if s.hasRTX {
+			dm.Loss.RecoveredByRTX += s.recovered
+		}
+		if s.delay.n == 0 {
+			continue
+		}
+		samples += s.delay.n
+		segs = s.delay.segments(segs)
+		maxDelay = max(maxDelay, s.delay.maxRel-s.delay.minRel)
+		l := s.late()
+		lateN += l.Packets
+		late.HOLBlocked += l.HOLBlocked
+		if late.OverMS == nil {
+			late.OverMS = make(map[string]int64, len(lateThresholds))
+		}
+		for k, v := range l.OverMS {
+			late.OverMS[k] += v
+		}
+	}
+	if dm.Loss.Expected > 0 {
+		dm.Loss.Pct = ptr(quantile.Round(100*float64(dm.Loss.Lost)/float64(dm.Loss.Expected), 3))
+	}
+	if samples > 0 {
+		late.BudgetMS = ms(t.budget)
+		late.Packets = lateN
+		late.Pct = quantile.Round(100*float64(lateN)/float64(samples), 3)
+		dm.Late = &late
+		q := quantiles(segs, samples, 50, 95, 99)
+		dm.Delay = &report.Delay{Samples: samples, Min: 0,
+			P50: ms(min(int64(q[0]), maxDelay)), P95: ms(min(int64(q[1]), maxDelay)),
+			P99: ms(min(int64(q[2]), maxDelay)), Max: ms(maxDelay)}
+	}
+	if d := dm.LastNs - dm.FirstNs; d > 0 {
+		dm.GoodputKbps = quantile.Round(float64(dm.MediaPayloadBytes)*8e6/float64(d), 3)
+	}
+	dm.Series = t.series(streams, timed, t0)
+	dm.Ramp = Ramp(dm.Series.MediaKbps, t.cfg.RampTargetKbps)
+	return dm
+}
+
+func (t *Tracker) series(streams, timed []*Stream, t0 int64) report.Series {
+	sr := report.Series{StepS: 1}
+	if len(timed) == 0 {
+		return sr
+	}
+	base := timed[0].secBase
+	for _, s := range timed {
+		base = min(base, s.secBase)
+	}
+	end := base
+	for _, s := range streams {
+		end = max(end, s.secBase+int64(len(s.secs)))
+	}
+	n := int(min(end-base, maxSeriesSeconds))
+	sr.T0S = quantile.Round(float64(t.origin+base*1e9-t0)/1e9, 6)
+	media := make([]float64, n)
+	rtx := make([]float64, n)
+	wire := make([]float64, n)
+	retr := make([]float64, n)
+	sr.Lost = make([]int64, n)
+	sr.Late = make([]int64, n)
+	sr.DelayP50MS = make([]*float64, n)
+	sr.DelayMaxMS = make([]*float64, n)
+	type med struct{ v, w int64 }
+	meds := make([][]med, n)
+	dmax := make([]int64, n)
+	for _, s := range streams {
+		off := s.secBase - base
+		for i := range s.secs {
+			j := off + int64(i)
+			if j < 0 || j >= int64(n) {
+				continue
+			}
+			c := &s.secs[i]
+			wire[j] += float64(c.wire)
+			retr[j] += float64(c.retrans)
+			if !s.IsMedia() {
+				rtx[j] += float64(c.payload + c.padding)
+				continue
+			}
+			media[j] += float64(c.payload)
+			rtx[j] += float64(c.padding)
+			sr.Lost[j] += c.lost
+			if c.dn == 0 || s.delay.n == 0 {
+				continue
+			}
+			sr.Late[j] += s.lateSeries(i)
+			meds[j] = append(meds[j], med{c.dMed - s.delay.minRel, c.dn})
+			if d := c.dMax - s.delay.minRel; sr.DelayMaxMS[j] == nil || d > dmax[j] {
+				dmax[j] = d
+				sr.DelayMaxMS[j] = ptr(ms(d))
+			}
+		}
+	}
+	for j := range meds {
+		m := meds[j]
+		if len(m) == 0 {
+			continue
+		}
+		slices.SortFunc(m, func(a, b med) int { return int(min(max(a.v-b.v, -1), 1)) })
+		var tot, acc int64
+		for _, x := range m {
+			tot += x.w
+		}
+		for _, x := range m {
+			acc += x.w
+			if 2*acc >= tot {
+				sr.DelayP50MS[j] = ptr(ms(x.v))
+				break
+			}
+		}
+	}
+	kbps := func(v []float64) []float64 {
+		for i := range v {
+			v[i] = quantile.Round(v[i]*8/1000, 3)
+		}
+		return v
+	}
+	sr.MediaKbps, sr.RTXKbps, sr.WireKbps, sr.RetransmittedKbps = kbps(media), kbps(rtx), kbps(wire), kbps(retr)
+	return sr
+}

@@ -1,0 +1,25 @@
+// Package rtpflow finds the RTP streams in the messages the demux classified as RTP and
+// RTCP, and computes every per-stream and per-direction metric of DESIGN.md ("RTP
+// streams"): counters, RFC 3550 loss, duplicates and reordering, jitter, clock rate, kind,
+// RTX, header extensions, delay above baseline and lateness, bitrate series, ramp, and
+// what RTCP said about each stream.
+//
+// It knows nothing of where the bytes came from: UDP datagrams and unframed TCP messages
+// arrive as the same transport.Message, and arrival means m.Delivered, so media over TCP is
+// measured at the time the application got it.
+//
+// Contract: Tracker.RTP decodes the header in place and allocates nothing per packet once
+// its stream exists. Memory does not grow with the number of packets: per stream it is
+// bounded by an 8 KiB sequence window, a delay window of at most ~200 KB, a 256-packet
+// early buffer released once the clock rate and abs-send-time are decided, and a
+// per-second series capped at 6 hours; the number of streams is bounded by
+// Config.MaxStreams (candidates that never qualify are evicted; beyond the cap new
+// streams are counted, not tracked).
+//
+//	t := rtpflow.NewTracker(rtpflow.Config{})
+//	for each message m of path p { if isRTP { t.RTP(p, m) } else { t.RTCP(p, m) } }
+//	for _, s := range t.Streams() {
+//		st := s.Summary(t0) // fill ID, Leg, Direction
+//	}
+//	dm := t.Direction(streamsOfOneDirection, t0)
+package rtpflow

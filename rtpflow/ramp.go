@@ -1,0 +1,107 @@
+package rtpflow
+
+import (
+	"math"
+	"slices"
+
+	"github.com/callpcap/callpcap/internal/quantile"
+	"github.com/callpcap/callpcap/report"
+)
+
+// Ramp measures how fast a per-second media bitrate series (kbps, kbps[0] being the
+// direction's first second) reached its target and whether it then held. target ≤ 0 means
+// the plateau. Definitions, over n = len(kbps) seconds:
+//
+//   - plateau: the median of kbps[n/2:], the second half of the active time (for odd n the
+//     middle second belongs to the second half); the median of an even count is the mean
+//     of the two middle values;
+//   - the 3-second moving average at second i, MA(i), is the mean of kbps[max(0,i−2) .. i]:
+//     at the start, of the seconds available (MA(0) = kbps[0], MA(1) = mean of two);
+//   - t50 and t90 are the index i of the first second whose MA(i) ≥ 50% (90%) of the
+//     target, that is the offset in seconds of that second's start from the series' start;
+//     nil when never reached (and when the target is 0);
+//   - stable: over the seconds after t90 (i > t90), at least 80% have MA(i) within ±20% of
+//     the plateau; nil when there is no second after t90;
+//   - cv_after_t90: the population standard deviation of kbps[i] for i > t90 over their
+//     mean; nil when there is no such second or their mean is 0.
+func Ramp(kbps []float64, target float64) *report.Ramp {
+	n := len(kbps)
+	if n == 0 {
+		return nil
+	}
+	r := &report.Ramp{TargetSource: "plateau"}
+	plateau := median(kbps[n/2:])
+	r.PlateauKbps = quantile.Round(plateau, 3)
+	if target > 0 {
+		r.TargetSource, r.TargetKbps = "option", target
+	} else {
+		target = plateau
+		r.TargetKbps = r.PlateauKbps
+	}
+	ma := func(i int) float64 {
+		lo := max(0, i-2)
+		var s float64
+		for _, v := range kbps[lo : i+1] {
+			s += v
+		}
+		return s / float64(i+1-lo)
+	}
+	first := func(frac float64) int {
+		if target <= 0 {
+			return -1
+		}
+		for i := range kbps {
+			if ma(i) >= frac*target {
+				return i
+			}
+		}
+		return -1
+	}
+	t50, t90 := first(0.5), first(0.9)
+	if t50 >= 0 {
+		v := float64(t50)
+		r.T50S = &v
+	}
+	if t90 >= 0 {
+		v := float64(t90)
+		r.T90S = &v
+	}
+	if t90 < 0 || t90 == n-1 {
+		return r
+	}
+	after := kbps[t90+1:]
+	within := 0
+	for i := t90 + 1; i < n; i++ {
+		if math.Abs(ma(i)-plateau) <= 0.2*plateau {
+			within++
+		}
+	}
+	stable := within*5 >= len(after)*4
+	r.Stable = &stable
+	var sum, sq float64
+	for _, v := range after {
+		sum += v
+	}
+	mean := sum / float64(len(after))
+	for _, v := range after {
+		sq += (v - mean) * (v - mean)
+	}
+	if mean > 0 {
+		cv := quantile.Round(math.Sqrt(sq/float64(len(after)))/mean, 4)
+		r.CVAfterT90 = &cv
+	}
+	return r
+}
+
+func median(v []float64) float64 {
+	if len(v) == 0 {
+		return 0
+	}
+	s := slices.Clone(v)
+	slices.Sort(s)
+	n := len(s)
+	if n%2 == 1 {
+		return s[n/2]
+	}
+	return (s[n/2-1] + s[n/2]) / 2
+}

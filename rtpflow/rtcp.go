@@ -1,0 +1,310 @@
+package rtpflow
+
+import (
+	"encoding/binary"
+	"math/bits"
+
+	"github.com/pion/rtcp"
+
+	"github.com/callpcap/callpcap/internal/quantile"
+	"github.com/callpcap/callpcap/report"
+	"github.com/callpcap/callpcap/transport"
+)
+
+// RTCP packet type keys (report.RTCP.Types).
+const (
+	tSR = iota
+	tRR
+	tSDES
+	tBYE
+	tAPP
+	tNACK
+	tPLI
+	tFIR
+	tREMB
+	tTWCC
+	tXR
+	tOther
+	nTypes
+)
+
+var typeKeys = [nTypes]string{"sr", "rr", "sdes", "bye", "app", "nack", "pli", "fir", "remb", "twcc", "xr", "other"}
+
+// RTCP header fields readable even in SRTCP (RFC 3711 3.4: the first 8 bytes are clear).
+const (
+	rtcpHeaderLen = 8
+	ptSR          = 200 // RFC 3550 6.4.1
+	ptRR          = 201 // RFC 3550 6.4.2
+	ptSDES        = 202 // RFC 3550 6.5
+	ptBYE         = 203 // RFC 3550 6.6
+	ptAPP         = 204 // RFC 3550 6.7
+	ptRTPFB       = 205 // RFC 4585 6.1
+	ptPSFB        = 206 // RFC 4585 6.1
+	ptXR          = 207 // RFC 3611
+	fmtNACK       = 1   // RFC 4585 6.2.1
+	fmtTWCC       = 15  // draft-holmer-rmcat-transport-wide-cc-extensions-01
+	fmtPLI        = 1   // RFC 4585 6.3.1
+	fmtFIR        = 4   // RFC 5104 4.3.1
+	fmtAFB        = 15  // RFC 4585 6.4, REMB
+)
+
+// srRing is how many recent sender reports are remembered for RTT (RFC 3550 6.4.1: the
+// receiver's LSR is the middle 32 bits of the SR's NTP timestamp).
+const srRing = 256
+
+type srEntry struct {
+	ssrc uint32
+	mid  uint32
+	at   int64
+}
+
+// rtcpTracker holds what RTCP said about each media SSRC, across the whole capture: RTCP
+// travels opposite to the media it reports on, so it is keyed by SSRC, not by path.
+type rtcpTracker struct {
+	max       int
+	bySSRC    map[uint32]*rtcpState
+	srs       [srRing]srEntry
+	srNext    int
+	packets   int64 // compound packets
+	encrypted int64
+	invalid   int64
+	untracked int64
+}
+
+type rtcpState struct {
+	packets   int64
+	encrypted bool
+	types     [nTypes]int64
+	rtt       quantile.Hist
+	hasRB     bool
+	fraction  uint8
+	cumLost   int32
+	jitter    uint32
+	nacked    int64
+	pli, fir  int64
+	hasREMB   bool
+	remb      float64 // bps
+}
+
+func (r *rtcpTracker) init(max int) {
+	r.max = max
+	r.bySSRC = make(map[uint32]*rtcpState)
+}
+
+func (r *rtcpTracker) state(ssrc uint32) *rtcpState {
+	st := r.bySSRC[ssrc]
+	if st == nil {
+		if len(r.bySSRC) >= r.max {
+			r.untracked++
+			return nil
+		}
+		st = &rtcpState{}
+		r.bySSRC[ssrc] = st
+	}
+	return st
+}
+
+// RTCP accounts one message the demux classified as RTCP: a compound packet, parsed with
+// pion/rtcp. When it does not parse (SRTCP, whose packets after the first 8 bytes are
+// encrypted), the first packet is counted from its clear header: type, length and sender
+// SSRC, attributed to that SSRC (for an SR, the stream it describes; for receiver reports
+// and feedback, the reporter's own stream, the media SSRC being encrypted).
+func (t *Tracker) RTCP(p Path, m *transport.Message) {
+	t.see(m.Delivered)
+	r := &t.rtcp
+	b := m.Payload
+	pkts, err := rtcp.Unmarshal(b)
+	if err != nil {
+		if len(b) < rtcpHeaderLen || b[0]>>6 != 2 {
+			r.invalid++
+			return
+		}
+		r.packets++
+		r.encrypted++
+		if st := r.state(binary.BigEndian.Uint32(b[4:])); st != nil {
+			st.packets++
+			st.encrypted = true
+			st.types[clearType(b[1], b[0]&0x1f)]++
+		}
+		return
+	}
+	r.packets++
+	at := m.Delivered
+	var seen [16]uint32
+	for _, pk := range pkts {
+		k := packetType(pk)
+		if sr, ok := pk.(*rtcp.SenderReport); ok {
+			r.srs[r.srNext] = srEntry{ssrc: sr.SSRC, mid: uint32(sr.NTPTime >> 16), at: at}
+			r.srNext = (r.srNext + 1) % srRing
+		}
+		n := 0
+		for _, ssrc := range pk.DestinationSSRC() {
+			dup := false
+			for _, x := range seen[:n] {
+				if x == ssrc {
+					dup = true
+				}
+			}
+			if dup {
+				continue
+			}
+			if n < len(seen) {
+				seen[n] = ssrc
+				n++
+			}
+			st := r.state(ssrc)
+			if st == nil {
+				continue
+			}
+			st.packets++
+			st.types[k]++
+			r.about(st, ssrc, pk, at)
+		}
+	}
+}
+
+// about applies what packet pk says about media SSRC ssrc.
+func (r *rtcpTracker) about(st *rtcpState, ssrc uint32, pk rtcp.Packet, at int64) {
+	switch v := pk.(type) {
+	case *rtcp.SenderReport:
+		r.blocks(st, ssrc, v.Reports, at)
+	case *rtcp.ReceiverReport:
+		r.blocks(st, ssrc, v.Reports, at)
+	case *rtcp.TransportLayerNack:
+		for _, pair := range v.Nacks {
+			st.nacked += 1 + int64(bits.OnesCount16(uint16(pair.LostPackets)))
+		}
+	case *rtcp.PictureLossIndication:
+		st.pli++
+	case *rtcp.FullIntraRequest:
+		st.fir++
+	case *rtcp.ReceiverEstimatedMaximumBitrate:
+		st.hasREMB, st.remb = true, float64(v.Bitrate)
+	}
+}
+
+// blocks applies the report blocks about ssrc: the last reported loss and jitter, and the
+// RTT when LSR names a sender report seen earlier: arrival of this report − DLSR − arrival
+// of that SR (RFC 3550 6.4.1), at the capture's vantage.
+func (r *rtcpTracker) blocks(st *rtcpState, ssrc uint32, rbs []rtcp.ReceptionReport, at int64) {
+	for _, rb := range rbs {
+		if rb.SSRC != ssrc {
+			continue
+		}
+		st.hasRB = true
+		st.fraction, st.cumLost, st.jitter = rb.FractionLost, int32(rb.TotalLost<<8)>>8, rb.Jitter
+		if rb.LastSenderReport == 0 {
+			continue
+		}
+		for i := 0; i < srRing; i++ {
+			e := &r.srs[(r.srNext-1-i+srRing)%srRing]
+			if e.at == 0 && e.mid == 0 {
+				break
+			}
+			if e.ssrc == ssrc && e.mid == rb.LastSenderReport {
+				dlsr := int64(rb.Delay) * 1e9 / 65536
+				if rtt := at - dlsr - e.at; rtt >= 0 {
+					st.rtt.Record(float64(rtt) / 1e6)
+				}
+				break
+			}
+		}
+	}
+}
+
+func packetType(pk rtcp.Packet) int {
+	switch pk.(type) {
+	case *rtcp.SenderReport:
+		return tSR
+	case *rtcp.ReceiverReport:
+		return tRR
+	case *rtcp.SourceDescription:
+		return tSDES
+	case *rtcp.Goodbye:
+		return tBYE
+	case *rtcp.ApplicationDefined:
+		return tAPP
+	case *rtcp.TransportLayerNack:
+		return tNACK
+	case *rtcp.PictureLossIndication:
+		return tPLI
+	case *rtcp.FullIntraRequest:
+		return tFIR
+	case *rtcp.ReceiverEstimatedMaximumBitrate:
+		return tREMB
+	case *rtcp.TransportLayerCC:
+		return tTWCC
+	case *rtcp.ExtendedReport:
+		return tXR
+	}
+	return tOther
+}
+
+// clearType classifies a packet by its header's type and count/format field.
+func clearType(pt, count uint8) int {
+	switch pt {
+	case ptSR:
+		return tSR
+	case ptRR:
+		return tRR
+	case ptSDES:
+		return tSDES
+	case ptBYE:
+		return tBYE
+	case ptAPP:
+		return tAPP
+	case ptXR:
+		return tXR
+	case ptRTPFB:
+		switch count {
+		case fmtNACK:
+			return tNACK
+		case fmtTWCC:
+			return tTWCC
+		}
+	case ptPSFB:
+		switch count {
+		case fmtPLI:
+			return tPLI
+		case fmtFIR:
+			return tFIR
+		case fmtAFB:
+			return tREMB
+		}
+	}
+	return tOther
+}
+
+// summary is the report of what RTCP said about ssrc; clock converts reported jitter.
+func (r *rtcpTracker) summary(ssrc uint32, clock int) *report.RTCP {
+	st := r.bySSRC[ssrc]
+	if st == nil {
+		return nil
+	}
+	out := &report.RTCP{
+		Packets:       st.packets,
+		Encrypted:     st.encrypted,
+		Types:         make(map[string]int64, nTypes),
+		RTTMS:         st.rtt.Summary(),
+		NACKedPackets: st.nacked,
+		PLI:           st.pli,
+		FIR:           st.fir,
+	}
+	for i, k := range typeKeys {
+		out.Types[k] = st.types[i]
+	}
+	if st.hasRB {
+		f := quantile.Round(float64(st.fraction)*100/256, 3)
+		c := int64(st.cumLost)
+		out.FractionLost, out.CumulativeLost = &f, &c
+		if clock > 0 {
+			j := quantile.Round(float64(st.jitter)*1000/float64(clock), 3)
+			out.JitterMS = &j
+		}
+	}
+	if st.hasREMB {
+		k := quantile.Round(st.remb/1000, 3)
+		out.REMBKbps = &k
+	}
+	return out
+}

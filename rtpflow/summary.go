@@ -1,0 +1,226 @@
+package rtpflow
+
+import (
+	"fmt"
+
+	"github.com/callpcap/callpcap/internal/quantile"
+	"github.com/callpcap/callpcap/report"
+)
+
+// WireTotals are sums over RTP messages, split so that the caller can build the exact
+// overhead breakdown:
+//
+//	Total    = Headers + Framing + Retransmitted + RTPBytes   (as the producer accounts m.Wire)
+//	RTPBytes = MediaPayloadBytes + RTXPayloadBytes + RTPHeaderBytes + PaddingBytes + DuplicateBytes
+//
+// Payload, header and padding bytes are those of non-duplicate packets; a duplicate (a
+// sequence number already received) counts whole in DuplicateBytes.
+type WireTotals struct {
+	Messages                               int64
+	Total, Headers, Framing, Retransmitted int64 // sums of m.Wire
+	RTPBytes                               int64 // sum of len(m.Payload)
+	Packets                                int64 // non-duplicate packets
+	MediaPayloadBytes                      int64 // payload of non-duplicate packets of media streams
+	RTXPayloadBytes                        int64 // payload of non-duplicate packets of RTX streams
+	RTPHeaderBytes                         int64
+	PaddingBytes                           int64
+	DuplicatePackets, DuplicateBytes       int64
+}
+
+func (w *WireTotals) add(o WireTotals) {
+	w.Messages += o.Messages
+	w.Total += o.Total
+	w.Headers += o.Headers
+	w.Framing += o.Framing
+	w.Retransmitted += o.Retransmitted
+	w.RTPBytes += o.RTPBytes
+	w.Packets += o.Packets
+	w.MediaPayloadBytes += o.MediaPayloadBytes
+	w.RTXPayloadBytes += o.RTXPayloadBytes
+	w.RTPHeaderBytes += o.RTPHeaderBytes
+	w.PaddingBytes += o.PaddingBytes
+	w.DuplicatePackets += o.DuplicatePackets
+	w.DuplicateBytes += o.DuplicateBytes
+}
+
+// Wire returns the sums over the stream's messages.
+func (s *Stream) Wire() WireTotals {
+	w := s.wire
+	if s.IsRTX() {
+		w.RTXPayloadBytes, w.MediaPayloadBytes = w.MediaPayloadBytes, 0
+	}
+	return w
+}
+
+// SeriesBroken reports whether the stream's series stopped at a jump in time of more than
+// an hour (the caller warns).
+func (s *Stream) SeriesBroken() bool { return s.seriesBroken }
+
+// finish takes the decisions still pending at the end of the capture. It is idempotent.
+func (s *Stream) finish() {
+	s.decide()
+	s.closeDelaySecond()
+	s.decideRTX(true)
+}
+
+func (s *Stream) kind() string {
+	if s.rtxOf != nil {
+		return "rtx"
+	}
+	if st, ok := static(s.pt); ok {
+		if st.video {
+			return "video"
+		}
+		return "audio"
+	}
+	switch s.clock {
+	case 0:
+		return "unknown"
+	case 90000:
+		return "video"
+	}
+	return "audio"
+}
+
+func ms(ns int64) float64 { return quantile.Round(float64(ns)/1e6, 3) }
+
+func ptr[T any](v T) *T { return &v }
+
+// Summary reports every field of report.Stream except ID, Leg and Direction; t0 is the
+// capture's first packet time (ns), for first_s and last_s. Times are delivery times
+// (m.Delivered). Definitions beyond DESIGN.md:
+//
+//   - payload_bytes, header_bytes, padding_bytes and markers count every packet,
+//     duplicates included, as packets does;
+//   - bitrate.series_kbps is the payload (without padding) of non-duplicate packets per
+//     second of the tracker's 1-second grid, from the second holding the stream's first
+//     packet; mean_kbps is the same bytes over last − first arrival;
+//   - jitter_ms and delay_ms are null without a clock rate (a dynamic payload type over too
+//     short a time to infer one) and no abs-send-time;
+//   - delay samples every packet (duplicates too) with a send time; late.pct is late over
+//     samples.
+func (s *Stream) Summary(t0 int64) report.Stream {
+	s.finish()
+	out := report.Stream{
+		Src:               s.path.Src.String(),
+		Dst:               s.path.Dst.String(),
+		SSRC:              fmt.Sprintf("0x%08x", s.ssrc),
+		PayloadType:       int(s.pt),
+		Kind:              s.kind(),
+		ClockRateInferred: s.clockInferred,
+		FirstS:            quantile.Round(float64(s.firstAt-t0)/1e9, 6),
+		LastS:             quantile.Round(float64(s.lastAt-t0)/1e9, 6),
+		Packets:           s.packets,
+		PayloadBytes:      s.payloadBytes,
+		HeaderBytes:       s.headerBytes,
+		PaddingBytes:      s.paddingBytes,
+		PaddingPackets:    s.paddingPackets,
+		Markers:           s.markers,
+		Expected:          s.expected(),
+		Duplicates:        s.duplicates,
+		Reordered:         s.reorder,
+		RTCP:              s.t.rtcp.summary(s.ssrc, s.clock),
+	}
+	if st, ok := static(s.pt); ok {
+		out.Codec = ptr(st.codec)
+	}
+	if s.clock > 0 {
+		out.ClockRate = ptr(s.clock)
+	}
+	if s.rtxOf != nil {
+		out.RTXOf = ptr(fmt.Sprintf("0x%08x", s.rtxOf.ssrc))
+	} else {
+		lost := s.lost()
+		out.Lost = ptr(lost)
+		if e := s.expected(); e > 0 {
+			out.LossPct = ptr(quantile.Round(100*float64(lost)/float64(e), 3))
+		}
+	}
+	if s.hasRTX {
+		out.RecoveredByRTX = ptr(s.recovered)
+	}
+	if mean, mx, last, ok := s.jit.MS(); ok {
+		out.JitterMS = &report.Jitter{Mean: quantile.Round(mean, 3), Max: quantile.Round(mx, 3), Last: quantile.Round(last, 3)}
+	}
+	if s.packets >= 2 {
+		out.MaxGapMS = ptr(ms(s.gap))
+	}
+	out.Extensions = s.extensions()
+	out.DelayMS, out.Late = s.delaySummary()
+	out.Bitrate = s.bitrate()
+	return out
+}
+
+func (s *Stream) extensions() report.Extensions {
+	e := report.Extensions{IDs: []int{}, TwoByteHeaders: s.twoByte}
+	for id := 0; id < 256; id++ {
+		if s.extIDs[id>>6]&(1<<(id&63)) != 0 {
+			e.IDs = append(e.IDs, id)
+		}
+	}
+	if s.astID != 0 {
+		e.AbsSendTimeID = ptr(int(s.astID))
+	}
+	if id, ok := s.tw.id(); ok && s.extIDs[id>>6]&(1<<(id&63)) != 0 {
+		e.TransportCCID = ptr(int(id))
+	}
+	return e
+}
+
+func (s *Stream) reference() string {
+	if s.astID != 0 {
+		return "abs_send_time"
+	}
+	return "rtp_timestamp"
+}
+
+func (s *Stream) delaySummary() (*report.Delay, *report.Late) {
+	d := &s.delay
+	if d.n == 0 {
+		return nil, nil
+	}
+	segs := d.segments(nil)
+	q := quantiles(segs, d.n, 50, 95, 99)
+	mx := d.maxRel - d.minRel
+	delay := &report.Delay{Reference: s.reference(), Samples: d.n, Min: 0,
+		P50: ms(min(int64(q[0]), mx)), P95: ms(min(int64(q[1]), mx)), P99: ms(min(int64(q[2]), mx)), Max: ms(mx)}
+	return delay, s.late()
+}
+
+func (s *Stream) late() *report.Late {
+	d := &s.delay
+	if d.n == 0 {
+		return nil
+	}
+	n := d.countAbove(d.minRel + s.t.budget)
+	l := &report.Late{
+		BudgetMS:   ms(s.t.budget),
+		Packets:    n,
+		Pct:        quantile.Round(100*float64(n)/float64(d.n), 3),
+		HOLBlocked: s.hol.countAbove(d.minRel + s.t.budget),
+		OverMS:     make(map[string]int64, len(lateThresholds)),
+	}
+	for _, th := range lateThresholds {
+		l.OverMS[th.key] = d.countAbove(d.minRel + th.ns)
+	}
+	return l
+}
+
+func (s *Stream) bitrate() report.Bitrate {
+	b := report.Bitrate{SeriesKbps: make([]float64, len(s.secs))}
+	for i := range s.secs {
+		b.SeriesKbps[i] = quantile.Round(float64(s.secs[i].payload)*8/1000, 3)
+	}
+	if dur := s.lastAt - s.firstAt; dur > 0 {
+		b.MeanKbps = quantile.Round(float64(s.wire.MediaPayloadBytes)*8e6/float64(dur), 3)
+	}
+	return b
+}
+
+// lateSeries returns the stream's late count per second against its final baseline.
+func (s *Stream) lateSeries(i int) int64 {
+	if s.delay.n == 0 {
+		return 0
+	}
+	return s.secs[i].late(s.delay.minRel + s.t.budget)
+}

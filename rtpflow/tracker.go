@@ -1,0 +1,253 @@
+package rtpflow
+
+import (
+	"net/netip"
+	"time"
+
+	"github.com/callpcap/callpcap/transport"
+)
+
+// Config sets the tracker's thresholds and bounds; the zero value means the defaults.
+type Config struct {
+	LateBudget     time.Duration // a packet more than this above its stream's baseline is late; 0 → 150 ms
+	MinPackets     int           // fewest packets a stream needs to qualify; 0 → 10
+	RampTargetKbps float64       // bitrate the ramp is measured against; 0 → the plateau
+	MaxStreams     int           // candidate streams tracked at once; 0 → 10000
+}
+
+const (
+	defaultLateBudget = 150 * time.Millisecond
+	defaultMinPackets = 10
+	defaultMaxStreams = 10000
+)
+
+// lateThresholds are the extra late counts reported beside the budget (report.Late.OverMS).
+var lateThresholds = [...]struct {
+	key string
+	ns  int64
+}{{"50", 50e6}, {"100", 100e6}, {"200", 200e6}, {"400", 400e6}, {"1000", 1000e6}}
+
+// Path is where a stream travelled: an opaque leg number chosen by the caller and the
+// call-level endpoints (for TURN: client and peer).
+type Path struct {
+	Leg      int
+	Src, Dst netip.AddrPort
+}
+
+type streamKey struct {
+	path Path
+	ssrc uint32
+}
+
+// senderKey is one sender on one leg: the scope in which an RTX stream is matched to its
+// media stream.
+type senderKey struct {
+	leg int
+	src netip.AddrPort
+}
+
+// maxSenderStreams bounds how many streams of one sender are searched for RTX matching.
+const maxSenderStreams = 32
+
+type sender struct {
+	streams []*Stream
+}
+
+// Tracker follows the RTP streams and the RTCP of one capture. It is not safe for
+// concurrent use.
+type Tracker struct {
+	cfg       Config
+	budget    int64 // ns
+	span      int64 // the exact delay window, ns
+	streams   map[streamKey]*Stream
+	order     []*Stream
+	last      *Stream
+	senders   map[senderKey]*sender
+	twcc      map[netip.AddrPort]*twccState
+	rtcp      rtcpTracker
+	origin    int64 // capture time of the first message seen: the series' 1-second grid
+	hasOrigin bool
+	seq       int // streams created
+
+	untracked  int64 // packets of streams beyond MaxStreams
+	lastSweep  int64
+	sweepDebt  int
+	evicted    int64
+	rtpInvalid int64
+}
+
+// NewTracker returns a tracker with cfg's zero fields set to their defaults.
+func NewTracker(cfg Config) *Tracker {
+	if cfg.LateBudget <= 0 {
+		cfg.LateBudget = defaultLateBudget
+	}
+	if cfg.MinPackets <= 0 {
+		cfg.MinPackets = defaultMinPackets
+	}
+	if cfg.MaxStreams <= 0 {
+		cfg.MaxStreams = defaultMaxStreams
+	}
+	if cfg.RampTargetKbps < 0 {
+		cfg.RampTargetKbps = 0
+	}
+	t := &Tracker{
+		cfg:     cfg,
+		budget:  int64(cfg.LateBudget),
+		streams: make(map[streamKey]*Stream),
+		senders: make(map[senderKey]*sender),
+		twcc:    make(map[netip.AddrPort]*twccState),
+	}
+	t.span = max(t.budget, lateThresholds[len(lateThresholds)-1].ns) + 10*binWidth
+	t.rtcp.init(cfg.MaxStreams)
+	return t
+}
+
+// Config returns the configuration in effect, defaults filled in.
+func (t *Tracker) Config() Config { return t.cfg }
+
+func (t *Tracker) see(at int64) {
+	if !t.hasOrigin {
+		t.hasOrigin, t.origin = true, at
+	}
+}
+
+// RTP accounts one message the demux classified as RTP. It decodes the header in place and
+// allocates nothing once the stream is known. It returns false when the header does not
+// parse (the caller counts the message as something else).
+func (t *Tracker) RTP(p Path, m *transport.Message) bool {
+	var h header
+	if !h.unmarshal(m.Payload, m.Snapped) {
+		t.rtpInvalid++
+		return false
+	}
+	t.see(m.Delivered)
+	s := t.last
+	if s == nil || s.ssrc != h.ssrc || s.path != p {
+		s = t.lookup(p, h.ssrc, m.Delivered)
+		if s == nil {
+			t.untracked++
+			return true
+		}
+		t.last = s
+	}
+	s.add(&h, m)
+	return true
+}
+
+// lookup finds or creates the stream; nil when the candidate table is full.
+func (t *Tracker) lookup(p Path, ssrc uint32, at int64) *Stream {
+	k := streamKey{p, ssrc}
+	if s, ok := t.streams[k]; ok {
+		return s
+	}
+	if len(t.streams) >= t.cfg.MaxStreams && !t.sweep(at) {
+		return nil
+	}
+	s := newStream(t, p, ssrc)
+	t.streams[k] = s
+	t.order = append(t.order, s)
+	sk := senderKey{p.Leg, p.Src}
+	snd := t.senders[sk]
+	if snd == nil {
+		snd = &sender{}
+		t.senders[sk] = snd
+	}
+	if len(snd.streams) < maxSenderStreams {
+		snd.streams = append(snd.streams, s)
+	}
+	s.snd = snd
+	tw := t.twcc[p.Src]
+	if tw == nil {
+		tw = &twccState{}
+		t.twcc[p.Src] = tw
+	}
+	s.tw = tw
+	return s
+}
+
+// Eviction: candidates that have not qualified are dropped when the table is full, first
+// those idle for idleEvict, or that had their chance (MinPackets packets) and failed, and
+// if that frees nothing, single-packet candidates (random payloads that looked like RTP).
+// A sweep walks the whole table, so it runs at most once per second of capture time unless
+// a quarter of the table's size in new candidates was refused since the last one.
+const idleEvict = int64(2 * time.Second)
+
+func (t *Tracker) sweep(at int64) bool {
+	t.sweepDebt++
+	if at-t.lastSweep < int64(time.Second) && t.sweepDebt < t.cfg.MaxStreams/4+1 {
+		return false
+	}
+	t.lastSweep, t.sweepDebt = at, 0
+	evict := func(pred func(*Stream) bool) int {
+		n := 0
+		for k, s := range t.streams {
+			if !s.qualifies() && pred(s) {
+				delete(t.streams, k)
+				s.evicted = true
+				n++
+			}
+		}
+		return n
+	}
+	n := evict(func(s *Stream) bool {
+		return at-s.lastAt > idleEvict || s.packets >= int64(t.cfg.MinPackets)
+	})
+	if n == 0 {
+		n = evict(func(s *Stream) bool { return s.packets <= 1 })
+	}
+	if n == 0 {
+		return false
+	}
+	t.evicted += int64(n)
+	if t.last != nil && t.last.evicted {
+		t.last = nil
+	}
+	live := t.order[:0]
+	for _, s := range t.order {
+		if !s.evicted {
+			live = append(live, s)
+		}
+	}
+	clear(t.order[len(live):])
+	t.order = live
+	for _, snd := range t.senders {
+		l := snd.streams[:0]
+		for _, s := range snd.streams {
+			if !s.evicted {
+				l = append(l, s)
+			}
+		}
+		clear(snd.streams[len(l):])
+		snd.streams = l
+	}
+	return true
+}
+
+// Counts says what the tracker could not follow, for the caller's warnings.
+type Counts struct {
+	Untracked int64 // RTP packets of new streams refused because MaxStreams candidates were tracked
+	Evicted   int64 // candidate streams dropped without qualifying
+	Invalid   int64 // messages whose RTP header did not parse
+}
+
+// Counts returns the tracker's bound counters.
+func (t *Tracker) Counts() Counts {
+	return Counts{Untracked: t.untracked, Evicted: t.evicted, Invalid: t.rtpInvalid}
+}
+
+// Streams returns the streams that qualify (see Stream.qualifies), in first-seen order,
+// with their end-of-capture decisions (clock rate, abs-send-time, RTX) made.
+func (t *Tracker) Streams() []*Stream {
+	var out []*Stream
+	for _, s := range t.order {
+		if s.qualifies() {
+			out = append(out, s)
+		}
+	}
+	// RTX decisions need their media stream's decision first only for recovered counts,
+	// which are kept live; order does not matter.
+	for _, s := range out {
+		s.finish()
+	}
+	return out
+}
