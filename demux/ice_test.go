@@ -164,3 +164,15 @@ func TestSTUNNotSTUN(t *testing.T) {
 		t.Error("a check was counted")
 	}
 }
+
+func BenchmarkBindingTransaction(b *testing.B) {
+	tr := NewTracker()
+	req := udp(build(b, stun.MethodBinding, stun.ClassRequest, 1, stun.NewUsername("bobu:aliu"), useCandidate), alice, bob, 0)
+	res := udp(build(b, stun.MethodBinding, stun.ClassSuccessResponse, 1, mappedAddr(alice)), bob, alice, 10)
+	var inner transport.Message
+	b.ReportAllocs()
+	for b.Loop() {
+		tr.STUN(req, &inner)
+		tr.STUN(res, &inner)
+	}
+}

@@ -60,8 +60,8 @@ type flowKey struct {
 
 // txn is a STUN request awaiting its response.
 type txn struct {
-	at       int64  // FirstSeen of the request
-	slot     uint64 // position in the ring when it was added
+	id       [stun.TransactionIDSize]byte
+	at       int64 // FirstSeen of the request
 	method   stun.Method
 	src, dst netip.AddrPort
 	proto    transport.Proto
@@ -93,9 +93,11 @@ type Tracker struct {
 	ufrags                      map[string]struct{}
 	nominated                   map[[2]netip.AddrPort]struct{}
 
-	// Transactions, with a ring of their IDs in arrival order to drop the oldest.
-	pending map[[stun.TransactionIDSize]byte]txn
-	ring    [maxPending][stun.TransactionIDSize]byte
+	// Transactions: txns is a ring in arrival order, so that the oldest is dropped first;
+	// pending maps an ID to its sequence number, txns[seq%maxPending] (a map of txn values
+	// would allocate for every request: they are too large to be stored in place).
+	pending map[[stun.TransactionIDSize]byte]uint64
+	txns    []txn
 	next    uint64
 
 	// TURN.
@@ -113,7 +115,7 @@ func NewTracker() *Tracker {
 	return &Tracker{
 		ufrags:    make(map[string]struct{}),
 		nominated: make(map[[2]netip.AddrPort]struct{}),
-		pending:   make(map[[stun.TransactionIDSize]byte]txn),
+		pending:   make(map[[stun.TransactionIDSize]byte]uint64),
 		allocs:    make(map[flowKey]*allocation),
 		servers:   make(map[netip.AddrPort]struct{}),
 		errors:    make(map[int]int64),
@@ -171,16 +173,16 @@ func (t *Tracker) STUN(m *transport.Message, inner *transport.Message) (unwrappe
 // request records a request: counts, provisional TURN state, and the pending transaction.
 func (t *Tracker) request(m *transport.Message) {
 	id := t.msg.TransactionID
-	if e, ok := t.pending[id]; ok {
+	if seq, ok := t.pending[id]; ok {
 		// A retransmission: count it, but the state it would set is already set.
-		e.retransmitted = true
-		t.pending[id] = e
+		t.txns[seq%maxPending].retransmitted = true
 		if t.msg.Type.Method == stun.MethodBinding {
 			t.checks++
 		}
 		return
 	}
 	e := txn{
+		id:     id,
 		at:     m.FirstSeen,
 		method: t.msg.Type.Method,
 		src:    m.Src,
@@ -194,34 +196,39 @@ func (t *Tracker) request(m *transport.Message) {
 	} else if m.Via == transport.Direct {
 		t.turnRequest(m, &e)
 	}
-	t.addPending(id, e)
+	t.addPending(&e)
 }
 
 // addPending remembers a transaction, dropping the oldest one still pending when full.
-func (t *Tracker) addPending(id [stun.TransactionIDSize]byte, e txn) {
+func (t *Tracker) addPending(e *txn) {
 	i := t.next % maxPending
-	if t.next >= maxPending {
-		old := t.ring[i]
-		if o, ok := t.pending[old]; ok && o.slot == t.next-maxPending {
+	if len(t.txns) < maxPending {
+		t.txns = append(t.txns, *e)
+	} else {
+		old := t.txns[i].id
+		if seq, ok := t.pending[old]; ok && seq == t.next-maxPending {
 			delete(t.pending, old)
 			t.stats.Untracked.Pending++
 		}
+		t.txns[i] = *e
 	}
-	e.slot = t.next
-	t.ring[i] = id
+	t.pending[e.id] = t.next
 	t.next++
-	t.pending[id] = e
 }
 
 // response matches a response to its request and applies what it confirms.
 func (t *Tracker) response(m *transport.Message, success bool) {
 	id := t.msg.TransactionID
 	method := t.msg.Type.Method
-	e, ok := t.pending[id]
-	if ok && e.method == method {
-		delete(t.pending, id)
-	} else {
-		ok = false
+	var e txn
+	seq, ok := t.pending[id]
+	if ok {
+		e = t.txns[seq%maxPending]
+		if e.method == method {
+			delete(t.pending, id)
+		} else {
+			ok = false
+		}
 	}
 	if method == stun.MethodBinding {
 		t.bindingResponse(m, success, ok, &e)

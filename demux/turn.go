@@ -329,6 +329,8 @@ func (t *Tracker) Allocations() []AllocationInfo {
 		slices.SortFunc(info.Channels, func(x, y ChannelBinding) int { return cmp.Compare(x.Number, y.Number) })
 		out = append(out, info)
 	}
+	// Messages may come in out of capture order (TCP delivery against UDP): order by time.
+	slices.SortStableFunc(out, func(x, y AllocationInfo) int { return cmp.Compare(x.FirstSeen, y.FirstSeen) })
 	return out
 }
 
