@@ -250,7 +250,8 @@ func (d *dir) data(s, P, H int64, payload []byte, t int64) {
 			spurious = min(seen, max(0, min(e, d.ackHigh)-s))
 		}
 		d.st.spuriousBytes += spurious
-		d.sent.markRetx(s, e)
+		// Karn: the ACKs of every segment beyond were held by the loss too.
+		d.sent.markRetx(s, 1<<62)
 		d.retx.push(s, e, spurious > 0)
 	case holeNew > 0:
 		d.st.oooSegments++

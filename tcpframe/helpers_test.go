@@ -183,3 +183,5 @@ func (f *feeder) handshake(t0, t1, t2 int64, isnA, isnB uint32) {
 	f.send(seg(t1, false, fSYN|fACK, isnB, isnA+1, nil))
 	f.send(seg(t2, true, fACK, isnA+1, isnB+1, nil))
 }
+
+func capturedBlock(l, r uint32) capture.SACKBlock { return capture.SACKBlock{Left: l, Right: r} }

@@ -1,0 +1,162 @@
+package tcpframe
+
+import (
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/callpcap/callpcap/report"
+)
+
+// frame4571 is the k-th RFC 4571 frame of the loss scenarios: 202 bytes, one per segment.
+func frame4571(k int) []byte { return rfc4571(rtpPacket(200, uint16(k))) }
+
+const fl = 202 // frame length
+
+func seqA(k int) uint32 { return 1001 + uint32(fl*k) }
+
+type timing struct{ First, Complete, Delivered float64 }
+
+func timings(ms []got) []timing {
+	var out []timing
+	for _, m := range ms {
+		out = append(out, timing{float64(m.firstSeen) / 1e6, float64(m.complete) / 1e6, float64(m.delivered) / 1e6})
+	}
+	return out
+}
+
+// The original of frame 1 is lost before the vantage (a capture next to the receiver B): it
+// is seen once, filling the hole 80 ms after frame 2, and is a retransmission; frames 2-4
+// wait for it. Frames 8 and 9 are reordered by 1 ms: out of order.
+func TestLostBeforeVantage(t *testing.T) {
+	f := newFeeder(t, Config{})
+	f.handshake(0, 0, ms(60), 1000, 5000) // at B: SYN in, SYN/ACK out, ACK in 60 ms later
+	data := func(at float64, k int) { f.send(seg(ms(at), true, fACK|fPSH, seqA(k), 5001, frame4571(k))) }
+	ack := func(at float64, k int) { f.send(seg(ms(at), false, fACK, 5001, seqA(k), nil)) }
+	data(100, 0)
+	ack(100.1, 1)
+	for i, k := range []int{2, 3, 4} {
+		data(120+10*float64(i), k)
+		ack(120.1+10*float64(i), 1) // duplicate ACKs
+	}
+	data(200, 1) // the retransmission
+	ack(200.1, 5)
+	for i, k := range []int{5, 6, 7} {
+		data(210+10*float64(i), k)
+		ack(210.1+10*float64(i), k+1)
+	}
+	data(240, 9)
+	ack(240.1, 8)
+	data(241, 8)
+	ack(241.1, 10)
+	f.close()
+
+	want := []timing{
+		{100, 100, 100},
+		{200, 200, 200}, // the retransmission itself waited for nothing
+		{120, 120, 200}, {130, 130, 200}, {140, 140, 200},
+		{210, 210, 210}, {220, 220, 220}, {230, 230, 230},
+		{241, 241, 241},
+		{240, 240, 241},
+	}
+	ms0 := f.dirMsgs(0)
+	if d := cmp.Diff(want, timings(ms0)); d != "" {
+		t.Errorf("timing (-want +got):\n%s", d)
+	}
+	for i, m := range ms0 {
+		if m.retransmitted != (i == 1) || m.wire.Retransmitted != 0 || m.wire.Framing != 2 || len(m.payload) != 200 {
+			t.Errorf("message %d: retransmitted %v wire %+v len %d", i, m.retransmitted, m.wire, len(m.payload))
+		}
+	}
+	s := f.c.Summary()
+	wantA := report.TCPDir{
+		Vantage: "receiver", Segments: 12, DataSegments: 10, PureAcks: 1,
+		WireBytes: 12*hdrLen + 10*fl, PayloadBytes: 10 * fl, StreamBytes: 10 * fl,
+		RetransmittedSegments: 1, RetransmittedBytes: fl, OutOfOrderSegments: 1,
+		RTTMS:    &report.Quantiles{Samples: 5, Min: 0.1, P50: 0.1, P95: 1.1, P99: 1.1, Max: 1.1},
+		Messages: 10, FramingBytes: 20, HOLDelayedMessages: 4,
+		// p50 is the histogram's lower median of {1, 60, 70, 80}, within its 1% resolution.
+		HOLDelayMS: &report.Quantiles{Samples: 4, Min: 1, P50: 60.159, P95: 80, P99: 80, Max: 80},
+	}
+	if d := cmp.Diff(wantA, s.AToB); d != "" {
+		t.Errorf("a_to_b (-want +got):\n%s", d)
+	}
+	if s.HandshakeRTTMS == nil || *s.HandshakeRTTMS != 60 {
+		t.Errorf("handshake rtt %v", s.HandshakeRTTMS)
+	}
+	if s.BToA.PureAcks != 10 || s.BToA.Vantage != "unknown" {
+		t.Errorf("b_to_a %+v", s.BToA)
+	}
+}
+
+// The original of frame 1 is lost after the vantage (a capture next to the sender A, RTT
+// 60 ms): it is seen twice. The receiver's delivery is estimated from the ACKs.
+func TestLostAfterVantage(t *testing.T) {
+	f := newFeeder(t, Config{LateBudget: 100 * time.Millisecond})
+	f.handshake(0, ms(60), ms(60), 1000, 5000) // at A
+	data := func(at float64, k int) { f.send(seg(ms(at), true, fACK|fPSH, seqA(k), 5001, frame4571(k))) }
+	ack := func(at float64, k int) { f.send(seg(ms(at), false, fACK, 5001, seqA(k), nil)) }
+	for k := 0; k < 5; k++ {
+		data(100+10*float64(k), k)
+	}
+	ack(160, 1)
+	ack(180, 1)
+	ack(190, 1)
+	ack(200, 1)
+	data(201, 1) // fast retransmission
+	ack(261, 5)
+	for i, k := range []int{5, 6, 7} {
+		data(270+10*float64(i), k)
+	}
+	for i, k := range []int{5, 6, 7} {
+		ack(330+10*float64(i), k+1)
+	}
+	data(400, 7) // spurious: frame 7 was ACKed at 350
+	data(500, 8)
+	data(520, 8) // retransmitted before its ACK: a D-SACK says it was spurious
+	ack(560, 9)
+	dsack := seg(ms(580), false, fACK, 5001, seqA(9), nil)
+	dsack.TCP.SACK[0], dsack.TCP.NSACK = capturedBlock(seqA(8), seqA(9)), 1
+	f.send(dsack)
+	f.close()
+
+	want := []timing{
+		{100, 130, 130},
+		{110, 231, 231},
+		{120, 150, 231}, {130, 160, 231}, {140, 170, 231},
+		{270, 300, 300}, {280, 310, 310}, {290, 320, 320},
+		{500, 550, 550},
+	}
+	ms0 := f.dirMsgs(0)
+	if d := cmp.Diff(want, timings(ms0)); d != "" {
+		t.Errorf("timing (-want +got):\n%s", d)
+	}
+	for i, m := range ms0 {
+		retx := i == 1 || i == 8
+		wantRetx := int64(0)
+		if retx {
+			wantRetx = fl + hdrLen
+		}
+		if m.retransmitted != retx || m.wire.Retransmitted != wantRetx || m.wire.Headers != hdrLen {
+			t.Errorf("message %d: retransmitted %v wire %+v", i, m.retransmitted, m.wire)
+		}
+	}
+	s := f.c.Summary()
+	wantA := report.TCPDir{
+		Vantage: "sender", Segments: 14, DataSegments: 12, PureAcks: 1,
+		WireBytes: 14*hdrLen + 12*fl, PayloadBytes: 12 * fl, StreamBytes: 9 * fl,
+		RetransmittedSegments: 3, RetransmittedBytes: 3 * fl,
+		SpuriousRetransmittedBytes: 2 * fl, UselessRetransmittedBytes: fl,
+		// Frames 0, 5, 6, 7; frame 8 was sent twice (Karn), frames 2-4 waited for frame 1.
+		RTTMS:    &report.Quantiles{Samples: 4, Min: 60, P50: 60, P95: 60, P99: 60, Max: 60},
+		Messages: 9, FramingBytes: 18, HOLDelayedMessages: 3,
+		HOLDelayMS: &report.Quantiles{Samples: 3, Min: 61, P50: 71.167, P95: 81, P99: 81, Max: 81},
+	}
+	if d := cmp.Diff(wantA, s.AToB); d != "" {
+		t.Errorf("a_to_b (-want +got):\n%s", d)
+	}
+	if r := f.c.Rest(0); r.Retransmitted != fl+hdrLen {
+		t.Errorf("rest %+v: want the spurious copy of frame 7 (already handed out)", r)
+	}
+}
