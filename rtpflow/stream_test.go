@@ -1,0 +1,246 @@
+package rtpflow
+
+import (
+	"math/rand/v2"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/callpcap/callpcap/internal/quantile"
+	"github.com/callpcap/callpcap/report"
+)
+
+// pcmu is a 20 ms PCMU stream: packet i has sequence number seq0+i, timestamp ts0+160·i and
+// arrives at T0 + i·20 ms + delay(i).
+func pcmu(n int, seq0 uint16, ts0 uint32, skip func(i int) bool, delay func(i int) int64) []arrival {
+	var as []arrival
+	for i := 0; i < n; i++ {
+		if skip != nil && skip(i) {
+			continue
+		}
+		b := rp{pt: 0, seq: seq0 + uint16(i), ts: ts0 + uint32(160*i), ssrc: 0xA1, payload: make([]byte, 160)}.bytes()
+		at := T0 + int64(i)*20*ms1
+		if delay != nil {
+			at += delay(i)
+		}
+		as = append(as, arrival{pathA, msg(b, at)})
+	}
+	return as
+}
+
+func TestStreamLossPattern(t *testing.T) {
+	tr := NewTracker(Config{})
+	missing := func(i int) bool { return i == 10 || i == 11 || (i >= 500 && i <= 504) }
+	feed(t, tr, pcmu(1000, 0, 1000, missing, nil))
+	s := only(t, tr)
+
+	// Seconds 0..19 hold 50 packets each, less the missing ones.
+	series := make([]float64, 20)
+	for i := 0; i < 1000; i++ {
+		if !missing(i) {
+			series[i/50] += 160 * 8 / 1000.0
+		}
+	}
+	for i := range series {
+		series[i] = quantile.Round(series[i], 3)
+	}
+	want := report.Stream{
+		Src: "10.0.0.1:5000", Dst: "198.51.100.9:6000", SSRC: "0x000000a1",
+		PayloadType: 0, Kind: "audio", Codec: str("PCMU"), ClockRate: intp(8000),
+		FirstS: 0, LastS: 19.98,
+		Packets: 993, PayloadBytes: 993 * 160, HeaderBytes: 993 * 12,
+		Expected: 1000, Lost: i64(7), LossPct: f64(0.7),
+		JitterMS:   &report.Jitter{},
+		MaxGapMS:   f64(120),
+		Extensions: report.Extensions{IDs: []int{}},
+		DelayMS:    &report.Delay{Reference: "rtp_timestamp", Samples: 993},
+		Late: &report.Late{BudgetMS: 150, OverMS: map[string]int64{
+			"50": 0, "100": 0, "200": 0, "400": 0, "1000": 0}},
+		Bitrate: report.Bitrate{MeanKbps: quantile.Round(993*160*8e6/19.98e9, 3), SeriesKbps: series},
+	}
+	if diff := cmp.Diff(want, s.Summary(T0)); diff != "" {
+		t.Errorf("Summary (-want +got):\n%s", diff)
+	}
+
+	dm := tr.Direction([]*Stream{s}, T0)
+	wantLost := make([]int64, 20)
+	wantLost[0], wantLost[10] = 2, 5
+	if diff := cmp.Diff(wantLost, dm.Series.Lost); diff != "" {
+		t.Errorf("lost series (-want +got):\n%s", diff)
+	}
+	if dm.Loss.Expected != 1000 || dm.Loss.Lost != 7 || *dm.Loss.Pct != 0.7 {
+		t.Errorf("direction loss %+v", dm.Loss)
+	}
+	if dm.MediaPackets != 993 || dm.MediaPayloadBytes != 993*160 {
+		t.Errorf("direction media %d packets %d bytes", dm.MediaPackets, dm.MediaPayloadBytes)
+	}
+	w := dm.Wire
+	if w.Total != 993*(172+udpHeaders) || w.RTPBytes != w.MediaPayloadBytes+w.RTXPayloadBytes+w.RTPHeaderBytes+w.PaddingBytes+w.DuplicateBytes {
+		t.Errorf("wire totals %+v", w)
+	}
+}
+
+func TestStreamDuplicatesReorderWrap(t *testing.T) {
+	// 200 packets from sequence number 65500 (wraps after 36) and timestamp 2^32−4000 (wraps
+	// after 25 packets). Packet 100 is sent twice, packet 150 three times; 60 and 61 swap
+	// arrival slots.
+	var as []arrival
+	const ts0 = uint32(1<<32 - 4000)
+	var ats []int64
+	var tss []uint32
+	for i := 0; i < 200; i++ {
+		slot := i
+		switch i {
+		case 60:
+			slot = 61
+		case 61:
+			slot = 60
+		}
+		at := T0 + int64(slot)*20*ms1
+		ts := ts0 + uint32(160*i)
+		b := rp{pt: 8, seq: 65500 + uint16(i), ts: ts, ssrc: 7, payload: make([]byte, 160)}.bytes()
+		copies := 1
+		switch i {
+		case 100:
+			copies = 2
+		case 150:
+			copies = 3
+		}
+		for c := 0; c < copies; c++ {
+			as = append(as, arrival{pathA, msg(b, at+int64(c)*ms1)})
+		}
+	}
+	tr := NewTracker(Config{})
+	feed(t, tr, as)
+	for _, a := range as { // arrival order as fed (feed sorts stably)
+		ats = append(ats, a.m.Delivered)
+		tss = append(tss, uint32(a.m.Payload[4])<<24|uint32(a.m.Payload[5])<<16|uint32(a.m.Payload[6])<<8|uint32(a.m.Payload[7]))
+	}
+	s := only(t, tr)
+	got := s.Summary(T0)
+	if got.Packets != 203 || got.Expected != 200 || *got.Lost != 0 || got.Duplicates != 3 || got.Reordered != 1 {
+		t.Errorf("packets %d expected %d lost %d dup %d reordered %d, want 203 200 0 3 1",
+			got.Packets, got.Expected, *got.Lost, got.Duplicates, got.Reordered)
+	}
+	mean, mx, last := rfcJitter(ats, tss, 8000)
+	want := &report.Jitter{Mean: quantile.Round(mean, 3), Max: quantile.Round(mx, 3), Last: quantile.Round(last, 3)}
+	if diff := cmp.Diff(want, got.JitterMS); diff != "" {
+		t.Errorf("jitter (-want +got):\n%s", diff)
+	}
+	if got.Codec == nil || *got.Codec != "PCMA" {
+		t.Errorf("codec %v", got.Codec)
+	}
+	// Duplicates are whole packets in the wire split and not in the media series.
+	w := s.Wire()
+	if w.DuplicatePackets != 3 || w.DuplicateBytes != 3*172 || w.MediaPayloadBytes != 200*160 {
+		t.Errorf("wire %+v", w)
+	}
+}
+
+func TestJitterAlternating(t *testing.T) {
+	// Arrivals alternate +10 ms and −10 ms around a 20 ms grid: every |D| is 20 ms = 160
+	// units at 8 kHz, so J_n = 160·(1 − (15/16)^n).
+	const n = 500
+	tr := NewTracker(Config{})
+	feed(t, tr, pcmu(n, 100, 0, nil, func(i int) int64 {
+		if i%2 == 1 {
+			return 10 * ms1
+		}
+		return -10 * ms1
+	}))
+	got := only(t, tr).Summary(T0).JitterMS
+	var j, sum, mx float64
+	f := 1.0
+	for k := 1; k < n; k++ {
+		f *= 15.0 / 16
+		j = 160 * (1 - f)
+		sum += j
+		mx = max(mx, j)
+	}
+	want := &report.Jitter{Mean: quantile.Round(sum/(n-1)/8, 3), Max: quantile.Round(mx/8, 3), Last: quantile.Round(j/8, 3)}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("jitter (-want +got):\n%s", diff)
+	}
+}
+
+func TestClockRateInference(t *testing.T) {
+	tests := []struct {
+		name     string
+		pt       uint8
+		tsStep   uint32
+		interval int64
+		size     int
+		clock    int
+		kind     string
+	}{
+		{"opus 48000", 111, 960, 20 * ms1, 80, 48000, "audio"},
+		{"video 90000", 96, 3000, 33333333, 1000, 90000, "video"},
+		{"wideband 16000", 100, 320, 20 * ms1, 60, 16000, "audio"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tr := NewTracker(Config{})
+			var as []arrival
+			for i := 0; i < 300; i++ {
+				b := rp{pt: tt.pt, seq: uint16(i), ts: 12345 + tt.tsStep*uint32(i), ssrc: 9, payload: make([]byte, tt.size)}.bytes()
+				as = append(as, arrival{pathA, msg(b, T0+int64(i)*tt.interval)})
+			}
+			feed(t, tr, as)
+			got := only(t, tr).Summary(T0)
+			if got.ClockRate == nil || *got.ClockRate != tt.clock || !got.ClockRateInferred || got.Kind != tt.kind || got.Codec != nil {
+				t.Errorf("clock %v inferred %v kind %s codec %v", got.ClockRate, got.ClockRateInferred, got.Kind, got.Codec)
+			}
+			if got.JitterMS == nil || got.JitterMS.Max > 0.01 {
+				t.Errorf("jitter %+v", got.JitterMS)
+			}
+		})
+	}
+}
+
+// TestFalseStreams: payloads that pass the RTP header check but are not RTP must not
+// become streams.
+func TestFalseStreams(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	tr := NewTracker(Config{})
+	fixed := NewTracker(Config{})
+	for i := 0; i < 5000; i++ {
+		b := make([]byte, 20+r.IntN(1000))
+		for j := range b {
+			b[j] = byte(r.Uint32())
+		}
+		b[0] = 0x80 | b[0]&0x0f // version 2, no padding or extension
+		m := msg(b, T0+int64(i)*ms1)
+		tr.RTP(pathA, m)
+		// The same random datagrams, with bytes 8-11 fixed: one SSRC, random sequence numbers.
+		b[8], b[9], b[10], b[11] = 1, 2, 3, 4
+		fixed.RTP(pathA, m)
+	}
+	if n := len(tr.Streams()); n != 0 {
+		t.Errorf("random payloads gave %d streams", n)
+	}
+	if n := len(fixed.Streams()); n != 0 {
+		t.Errorf("fixed SSRC, random sequence gave %d streams", n)
+	}
+}
+
+// TestMaxStreams: beyond the cap, new streams are counted, not tracked; candidates that
+// never qualify make room.
+func TestMaxStreams(t *testing.T) {
+	tr := NewTracker(Config{MaxStreams: 8})
+	for i := 0; i < 100; i++ {
+		b := rp{pt: 0, seq: 1, ssrc: uint32(1000 + i), payload: make([]byte, 10)}.bytes()
+		tr.RTP(pathA, msg(b, T0+int64(i)*ms1))
+	}
+	if len(tr.streams) > 8 {
+		t.Fatalf("%d candidates tracked, cap 8", len(tr.streams))
+	}
+	c := tr.Counts()
+	if c.Untracked+c.Evicted == 0 {
+		t.Errorf("counts %+v", c)
+	}
+	// A real stream still gets in once the single-packet candidates are swept.
+	feed(t, tr, pcmu(50, 0, 0, nil, func(int) int64 { return 3 * 1e9 }))
+	if n := len(tr.Streams()); n != 1 {
+		t.Errorf("%d streams, want 1", n)
+	}
+}
