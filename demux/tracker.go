@@ -39,16 +39,17 @@ type Stats struct {
 	Untracked Untracked
 }
 
-// Untracked counts what went beyond a Tracker's bounds.
+// Untracked counts what went beyond a Tracker's bounds: the items refused (each time one is
+// seen again it is counted again), except Pending.
 type Untracked struct {
-	Pending     int64 // unanswered transactions dropped to make room
-	Ufrags      int64
-	Nominated   int64
-	Allocations int64
-	Servers     int64
-	Channels    int64
-	Peers       int64
-	Permissions int64
+	Pending     int64 // unanswered transactions dropped to make room for new ones
+	Ufrags      int64 // ufrag pairs beyond 64
+	Nominated   int64 // nominated pairs beyond 64
+	Allocations int64 // TURN messages of allocations beyond 256
+	Servers     int64 // TURN servers beyond 256
+	Channels    int64 // channel bindings beyond 64 on one allocation
+	Peers       int64 // peers beyond 64 on one allocation
+	Permissions int64 // permissions beyond 64 on one allocation
 }
 
 // flowKey is a TURN allocation's transport flow with the two ends in a fixed order: the
