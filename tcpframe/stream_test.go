@@ -1,0 +1,217 @@
+package tcpframe
+
+import (
+	"bytes"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func lens(ms []got) []int {
+	var out []int
+	for _, m := range ms {
+		out = append(out, len(m.payload))
+	}
+	return out
+}
+
+// A segment the capture never saw: the receiver's ACK passes it, the hole is skipped as a
+// capture gap, the frame it cut is dropped and the unframer resynchronises.
+func TestCaptureGapResync(t *testing.T) {
+	f := newFeeder(t, Config{})
+	f.handshake(0, 0, ms(60), 1000, 5000)
+	var stream []byte
+	for k := 0; k < 10; k++ { // ChannelData of 100 bytes: 104 bytes each, no padding
+		stream = append(stream, channelData(0x4000, 100, true, byte(k))...)
+	}
+	for k := 0; k*100 < len(stream); k++ {
+		if k == 3 {
+			continue // [300, 400) is missing from the capture
+		}
+		end := min(k*100+100, len(stream))
+		at := 100 + 10*float64(k)
+		f.send(seg(ms(at), true, fACK|fPSH, 1001+uint32(k*100), 5001, stream[k*100:end]))
+		f.send(seg(ms(at+0.1), false, fACK, 5001, 1001+uint32(end), nil)) // B has it all
+	}
+	f.close()
+	var fills []byte
+	for _, m := range f.dirMsgs(0) {
+		fills = append(fills, m.payload[4])
+	}
+	// Frame 2 [208, 312) and frame 3 [312, 416) were cut by the gap.
+	if d := cmp.Diff([]byte{0, 1, 4, 5, 6, 7, 8, 9}, fills); d != "" {
+		t.Errorf("frames (-want +got):\n%s", d)
+	}
+	s := f.c.Summary().AToB
+	// Skipped: 92 bytes of frame 2 before the gap, 16 bytes of frame 3 after it.
+	if s.CaptureGapBytes != 100 || s.ResyncSkippedBytes != 108 || s.StreamBytes != 940 || s.RetransmittedBytes != 0 {
+		t.Errorf("summary %+v", s)
+	}
+	// The skipped bytes with their header share: [208,300) of a 100-byte segment at 200
+	// gets 54-floor(54*8/100)=50, [400,416) floor(54*16/100)=8.
+	if r := f.c.Rest(0); r.Unframed != 108+58 {
+		t.Errorf("rest %+v", r)
+	}
+}
+
+// Garbage between frames is skipped by resynchronising on a header whose successor
+// validates. (Detection itself needs two valid frames in a row: garbage right after the
+// very first frame would cost that frame.)
+func TestGarbageBetweenFrames(t *testing.T) {
+	f := newFeeder(t, Config{})
+	f.handshake(0, ms(1), ms(2), 1000, 5000)
+	garbage := bytes.Repeat([]byte{0xFF}, 7)
+	stream := cat(channelData(0x4000, 40, true, 1), stunMsg(0x0016, 8), garbage, channelData(0x4000, 40, true, 2), channelData(0x4000, 10, true, 3))
+	f.send(seg(ms(10), true, fACK|fPSH, 1001, 5001, stream))
+	f.close()
+	if d := cmp.Diff([]int{44, 28, 44, 14}, lens(f.dirMsgs(0))); d != "" {
+		t.Errorf("messages (-want +got):\n%s", d)
+	}
+	if s := f.c.Summary().AToB; s.ResyncSkippedBytes != 7 || s.Messages != 4 || s.FramingBytes != 2 {
+		t.Errorf("summary %+v", s)
+	}
+}
+
+// Sequence numbers wrap around 2^32 in the middle of a frame.
+func TestSequenceWrap(t *testing.T) {
+	f := newFeeder(t, Config{})
+	isn := uint32(0xFFFFFF00)
+	f.handshake(0, ms(1), ms(2), isn, 5000)
+	var stream []byte
+	for k := 0; k < 4; k++ {
+		stream = append(stream, frame4571(k)...)
+	}
+	seq := isn + 1
+	for i := 0; i < len(stream); i += 150 { // segments of 150 bytes: the wrap is at byte 255
+		end := min(i+150, len(stream))
+		f.send(seg(ms(10+float64(i)), true, fACK|fPSH, seq+uint32(i), 5001, stream[i:end]))
+	}
+	// A retransmission of the segment across the wrap.
+	f.send(seg(ms(900), true, fACK|fPSH, seq+150, 5001, stream[150:300]))
+	f.close()
+	ms0 := f.dirMsgs(0)
+	if len(ms0) != 4 {
+		t.Fatalf("%d messages", len(ms0))
+	}
+	for k, m := range ms0 {
+		if !bytes.Equal(m.payload, frame4571(k)[2:]) {
+			t.Errorf("message %d differs", k)
+		}
+		if m.retransmitted != (k == 0 || k == 1) {
+			t.Errorf("message %d retransmitted %v", k, m.retransmitted)
+		}
+	}
+	s := f.c.Summary().AToB
+	if s.StreamBytes != int64(len(stream)) || s.RetransmittedBytes != 150 || s.CaptureGapBytes != 0 {
+		t.Errorf("summary %+v", s)
+	}
+}
+
+// A capture that starts mid-connection, in the middle of a frame.
+func TestMidConnection(t *testing.T) {
+	f := newFeeder(t, Config{})
+	prev := frame4571(99)
+	stream := cat(prev[len(prev)-30:], frame4571(0), frame4571(1), frame4571(2))
+	f.send(seg(ms(1), false, fACK, 5001, 777777, nil)) // B's ACK before any data from A
+	f.send(seg(ms(2), true, fACK|fPSH, 777777, 5001, stream[:300]))
+	f.send(seg(ms(3), true, fACK|fPSH, 777777+300, 5001, stream[300:]))
+	f.close()
+	if d := cmp.Diff([]int{200, 200, 200}, lens(f.dirMsgs(0))); d != "" {
+		t.Errorf("messages (-want +got):\n%s", d)
+	}
+	if s := f.c.Summary().AToB; s.ResyncSkippedBytes != 30 || s.StreamBytes != int64(len(stream)) {
+		t.Errorf("summary %+v", s)
+	}
+	if f.c.Framing() != "rfc4571" {
+		t.Errorf("framing %s", f.c.Framing())
+	}
+}
+
+// RFC 4571 carrying STUN, DTLS, RTP and RTCP.
+func TestRFC4571Content(t *testing.T) {
+	f := newFeeder(t, Config{})
+	f.handshake(0, ms(1), ms(2), 1000, 5000)
+	rtcp := []byte{0x80, 201, 0, 1, 0, 0, 0, 1} // V=2, RR, length 1, SSRC
+	contents := [][]byte{stunMsg(0x0001, 12), dtlsRecord(100), rtpPacket(160, 1), rtcp}
+	var stream []byte
+	for _, c := range contents {
+		stream = append(stream, rfc4571(c)...)
+	}
+	f.send(seg(ms(10), true, fACK|fPSH, 1001, 5001, stream[:50]))
+	f.send(seg(ms(11), true, fACK|fPSH, 1051, 5001, stream[50:]))
+	f.close()
+	ms0 := f.dirMsgs(0)
+	if len(ms0) != len(contents) {
+		t.Fatalf("%d messages", len(ms0))
+	}
+	for i, m := range ms0 {
+		if !bytes.Equal(m.payload, contents[i]) || m.wire.Framing != 2 {
+			t.Errorf("message %d: % x, framing %d", i, m.payload[:4], m.wire.Framing)
+		}
+	}
+}
+
+// TLS records are emitted as opaque messages, the 5-byte header as framing.
+func TestTLSRecords(t *testing.T) {
+	f := newFeeder(t, Config{})
+	f.handshake(0, ms(1), ms(2), 1000, 5000)
+	stream := cat(tlsRecord(22, 300), tlsRecord(20, 1), tlsRecord(23, 1000), tlsRecord(23, 1200))
+	for i := 0; i < len(stream); i += 1000 {
+		f.send(seg(ms(10+float64(i)), true, fACK|fPSH, 1001+uint32(i), 5001, stream[i:min(i+1000, len(stream))]))
+	}
+	f.send(seg(ms(20), false, fACK|fPSH, 5001, 1001+uint32(len(stream)), tlsRecord(22, 90)))
+	f.close()
+	if d := cmp.Diff([]int{300, 1, 1000, 1200}, lens(f.dirMsgs(0))); d != "" {
+		t.Errorf("records (-want +got):\n%s", d)
+	}
+	if d := cmp.Diff([]int{90}, lens(f.dirMsgs(1))); d != "" {
+		t.Errorf("records (-want +got):\n%s", d)
+	}
+	if s := f.c.Summary().AToB; s.FramingBytes != 20 || f.c.Framing() != "tls" {
+		t.Errorf("framing %s %+v", f.c.Framing(), s)
+	}
+}
+
+// Keep-alives and zero-window probes are counted, not delivered.
+func TestKeepalivesAndProbes(t *testing.T) {
+	f := newFeeder(t, Config{})
+	f.handshake(0, ms(1), ms(2), 1000, 5000)
+	fr := frame4571(0)
+	next := uint32(1001 + fl)
+	f.send(seg(ms(10), true, fACK|fPSH, 1001, 5001, fr))
+	f.send(seg(ms(11), false, fACK, 5001, next, nil))
+	f.send(seg(ms(1000), true, fACK, next-1, 5001, nil))       // keep-alive, no data
+	f.send(seg(ms(2000), true, fACK, next-1, 5001, []byte{0})) // keep-alive, one garbage byte
+	zw := seg(ms(2001), false, fACK, 5001, next, nil)
+	zw.TCP.Window = 0
+	f.send(zw)
+	f.send(seg(ms(2100), true, fACK, next-1, 5001, nil)) // zero-window probe (Linux)
+	fr1 := frame4571(1)
+	f.send(seg(ms(2200), true, fACK|fPSH, next, 5001, fr1[:1])) // probe with one new byte
+	f.send(seg(ms(2300), false, fACK, 5001, next+1, nil))       // window opens
+	f.send(seg(ms(2301), true, fACK|fPSH, next+1, 5001, fr1[1:]))
+	f.close()
+	s := f.c.Summary().AToB
+	if s.Keepalives != 2 || s.ZeroWindowProbes != 2 || s.Messages != 2 || s.StreamBytes != 2*fl || s.RetransmittedBytes != 0 {
+		t.Errorf("summary %+v", s)
+	}
+	if s.PayloadBytes != 2*fl+1 {
+		t.Errorf("payload bytes %d, want every payload byte of every segment", s.PayloadBytes)
+	}
+}
+
+// Bytes no framing explains are counted, not emitted.
+func TestUnknownFraming(t *testing.T) {
+	f := newFeeder(t, Config{})
+	f.handshake(0, ms(1), ms(2), 1000, 5000)
+	junk := bytes.Repeat([]byte("GET / HTTP/1.1\r\n"), 10)
+	f.send(seg(ms(10), true, fACK|fPSH, 1001, 5001, junk))
+	f.send(seg(ms(11), true, fACK|fFIN, 1001+uint32(len(junk)), 5001, nil))
+	f.close()
+	if len(f.msgs) != 0 || f.c.Framing() != "unknown" {
+		t.Errorf("%d messages, framing %s", len(f.msgs), f.c.Framing())
+	}
+	if r := f.c.Rest(0); r.Unframed != int64(len(junk))+hdrLen {
+		t.Errorf("rest %+v", r)
+	}
+}
