@@ -6,6 +6,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/callpcap/callpcap/internal/quantile"
 	"github.com/callpcap/callpcap/transport"
 )
 
@@ -183,3 +184,18 @@ func f64(v float64) *float64 { return &v }
 func i64(v int64) *int64     { return &v }
 func str(v string) *string   { return &v }
 func intp(v int) *int        { return &v }
+
+func slicesSortBy[T any](s []T, key func(T) int64) {
+	slices.SortStableFunc(s, func(a, b T) int {
+		ka, kb := key(a), key(b)
+		switch {
+		case ka < kb:
+			return -1
+		case ka > kb:
+			return 1
+		}
+		return 0
+	})
+}
+
+func quantile3(v float64) float64 { return quantile.Round(v, 3) }
