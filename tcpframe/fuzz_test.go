@@ -1,0 +1,249 @@
+package tcpframe
+
+import (
+	"encoding/binary"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/callpcap/callpcap/capture"
+	"github.com/callpcap/callpcap/transport"
+)
+
+var updateSeeds = flag.Bool("update", false, "rewrite the fuzz seed corpus under testdata/fuzz")
+
+// checkSplit drives split over data as Conn does and checks what it returns.
+func checkSplit(t *testing.T, name string, split SplitFunc, probe probeFunc, data []byte) {
+	for _, atEOF := range []bool{false, true} {
+		rest := data
+		for steps := 0; len(rest) > 0; steps++ {
+			if steps > len(data)+1 {
+				t.Fatalf("%s: no progress", name)
+			}
+			adv, msg, err := split(rest, atEOF)
+			if adv < 0 || adv > len(rest) {
+				t.Fatalf("%s: advance %d of %d", name, adv, len(rest))
+			}
+			if msg != nil {
+				off := cap(rest) - cap(msg)
+				if off < 0 || off+len(msg) > adv {
+					t.Fatalf("%s: message [%d,+%d) outside the advance %d", name, off, len(msg), adv)
+				}
+			}
+			if err != nil {
+				if adv != 0 || msg != nil {
+					t.Fatalf("%s: error with advance %d", name, adv)
+				}
+				skip, _ := resync(probe, rest[1:], atEOF, false)
+				rest = rest[1+skip:]
+				continue
+			}
+			if adv == 0 {
+				if atEOF {
+					t.Fatalf("%s: need more at EOF with %d bytes", name, len(rest))
+				}
+				break
+			}
+			rest = rest[adv:]
+		}
+	}
+	if skip, _ := resync(probe, data, false, false); skip < 0 || skip > len(data) {
+		t.Fatalf("%s: resync skip %d", name, skip)
+	}
+}
+
+func FuzzRFC4571(f *testing.F) {
+	f.Add(cat(rfc4571(stunMsg(1, 12)), rfc4571(dtlsRecord(40)), rfc4571(rtpPacket(100, 1))))
+	f.Add([]byte{0x00, 0x10, 0x80, 0x60})
+	f.Fuzz(func(t *testing.T, data []byte) {
+		checkSplit(t, "rfc4571", SplitRFC4571, probeRFC4571, data)
+	})
+}
+
+func FuzzTURNTCP(f *testing.F) {
+	f.Add(cat(stunMsg(3, 8), channelData(0x4000, 101, true, 1), channelData(0x4001, 3, true, 2)))
+	f.Add(cat(channelData(0x4000, 101, false, 0xEE), channelData(0x4000, 5, false, 0xEE), stunMsg(0x0103, 4)))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var ts TURNSplitter
+		checkSplit(t, "turn", ts.Split, probeTURN, data)
+	})
+}
+
+func FuzzTLS(f *testing.F) {
+	f.Add(cat(tlsRecord(22, 100), tlsRecord(20, 1), tlsRecord(23, 300)))
+	f.Add([]byte{23, 3, 3, 0x48, 0x01})
+	f.Fuzz(func(t *testing.T, data []byte) {
+		checkSplit(t, "tls", SplitTLS, probeTLS, data)
+	})
+}
+
+// fuzzSeg is one segment of FuzzConn's input: an 8-byte header, then the payload.
+//
+//	byte 0: bit 0 from B, bit 1 seq delta ×4096, bit 2 snapped, bit 3 zero window, bit 4 SACK
+//	byte 1: TCP flags
+//	bytes 2-3: seq delta from the direction's next sequence number (int16)
+//	bytes 4-5: ack delta from the other direction's next sequence number (int16)
+//	byte 6: payload length
+//	byte 7: time advance in 0.5 ms
+type fuzzSeg struct {
+	ctl, flags byte
+	seqDelta   int16
+	ackDelta   int16
+	n          byte
+	dt         byte
+	payload    []byte
+}
+
+func encodeSegs(segs []fuzzSeg) []byte {
+	var b []byte
+	for _, s := range segs {
+		b = append(b, s.ctl, s.flags)
+		b = binary.BigEndian.AppendUint16(b, uint16(s.seqDelta))
+		b = binary.BigEndian.AppendUint16(b, uint16(s.ackDelta))
+		b = append(b, byte(len(s.payload)), s.dt)
+		b = append(b, s.payload...)
+	}
+	return b
+}
+
+// runFuzzConn decodes segments from data, feeds them to a Conn and checks its invariants.
+func runFuzzConn(t *testing.T, data []byte) {
+	c := NewConn(Config{}, addrA, addrB)
+	var totals, wire [2]int64
+	emit := func(m *transport.Message) {
+		w := m.Wire
+		if w.Total != w.Headers+w.Framing+w.Retransmitted+int64(len(m.Payload)) || w.Headers < 0 || w.Framing < 0 || w.Retransmitted < 0 {
+			t.Fatalf("message wire %+v, payload %d", w, len(m.Payload))
+		}
+		if m.Delivered < m.Complete {
+			t.Fatalf("delivered %d before complete %d", m.Delivered, m.Complete)
+		}
+		if m.Src == addrA {
+			totals[0] += w.Total
+		} else {
+			totals[1] += w.Total
+		}
+	}
+	var next [2]uint32
+	next[0], next[1] = 1000, 0xFFFFF000
+	now := int64(0)
+	p := &capture.Packet{Kind: capture.KindTCP, IPProto: 6, HeaderLen: hdrLen}
+	for len(data) >= 8 {
+		h := data[:8]
+		data = data[8:]
+		n := min(int(h[6]), len(data))
+		payload := data[:n]
+		data = data[n:]
+		i := int(h[0] & 1)
+		delta := int32(int16(binary.BigEndian.Uint16(h[2:])))
+		if h[0]&2 != 0 {
+			delta *= 4096
+		}
+		seq := next[i] + uint32(delta)
+		next[i] = seq + uint32(n)
+		ack := next[1-i] + uint32(int32(int16(binary.BigEndian.Uint16(h[4:]))))
+		now += int64(h[7]) * 500_000
+		src, dst := addrA, addrB
+		if i == 1 {
+			src, dst = addrB, addrA
+		}
+		*p = capture.Packet{Time: now, Kind: capture.KindTCP, IPProto: 6, HeaderLen: hdrLen,
+			Src: src.Addr(), Dst: dst.Addr(), SrcPort: src.Port(), DstPort: dst.Port(),
+			WireLen: hdrLen + n, PayloadLen: n, Payload: payload,
+			TCP: capture.TCPHeader{Seq: seq, Ack: ack, Flags: h[1], Window: 1000}}
+		if h[0]&4 != 0 {
+			p.Payload, p.Snapped = payload[:n/2], true
+		}
+		if h[0]&8 != 0 {
+			p.TCP.Window = 0
+		}
+		if h[0]&16 != 0 {
+			p.TCP.SACK[0] = capture.SACKBlock{Left: ack - 100, Right: ack - 50}
+			p.TCP.NSACK = 1
+		}
+		wire[i] += int64(p.WireLen)
+		c.Segment(p, emit)
+		for k := range c.dirs {
+			d := &c.dirs[k]
+			if d.highest-d.released() > c.window || int64(len(d.buf)) > c.window {
+				t.Fatalf("dir %d: pending %d, buffer %d, window %d", k, d.highest-d.released(), len(d.buf), c.window)
+			}
+			if d.cs.n() > d.maxChunks()+2 {
+				t.Fatalf("dir %d: %d chunks", k, d.cs.n())
+			}
+		}
+	}
+	c.Close(emit)
+	s := c.Summary()
+	for k, dw := range [2]int64{s.AToB.WireBytes, s.BToA.WireBytes} {
+		r := c.Rest(k)
+		if sum := totals[k] + r.ACKs + r.Control + r.Retransmitted + r.Unframed; dw != wire[k] || sum != dw {
+			t.Fatalf("dir %d: wire %d fed %d, messages %d + rest %+v = %d", k, dw, wire[k], totals[k], r, sum)
+		}
+		if d := &c.dirs[k]; d.qh != len(d.q) {
+			t.Fatalf("dir %d: %d messages held after Close", k, len(d.q)-d.qh)
+		}
+	}
+}
+
+func fuzzConnSeeds() [][]byte {
+	turn := cat(stunMsg(3, 8), channelData(0x4000, 100, true, 1), channelData(0x4001, 101, true, 2), channelData(0x4000, 50, true, 3))
+	fr := cat(frame4571(0), frame4571(1), frame4571(2))
+	return [][]byte{
+		encodeSegs([]fuzzSeg{
+			{flags: fSYN},
+			{ctl: 1, flags: fSYN | fACK, ackDelta: 1},
+			{flags: fACK, seqDelta: 1, dt: 1},
+			{flags: fACK | fPSH, payload: turn[:78], dt: 2},
+			{ctl: 1, flags: fACK, seqDelta: 1, dt: 1},
+			{flags: fACK | fPSH, payload: turn[78:], dt: 2},
+			{ctl: 1, flags: fACK, dt: 1},
+			{flags: fACK | fFIN, dt: 1},
+		}),
+		encodeSegs([]fuzzSeg{
+			{flags: fACK | fPSH, payload: fr[:202]},
+			{flags: fACK | fPSH, seqDelta: 202, payload: fr[404:], dt: 4},
+			{ctl: 1, flags: fACK, ackDelta: -202 - 202, dt: 1},
+			{flags: fACK | fPSH, seqDelta: -404, payload: fr[202:404], dt: 200},
+			{ctl: 1 | 16, flags: fACK, dt: 1},
+			{flags: fACK | fPSH, seqDelta: -202, payload: fr[202:404], dt: 200},
+			{ctl: 1 | 8, flags: fACK, dt: 1},
+			{flags: fACK, seqDelta: -1, dt: 1},
+			{flags: fRST, dt: 1},
+		}),
+	}
+}
+
+func FuzzConn(f *testing.F) {
+	for _, s := range fuzzConnSeeds() {
+		f.Add(s)
+	}
+	f.Fuzz(runFuzzConn)
+}
+
+// TestWriteFuzzSeeds rewrites testdata/fuzz with -update.
+func TestWriteFuzzSeeds(t *testing.T) {
+	if !*updateSeeds {
+		t.Skip("use -update to rewrite the seed corpus")
+	}
+	seeds := map[string][][]byte{
+		"FuzzConn":    fuzzConnSeeds(),
+		"FuzzRFC4571": {cat(rfc4571(stunMsg(1, 12)), rfc4571(dtlsRecord(40)), rfc4571(rtpPacket(100, 1))), cat(frame4571(0)[5:], frame4571(1))},
+		"FuzzTURNTCP": {cat(stunMsg(3, 8), channelData(0x4000, 101, true, 1)), cat(channelData(0x4000, 101, false, 0xEE), channelData(0x4000, 5, false, 0xEE), stunMsg(0x0103, 4))},
+		"FuzzTLS":     {cat(tlsRecord(22, 100), tlsRecord(20, 1), tlsRecord(23, 300)), cat([]byte{1, 2, 3}, tlsRecord(23, 17000))},
+	}
+	for name, list := range seeds {
+		dir := filepath.Join("testdata", "fuzz", name)
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		for i, b := range list {
+			body := fmt.Sprintf("go test fuzz v1\n[]byte(%q)\n", b)
+			if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("seed%d", i)), []byte(body), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+}

@@ -1,0 +1,5 @@
+//go:build race
+
+package tcpframe
+
+const raceEnabled = true
