@@ -1,0 +1,133 @@
+package capture_test
+
+import (
+	"bytes"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/callpcap/callpcap/capture"
+	"github.com/callpcap/callpcap/internal/pcapgen"
+	"github.com/klauspost/compress/gzip"
+	"github.com/klauspost/compress/zstd"
+)
+
+var updateSeeds = flag.Bool("update-seeds", false, "rewrite testdata/fuzz/FuzzReader seed files")
+
+// fuzzSeeds returns small captures that reach every part of the reader and decoder.
+func fuzzSeeds(t testing.TB) map[string][]byte {
+	seeds := map[string][]byte{}
+	hello := []byte("\x80\x60\x00\x01hello")
+	ip4 := pcapgen.IPv4(a4.Addr(), b4.Addr(), pcapgen.ProtoUDP, pcapgen.UDP(a4, b4, hello), 0x94, 4, 0, 0)
+	ip6 := pcapgen.IPv6(a6.Addr(), b6.Addr(), pcapgen.ProtoUDP, pcapgen.UDP(a6, b6, hello),
+		pcapgen.ExtHeader{Type: pcapgen.ProtoHopByHop}, pcapgen.ExtHeader{Type: pcapgen.ProtoDestOpts})
+	tcp := pcapgen.EtherTCP(a4, b4, 1, 2, capture.FlagACK, 9, hello, pcapgen.SACK(capture.SACKBlock{Left: 1, Right: 2}))
+
+	seeds["pcap-ether"] = pcapFile(t, capture.LinkEthernet, pcapgen.Ether(ip4, pcapgen.EtherTypeIPv4, 7, 8), tcp)
+	seeds["pcap-raw"] = pcapFile(t, capture.LinkRaw, ip4, ip6)
+	seeds["pcap-sll2"] = pcapFile(t, capture.LinkLinuxSLL2, pcapgen.SLL2(ip6, pcapgen.EtherTypeIPv6, 2))
+	seeds["pcap-null"] = pcapFile(t, capture.LinkNull, pcapgen.Null(ip6, 30), pcapgen.Null(ip4, 2))
+
+	var buf bytes.Buffer
+	w := pcapgen.NewPcap(&buf, capture.LinkLinuxSLL, true, true, 40)
+	w.Write(t0, 0, pcapgen.SLL(ip4, pcapgen.EtherTypeIPv4), 0)
+	seeds["pcap-nano-be-snapped"] = bytes.Clone(buf.Bytes())
+
+	frag4, _ := v4frags(5, 40, 16)
+	frag6, _ := v6frags(6, 40, 16)
+	var frames [][]byte
+	for _, f := range append(frag4, frag6...) {
+		frames = append(frames, f.frame)
+	}
+	seeds["pcap-fragments"] = pcapFile(t, capture.LinkEthernet, frames...)
+
+	buf.Reset()
+	w = pcapgen.NewPcapNG(&buf, []pcapgen.Iface{{Link: capture.LinkEthernet, TSResol: 9}, {Link: capture.LinkRaw, TSResol: 0x8a}})
+	w.Write(t0, 0, tcp, 0)
+	w.Write(t0, 1, ip6, 0)
+	w.WriteISB(1, 3)
+	w.WriteBlock(0x0a, []byte("dsb"))
+	w.WriteSPB(tcp, 0)
+	w.NewSection(true, []pcapgen.Iface{{Link: capture.LinkLoop, SnapLen: 30}})
+	w.Write(t0, 0, pcapgen.Loop(ip4, 2), 0)
+	seeds["pcapng-sections"] = bytes.Clone(buf.Bytes())
+
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write(seeds["pcap-raw"])
+	zw.Close()
+	seeds["gzip"] = gz.Bytes()
+	enc, _ := zstd.NewWriter(nil)
+	seeds["zstd"] = enc.EncodeAll(seeds["pcapng-sections"], nil)
+	enc.Close()
+	return seeds
+}
+
+// TestWriteFuzzSeeds rewrites the committed seed corpus with -update-seeds.
+func TestWriteFuzzSeeds(t *testing.T) {
+	if !*updateSeeds {
+		t.Skip("run with -update-seeds to rewrite testdata/fuzz/FuzzReader")
+	}
+	dir := filepath.Join("testdata", "fuzz", "FuzzReader")
+	must(t, os.MkdirAll(dir, 0o755))
+	for name, data := range fuzzSeeds(t) {
+		s := fmt.Sprintf("go test fuzz v1\n[]byte(%q)\n", data)
+		must(t, os.WriteFile(filepath.Join(dir, "seed-"+name), []byte(s), 0o644))
+	}
+}
+
+// FuzzReader feeds arbitrary bytes to Open and Next: no panic, no hang, and the packet
+// invariants hold.
+func FuzzReader(f *testing.F) {
+	for _, data := range fuzzSeeds(f) {
+		f.Add(data)
+	}
+	// Small real captures, where the corpus is at hand.
+	corpus := filepath.Join("..", "..", "shared", "corpus")
+	if entries, err := os.ReadDir(corpus); err == nil {
+		for _, e := range entries {
+			if info, err := e.Info(); err == nil && info.Size() < 4096 && e.Name() != "MANIFEST.md" {
+				if b, err := os.ReadFile(filepath.Join(corpus, e.Name())); err == nil {
+					f.Add(b)
+				}
+			}
+		}
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		r, err := capture.Open(bytes.NewReader(data))
+		if err != nil {
+			return
+		}
+		defer r.Close()
+		var p capture.Packet
+		for {
+			err := r.Next(&p)
+			if err != nil {
+				if err != io.EOF && r.Next(&p) != err {
+					t.Fatal("Next error is not sticky")
+				}
+				break
+			}
+			if p.CapLen != len(p.Data) || p.Time < 0 || p.FrameLen < p.CapLen || p.WireLen < p.FrameLen && !p.Reassembled {
+				t.Fatalf("lengths: caplen %d data %d frame %d wire %d time %d", p.CapLen, len(p.Data), p.FrameLen, p.WireLen, p.Time)
+			}
+			if p.Kind == capture.KindUDP || p.Kind == capture.KindTCP {
+				if p.HeaderLen+p.PayloadLen != p.WireLen || p.HeaderLen < 0 || p.PayloadLen < 0 ||
+					len(p.Payload) > p.PayloadLen || p.Snapped != (len(p.Payload) < p.PayloadLen) && p.Kind == capture.KindUDP {
+					t.Fatalf("header %d payload %d (%d captured) wire %d snapped %v", p.HeaderLen, p.PayloadLen, len(p.Payload), p.WireLen, p.Snapped)
+				}
+			}
+			if p.TCP.NSACK > 4 {
+				t.Fatalf("%d SACK blocks", p.TCP.NSACK)
+			}
+		}
+		if s := r.Stats(); s.Pending > 1024 {
+			t.Fatalf("%d pending datagrams", s.Pending)
+		}
+		r.LinkTypes()
+		r.InterfaceDrops()
+	})
+}
