@@ -1,0 +1,73 @@
+package rtpflow
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/callpcap/callpcap/report"
+)
+
+func bp(v bool) *bool { return &v }
+
+func TestRamp(t *testing.T) {
+	tests := []struct {
+		name   string
+		kbps   []float64
+		target float64
+		want   *report.Ramp
+	}{
+		{"empty", nil, 0, nil},
+		{
+			// Second half [4:] = 1000 ×4 → plateau 1000. MA: 0, 50, 233.3, 533.3, 833.3,
+			// 1000…: ≥ 500 at 3, ≥ 900 at 5. After t90 every MA is 1000: stable, cv 0.
+			name: "linear ramp then flat",
+			kbps: []float64{0, 100, 600, 900, 1000, 1000, 1000, 1000},
+			want: &report.Ramp{TargetKbps: 1000, TargetSource: "plateau", PlateauKbps: 1000,
+				T50S: f64(3), T90S: f64(5), Stable: bp(true), CVAfterT90: f64(0)},
+		},
+		{
+			// Target 2000 from the option: MA(5) = 966.7, MA(6) = 1000 reaches 50%; 1800 never.
+			name: "option target never reached",
+			kbps: []float64{0, 100, 600, 900, 1000, 1000, 1000, 1000}, target: 2000,
+			want: &report.Ramp{TargetKbps: 2000, TargetSource: "option", PlateauKbps: 1000, T50S: f64(6)},
+		},
+		{
+			// Second half [5:] = 200, 1800, 200, 1800, 1800 → plateau 1800 (median).
+			// MA(0) = 1000 ≥ 900 → t50 = 0; MA(4..9) = 1400, 1133, 1333, 733, 1267, 1267
+			// never reach 1620: t90, stable and cv are null.
+			name: "oscillating",
+			kbps: []float64{1000, 1000, 1000, 1200, 2000, 200, 1800, 200, 1800, 1800},
+			want: &report.Ramp{TargetKbps: 1800, TargetSource: "plateau", PlateauKbps: 1800,
+				T50S: f64(0)},
+		},
+		{
+			// t90 at the last second: nothing after it, so stable and cv are null.
+			name: "t90 at the end",
+			kbps: []float64{0, 0, 0, 3000, 3000, 3000},
+			want: &report.Ramp{TargetKbps: 3000, TargetSource: "plateau", PlateauKbps: 3000,
+				T50S: f64(4), T90S: f64(5)},
+		},
+		{
+			// Plateau = median of [2:] = 1000, 1000, 0 → 1000. t50 = t90 = 0 (MA(0) = 1000);
+			// after it MA = 1000, 1000, 1000, 666.7: 3 of 4 within ±20% < 80% → unstable;
+			// cv of 1000, 1000, 1000, 0 = 433.01/750 = 0.5774.
+			name: "drop at the end",
+			kbps: []float64{1000, 1000, 1000, 1000, 0},
+			want: &report.Ramp{TargetKbps: 1000, TargetSource: "plateau", PlateauKbps: 1000,
+				T50S: f64(0), T90S: f64(0), Stable: bp(false), CVAfterT90: f64(0.5774)},
+		},
+		{
+			name: "no media",
+			kbps: []float64{0, 0, 0},
+			want: &report.Ramp{TargetSource: "plateau"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if diff := cmp.Diff(tt.want, Ramp(tt.kbps, tt.target)); diff != "" {
+				t.Errorf("Ramp (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
