@@ -21,27 +21,42 @@ func bitPos(ext int64) (word int, mask uint64) {
 	return int(p >> 6), 1 << (p & 63)
 }
 
-// advance moves the window's top from old to new (new > old).
+// advance moves the window's top from old to new (new > old), clearing the positions of
+// old+1 .. new.
 func (w *seqWindow) advance(old, new int64) {
 	if new-old >= windowBits {
 		clear(w.got)
 		clear(w.rtx)
 		return
 	}
-	for x := old + 1; x <= new; x++ {
-		i, m := bitPos(x)
-		if m == 1 && x+63 <= new { // whole word
-			w.got[i] = 0
-			if w.rtx != nil {
-				w.rtx[i] = 0
-			}
-			x += 63
-			continue
-		}
-		w.got[i] &^= m
-		if w.rtx != nil {
-			w.rtx[i] &^= m
-		}
+	p := int(uint64(old+1) & (windowBits - 1))
+	n := int(new - old)
+	if p+n > windowBits {
+		w.clearRange(p, windowBits)
+		w.clearRange(0, p+n-windowBits)
+		return
+	}
+	w.clearRange(p, p+n)
+}
+
+// clearRange clears bit positions [a, b).
+func (w *seqWindow) clearRange(a, b int) {
+	clearBits(w.got, a, b)
+	if w.rtx != nil {
+		clearBits(w.rtx, a, b)
+	}
+}
+
+func clearBits(words []uint64, a, b int) {
+	for a < b && a&63 != 0 {
+		words[a>>6] &^= 1 << (a & 63)
+		a++
+	}
+	for ; a+64 <= b; a += 64 {
+		words[a>>6] = 0
+	}
+	for ; a < b; a++ {
+		words[a>>6] &^= 1 << (a & 63)
 	}
 }
 

@@ -181,7 +181,48 @@ func (s *Stream) closeDelaySecond() {
 	if s.dOpen < 0 || s.dOpen >= len(s.secs) || len(s.dbuf) == 0 {
 		return
 	}
-	slices.Sort(s.dbuf)
-	s.secs[s.dOpen].dMed = s.dbuf[(len(s.dbuf)+1)/2-1]
+	s.secs[s.dOpen].dMed = selectK(s.dbuf, (len(s.dbuf)+1)/2-1)
 	s.dbuf = s.dbuf[:0]
+}
+
+// selectK returns the k-th smallest of v (0-based), reordering v: Hoare's quickselect
+// with a median-of-three pivot, linear on average.
+func selectK(v []int64, k int) int64 {
+	lo, hi := 0, len(v)-1
+	for lo < hi {
+		mid := lo + (hi-lo)/2
+		if v[mid] < v[lo] {
+			v[mid], v[lo] = v[lo], v[mid]
+		}
+		if v[hi] < v[lo] {
+			v[hi], v[lo] = v[lo], v[hi]
+		}
+		if v[hi] < v[mid] {
+			v[hi], v[mid] = v[mid], v[hi]
+		}
+		pivot := v[mid]
+		i, j := lo, hi
+		for i <= j {
+			for v[i] < pivot {
+				i++
+			}
+			for v[j] > pivot {
+				j--
+			}
+			if i <= j {
+				v[i], v[j] = v[j], v[i]
+				i++
+				j--
+			}
+		}
+		switch {
+		case k <= j:
+			hi = j
+		case k >= i:
+			lo = i
+		default:
+			return v[k]
+		}
+	}
+	return v[k]
 }

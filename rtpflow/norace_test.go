@@ -1,0 +1,5 @@
+//go:build !race
+
+package rtpflow
+
+const raceEnabled = false
