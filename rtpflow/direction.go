@@ -157,7 +157,11 @@ func (t *Tracker) series(streams, timed []*Stream, t0 int64) report.Series {
 				continue
 			}
 			sr.Late[j] += s.lateSeries(i)
-			meds[j] = append(meds[j], med{c.dMed - s.delay.minRel, c.dn})
+			m := c.dMed
+			if !c.medSet {
+				m = c.dMax
+			}
+			meds[j] = append(meds[j], med{m - s.delay.minRel, c.dn})
 			if d := c.dMax - s.delay.minRel; sr.DelayMaxMS[j] == nil || d > dmax[j] {
 				dmax[j] = d
 				sr.DelayMaxMS[j] = ptr(ms(d))

@@ -27,6 +27,7 @@ type second struct {
 	dn               int64 // delay samples
 	lateNow          int64 // late against the baseline known when the packet came
 	dMax, dMed       int64 // transits (rel)
+	medSet           bool  // dMed was computed (else the second only had out-of-order samples)
 	top              [topK]int64
 }
 
@@ -181,7 +182,8 @@ func (s *Stream) closeDelaySecond() {
 	if s.dOpen < 0 || s.dOpen >= len(s.secs) || len(s.dbuf) == 0 {
 		return
 	}
-	s.secs[s.dOpen].dMed = selectK(s.dbuf, (len(s.dbuf)+1)/2-1)
+	c := &s.secs[s.dOpen]
+	c.dMed, c.medSet = selectK(s.dbuf, (len(s.dbuf)+1)/2-1), true
 	s.dbuf = s.dbuf[:0]
 }
 
