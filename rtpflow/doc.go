@@ -16,6 +16,24 @@
 // Config.MaxStreams (candidates that never qualify are evicted; beyond the cap new
 // streams are counted, not tracked).
 //
+// Decisions where DESIGN.md leaves a choice (each detailed at its type or function):
+//
+//   - Baseline: the smallest transit is known only at the end, so transits are kept in a
+//     0.1 ms-bin window that follows the running minimum, each bin with its exact smallest
+//     and largest value, plus a log histogram above the window (delayDist): late and
+//     over_ms counts are exact whenever no bin holds values on both sides of a threshold,
+//     including when the minimum comes after the delayed packets.
+//   - Series: one 1-second grid per tracker, anchored at its first message; a series
+//     starts at the grid second of its first packet, stops at a jump of more than an hour,
+//     and is capped at 6 hours.
+//   - Qualification: MinPackets packets, 80% of the steps continuing, half forward, payload
+//     type stable (Stream.qualifies).
+//   - RTX: a stream of the same sender whose first 16 payload-bearing packets mostly carry
+//     original sequence numbers in another stream's recent range (rtx.go).
+//   - Ramp: 3-second trailing moving average, t as the second's offset (Ramp).
+//
+// Use:
+//
 //	t := rtpflow.NewTracker(rtpflow.Config{})
 //	for each message m of path p { if isRTP { t.RTP(p, m) } else { t.RTCP(p, m) } }
 //	for _, s := range t.Streams() {

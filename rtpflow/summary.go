@@ -98,7 +98,13 @@ func ptr[T any](v T) *T { return &v }
 //   - jitter_ms and delay_ms are null without a clock rate (a dynamic payload type over too
 //     short a time to infer one) and no abs-send-time;
 //   - delay samples every packet (duplicates too) with a send time; late.pct is late over
-//     samples.
+//     samples;
+//   - expected follows RFC 3550 A.1's extended numbers literally (highest − lowest + 1),
+//     each number placed nearest to the highest so far: a sender that restarts its
+//     sequence numbers on the same SSRC shows as a large loss;
+//   - the clock rate of a dynamic payload type is inferred once, over the first 256
+//     packets or the first second, whichever comes first, and the same rate is used for
+//     jitter and delay.
 func (s *Stream) Summary(t0 int64) report.Stream {
 	s.finish()
 	out := report.Stream{

@@ -228,11 +228,18 @@ type Counts struct {
 	Untracked int64 // RTP packets of new streams refused because MaxStreams candidates were tracked
 	Evicted   int64 // candidate streams dropped without qualifying
 	Invalid   int64 // messages whose RTP header did not parse
+
+	RTCPPackets   int64 // RTCP compound packets counted (readable or encrypted)
+	RTCPEncrypted int64 // of which did not parse and were counted from their clear header
+	RTCPInvalid   int64 // messages too short or not version 2: not counted
+	RTCPUntracked int64 // reports about SSRCs beyond MaxStreams
 }
 
 // Counts returns the tracker's bound counters.
 func (t *Tracker) Counts() Counts {
-	return Counts{Untracked: t.untracked, Evicted: t.evicted, Invalid: t.rtpInvalid}
+	return Counts{Untracked: t.untracked, Evicted: t.evicted, Invalid: t.rtpInvalid,
+		RTCPPackets: t.rtcp.packets, RTCPEncrypted: t.rtcp.encrypted, RTCPInvalid: t.rtcp.invalid,
+		RTCPUntracked: t.rtcp.untracked}
 }
 
 // Streams returns the streams that qualify (see Stream.qualifies), in first-seen order,
