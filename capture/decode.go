@@ -362,7 +362,8 @@ func (r *Reader) ipv6Ext(p *Packet, b []byte, h, end int, nh uint8, reassembled 
 			nh = b[h]
 			h += l
 		default:
-			r.transport(p, nh, b[h:min(end, len(b))], end-h)
+			// The last extension header may end beyond the captured bytes.
+			r.transport(p, nh, b[min(h, len(b)):min(end, len(b))], end-h)
 			return
 		}
 	}

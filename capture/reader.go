@@ -96,7 +96,11 @@ func (s *srcReader) Read(b []byte) (int, error) {
 // ErrCorrupt when r cannot be read as a capture.
 func Open(r io.Reader) (*Reader, error) {
 	src := &srcReader{r: r}
-	rd := &Reader{src: src, compression: "none", br: bufio.NewReaderSize(src, bufSize)}
+	size := bufSize
+	if l, ok := r.(interface{ Len() int }); ok { // bytes.Reader and the like: no need for more
+		size = min(size, max(l.Len(), 64))
+	}
+	rd := &Reader{src: src, compression: "none", br: bufio.NewReaderSize(src, size)}
 	rd.frag.init()
 	m, err := rd.peekMagic()
 	if err != nil {
@@ -186,7 +190,7 @@ func (r *Reader) readErr(err error, what string) error {
 
 // readN returns the next n bytes. They are valid until the next read.
 func (r *Reader) readN(n int, what string) ([]byte, error) {
-	if n <= bufSize {
+	if n <= r.br.Size() {
 		b, err := r.br.Peek(n)
 		if len(b) < n {
 			return nil, r.readErr(err, what)
