@@ -597,6 +597,7 @@ func (d *dir) frame(atEOF bool) {
 			d.discard(int64(len(data)), true)
 			continue
 		}
+		resynced := false
 		if !d.fr.sync {
 			skip, found := resync(probeOf(d.fr.kind), data, atEOF, false)
 			if skip > 0 {
@@ -606,14 +607,13 @@ func (d *dir) frame(atEOF bool) {
 			if !found {
 				return
 			}
-			d.fr.sync = true
+			d.fr.sync, resynced = true, true
 		}
 		adv, msg, err := d.fr.split(data, atEOF)
 		switch {
 		case err != nil:
-			if d.fr.sync {
-				d.fr.sync = false
-			} else {
+			d.fr.sync = false
+			if resynced { // cannot happen with a split that agrees with its probe; never loop
 				d.discard(1, false)
 			}
 		case adv == 0:
