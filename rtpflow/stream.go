@@ -253,6 +253,11 @@ func (s *Stream) add(h *header, m *transport.Message) {
 	// Timing.
 	ts := s.tsUn.Unwrap(h.ts)
 	hol := m.Retransmitted || m.Delivered > m.Complete
+	if !s.decided && s.packets == 1 && !h.extension {
+		if _, ok := static(h.pt); ok {
+			s.decide() // a static payload type without extensions: nothing to wait for
+		}
+	}
 	if s.decided {
 		if s.clock == 0 && s.astID == 0 {
 			s.lateInfer(at, ts)
