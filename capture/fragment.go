@@ -258,9 +258,6 @@ func (f *reassembler) release() {
 	}
 }
 
-// finish is called at the end of the file; incomplete datagrams stay counted as Pending.
-func (f *reassembler) finish() {}
-
 func (f *reassembler) getBuf(n int) []byte {
 	for k := len(f.bufs) - 1; k >= 0; k-- {
 		if b := f.bufs[k]; cap(b) >= n {

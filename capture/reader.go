@@ -231,10 +231,7 @@ func (r *Reader) Next(p *Packet) error {
 		err = r.nextPcap(p)
 	}
 	if err != nil {
-		r.err = err
-		if err == io.EOF {
-			r.frag.finish()
-		}
+		r.err = err // incomplete datagrams stay counted in Stats().Pending
 	}
 	return err
 }
