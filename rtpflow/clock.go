@@ -50,12 +50,16 @@ const minInferSpan = 100e6
 
 // InferClockRate returns the candidate rate closest (absolute difference) to the ratio of
 // timestamp advance dts to arrival-time advance dns (ns), or 0 when the advance is too short
-// or not positive to tell.
+// or not positive to tell, or the ratio is implausible (below half the lowest candidate or
+// above 1.5 times the highest).
 func InferClockRate(dts, dns int64) int {
 	if dts <= 0 || dns < minInferSpan {
 		return 0
 	}
 	r := float64(dts) / (float64(dns) / 1e9)
+	if r < float64(clockCandidates[0])/2 || r > float64(clockCandidates[len(clockCandidates)-1])*3/2 {
+		return 0 // no clock: the timestamps did not advance with time (a delivery burst)
+	}
 	best, bestD := 0, 0.0
 	for _, c := range clockCandidates {
 		d := r - float64(c)
@@ -79,4 +83,17 @@ func tsToNs(d int64, clock int) int64 {
 // astToNs converts an unwrapped abs-send-time (6.18 fixed-point seconds) to nanoseconds.
 func astToNs(v int64) int64 {
 	return (v>>18)*1e9 + ((v&(1<<18-1))*1e9)>>18
+}
+
+// inferClose is InferClockRate accepting only a ratio within 15% of the candidate.
+func inferClose(dts, dns int64) int {
+	c := InferClockRate(dts, dns)
+	if c == 0 {
+		return 0
+	}
+	r := float64(dts) / (float64(dns) / 1e9)
+	if d := r - float64(c); d > 0.15*float64(c) || d < -0.15*float64(c) {
+		return 0
+	}
+	return c
 }

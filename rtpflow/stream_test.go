@@ -244,3 +244,23 @@ func TestMaxStreams(t *testing.T) {
 		t.Errorf("%d streams, want 1", n)
 	}
 }
+
+func TestClockRateAfterBurst(t *testing.T) {
+	// Opus (PT 111): 6 s of audio delivered in a 150 ms burst (a TCP backlog), then 20 ms
+	// packets. The early packets cannot tell the clock; the steady ones can.
+	var as []arrival
+	for i := 0; i < 800; i++ {
+		at := T0 + int64(i)*ms1/2
+		if i >= 300 {
+			at = T0 + 150*ms1 + int64(i-300)*20*ms1
+		}
+		b := rp{pt: 111, seq: uint16(i), ts: uint32(960 * i), ssrc: 5, payload: make([]byte, 80)}.bytes()
+		as = append(as, arrival{pathA, msg(b, at)})
+	}
+	tr := NewTracker(Config{})
+	feed(t, tr, as)
+	got := only(t, tr).Summary(T0)
+	if got.ClockRate == nil || *got.ClockRate != 48000 || !got.ClockRateInferred || got.JitterMS == nil || got.Kind != "audio" {
+		t.Errorf("clock %v inferred %v jitter %v kind %s", got.ClockRate, got.ClockRateInferred, got.JitterMS, got.Kind)
+	}
+}

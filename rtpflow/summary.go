@@ -103,8 +103,8 @@ func ptr[T any](v T) *T { return &v }
 //     each number placed nearest to the highest so far: a sender that restarts its
 //     sequence numbers on the same SSRC shows as a large loss;
 //   - the clock rate of a dynamic payload type is inferred once, over the first 256
-//     packets or the first second, whichever comes first, and the same rate is used for
-//     jitter and delay.
+//     packets or the first second, whichever comes first (or, when those came in a burst,
+//     over a later steady second), and the same rate is used for jitter and delay.
 func (s *Stream) Summary(t0 int64) report.Stream {
 	s.finish()
 	out := report.Stream{

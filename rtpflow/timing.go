@@ -86,16 +86,26 @@ func (s *Stream) decide() {
 }
 
 // lateInfer keeps trying to infer the clock rate after the early buffer could not (a
-// stream with a dynamic payload type whose first packets spanned too little time); the
-// packets before that moment have no jitter or delay sample.
+// stream with a dynamic payload type whose first packets came in a burst, as a TCP backlog
+// does), over successive 1-second windows, accepting a rate only within 15% of the ratio;
+// the packets before that moment have no jitter or delay sample.
 func (s *Stream) lateInfer(at, ts int64) {
 	if _, ok := static(s.pt); ok {
 		return
 	}
-	if c := InferClockRate(ts-s.lateTS, at-s.lateAt); c > 0 && at-s.lateAt >= earlySpan {
+	if s.lateAt == 0 && s.lateTS == 0 {
+		s.lateAt, s.lateTS = at, ts
+		return
+	}
+	if at-s.lateAt < earlySpan {
+		return
+	}
+	if c := inferClose(ts-s.lateTS, at-s.lateAt); c > 0 {
 		s.clock, s.clockInferred = c, true
 		s.jit = NewJitter(c)
+		return
 	}
+	s.lateAt, s.lateTS = at, ts
 }
 
 // sample feeds one packet, in arrival order, to jitter and delay.
