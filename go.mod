@@ -2,26 +2,25 @@ module github.com/callpcap/callpcap
 
 go 1.26.8
 
-require github.com/HdrHistogram/hdrhistogram-go v1.4.0
+require (
+	github.com/HdrHistogram/hdrhistogram-go v1.4.0
+	github.com/google/go-cmp v0.7.0
+	github.com/gopacket/gopacket v1.7.7
+	github.com/klauspost/compress v1.20.4
+	github.com/pion/rtcp v1.2.20
+	github.com/pion/stun/v3 v3.1.7
+	github.com/schollz/progressbar/v3 v3.19.1
+	github.com/spf13/pflag v1.1.0
+	golang.org/x/term v0.48.0
+)
 
 require (
-	github.com/google/go-cmp v0.7.0 // indirect
-	github.com/gopacket/gopacket v1.7.7 // indirect
-	github.com/klauspost/compress v1.20.4 // indirect
 	github.com/mitchellh/colorstring v0.0.0-20190213212951-d06e56a500db // indirect
 	github.com/pion/dtls/v3 v3.1.5 // indirect
 	github.com/pion/logging v0.2.4 // indirect
-	github.com/pion/randutil v0.1.0 // indirect
-	github.com/pion/rtcp v1.2.20 // indirect
-	github.com/pion/rtp v1.10.6 // indirect
-	github.com/pion/stun/v3 v3.1.7 // indirect
 	github.com/pion/transport/v4 v4.1.0 // indirect
 	github.com/rivo/uniseg v0.4.7 // indirect
-	github.com/schollz/progressbar/v3 v3.19.1 // indirect
-	github.com/spf13/pflag v1.1.0 // indirect
-	github.com/stretchr/testify v1.12.1 // indirect
 	github.com/wlynxg/anet v0.0.5 // indirect
 	golang.org/x/crypto v0.48.0 // indirect
 	golang.org/x/sys v0.50.0 // indirect
-	golang.org/x/term v0.48.0 // indirect
 )

@@ -35,6 +35,7 @@ type Stream struct {
 	pt, prevPT                    uint8
 	prevSeq                       uint16
 	pairs, fwd, cont, ptChanges   int64
+	repeats                       int64 // steps that repeat the previous sequence number
 	evicted                       bool
 	packets                       int64
 	payloadBytes, headerBytes     int64
@@ -130,7 +131,7 @@ func (s *Stream) qualifies() bool {
 	if s.pairs == 0 {
 		return true
 	}
-	return s.cont*5 >= s.pairs*4 && s.fwd*2 >= s.pairs && s.ptChanges*5 <= s.pairs
+	return s.cont*5 >= s.pairs*4 && s.fwd*2 >= s.pairs-s.repeats && s.ptChanges*5 <= s.pairs
 }
 
 func (s *Stream) add(h *header, m *transport.Message) {
@@ -144,7 +145,12 @@ func (s *Stream) add(h *header, m *transport.Message) {
 		case d >= 1 && d <= maxStep:
 			s.fwd++
 			s.cont++
-		case d > -maxStep && d <= 0:
+		case d == 0:
+			// An exact repeat (a duplicate the network or the capture made) says nothing
+			// about whether the stream moves: it is neither forward nor backward.
+			s.cont++
+			s.repeats++
+		case d > -maxStep && d < 0:
 			s.cont++
 		}
 		if h.pt != s.prevPT {

@@ -1,10 +1,15 @@
 // Package quantile summarises a distribution of durations in constant memory: percentiles
 // from an HDR histogram with two significant digits (at most 1% relative error), minimum,
 // maximum and count exact. Memory does not grow with the number of samples.
+//
+// Percentiles are nearest-rank: the smallest recorded value with at least p% of the samples
+// at or below it. Up to exactSamples samples they are exact (kept in a fixed array), so that
+// small distributions, such as a handful of ICE round trips, read as they were measured.
 package quantile
 
 import (
 	"math"
+	"sort"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
 
@@ -21,7 +26,11 @@ type Hist struct {
 	h        *hdrhistogram.Histogram
 	n        int64
 	min, max float64
+	exact    *[exactSamples]float64 // the first samples, while n <= exactSamples
 }
+
+// exactSamples is how many samples are kept for exact percentiles.
+const exactSamples = 256
 
 // Record adds one sample in milliseconds. Negative values are recorded as 0.
 func (q *Hist) Record(ms float64) {
@@ -33,6 +42,10 @@ func (q *Hist) Record(ms float64) {
 	}
 	if q.h == nil {
 		q.h = hdrhistogram.New(1, maxMicros, 2)
+		q.exact = new([exactSamples]float64)
+	}
+	if q.n < exactSamples {
+		q.exact[q.n] = ms
 	}
 	if q.n == 0 || ms < q.min {
 		q.min = ms
@@ -62,6 +75,13 @@ func (q *Hist) Max() float64 { return q.max }
 func (q *Hist) Quantile(p float64) float64 {
 	if q.n == 0 {
 		return 0
+	}
+	if q.n <= exactSamples {
+		s := make([]float64, q.n)
+		copy(s, q.exact[:q.n])
+		sort.Float64s(s)
+		rank := int(math.Ceil(p / 100 * float64(q.n)))
+		return s[min(max(rank-1, 0), len(s)-1)]
 	}
 	v := float64(q.h.ValueAtQuantile(p)) / 1000
 	return math.Min(math.Max(v, q.min), q.max)

@@ -1,0 +1,320 @@
+package analysis
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/netip"
+	"time"
+
+	"github.com/callpcap/callpcap/capture"
+	"github.com/callpcap/callpcap/demux"
+	"github.com/callpcap/callpcap/report"
+	"github.com/callpcap/callpcap/rtpflow"
+	"github.com/callpcap/callpcap/tcpframe"
+	"github.com/callpcap/callpcap/transport"
+)
+
+// ErrUnreadable wraps every error that means the input is not a capture this tool can read;
+// the command maps it to exit code 1.
+var ErrUnreadable = errors.New("not a readable capture")
+
+// timeJump is a gap in capture time that is reported as a break rather than analysed as
+// silence (merged captures, clocks near 1970).
+const timeJump = int64(time.Hour)
+
+// Analyze reads one capture from r and returns its report. name is the file as given on the
+// command line. An input that is not a readable capture returns a Capture with Error set and
+// an error wrapping ErrUnreadable; a capture that breaks off part way returns what was read,
+// Truncated and a warning, and no error.
+func Analyze(ctx context.Context, name string, r io.Reader, opts Options) (report.Capture, error) {
+	rd, err := capture.Open(r)
+	if err != nil {
+		return report.Capture{File: name, Error: err.Error()}, fmt.Errorf("%s: %w: %w", name, ErrUnreadable, err)
+	}
+	a := newAnalyzer(opts)
+	if err := a.run(ctx, rd); err != nil {
+		return report.Capture{File: name, Error: err.Error()}, fmt.Errorf("%s: %w", name, err)
+	}
+	return a.build(name, rd), nil
+}
+
+// analyzer holds the state of one capture's analysis.
+type analyzer struct {
+	opts  Options
+	turn  *demux.Tracker
+	rtp   *rtpflow.Tracker
+	dedup dedup
+
+	flows      map[flowKey]*flow
+	flowList   []*flow
+	flowsOver  int64 // flows not tracked beyond MaxFlows
+	recent     [4]*flow
+	nextRecent int
+
+	packets, wire               int64
+	first, last, prev           int64
+	snapped, undecodable, dups  int64
+	unknownLink, nonIP, ipOther int64
+	truncated                   bool
+	warnings                    []string
+	jumps                       int
+
+	inner  transport.Message // reused for TURN-unwrapped datagrams
+	nested transport.Message // an indication inside TURN: parsed, never unwrapped again
+	cur    *flow             // the TCP flow whose segment is being fed, for emit
+	emit   func(*transport.Message)
+}
+
+func newAnalyzer(opts Options) *analyzer {
+	a := &analyzer{
+		opts:  opts,
+		turn:  demux.NewTracker(),
+		flows: make(map[flowKey]*flow),
+		rtp: rtpflow.NewTracker(rtpflow.Config{
+			LateBudget:     opts.lateBudget(),
+			MinPackets:     opts.minPackets(),
+			RampTargetKbps: opts.RampTargetKbps,
+		}),
+	}
+	a.emit = a.tcpMessage
+	return a
+}
+
+func (a *analyzer) warnf(format string, args ...any) {
+	if len(a.warnings) < 50 {
+		a.warnings = append(a.warnings, fmt.Sprintf(format, args...))
+	}
+}
+
+func (a *analyzer) run(ctx context.Context, rd *capture.Reader) error {
+	var p capture.Packet
+	for n := 0; ; n++ {
+		if n&0xffff == 0 && ctx.Err() != nil {
+			return ctx.Err()
+		}
+		err := rd.Next(&p)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			// Damage after a readable header: keep what was read, say so.
+			a.truncated = true
+			a.warnf("%v: the report covers the %d packets before it", err, a.packets)
+			break
+		}
+		a.packet(&p)
+	}
+	for _, f := range a.flowList {
+		if f.conn != nil {
+			a.cur = f
+			f.conn.Close(a.emit)
+		}
+	}
+	return nil
+}
+
+func (a *analyzer) packet(p *capture.Packet) {
+	if a.packets == 0 {
+		a.first, a.prev = p.Time, p.Time
+	}
+	a.packets++
+	a.wire += int64(p.FrameLen)
+	if d := p.Time - a.prev; d > timeJump || d < -timeJump {
+		a.jumps++
+		if a.jumps <= 3 {
+			a.warnf("capture time jumps by %s at packet %d: per-second series break there",
+				time.Duration(d).Round(time.Second), a.packets)
+		}
+	}
+	a.prev = p.Time
+	if p.Time > a.last {
+		a.last = p.Time
+	}
+	if p.CapLen < p.FrameLen {
+		a.snapped++
+	}
+	switch p.Kind {
+	case capture.KindUndecodable:
+		a.undecodable++
+		return
+	case capture.KindUnknownLink:
+		a.unknownLink++
+		return
+	case capture.KindNonIP:
+		a.nonIP++
+		return
+	case capture.KindIPOther:
+		a.ipOther++
+		return
+	}
+	if a.dedup.seen(p) {
+		a.dups++
+		return
+	}
+	proto := transport.UDP
+	if p.Kind == capture.KindTCP {
+		proto = transport.TCP
+	}
+	src, dst := p.SrcAddrPort(), p.DstAddrPort()
+	f := a.flow(src, dst, proto, p.Time)
+	if f == nil {
+		return
+	}
+	f.packets++
+	f.wire += int64(p.WireLen)
+	f.last = max(f.last, p.Time)
+	s := &f.sides[f.dir(src)]
+	s.packets++
+	s.wire += int64(p.WireLen)
+
+	if proto == transport.TCP {
+		if f.conn == nil {
+			f.conn = tcpframe.NewConn(tcpframe.Config{LateBudget: a.opts.lateBudget()}, f.a, f.b)
+		}
+		a.cur = f
+		f.conn.Segment(p, a.emit)
+		return
+	}
+	m := transport.Message{
+		Payload:   p.Payload,
+		Proto:     transport.UDP,
+		Src:       src,
+		Dst:       dst,
+		Iface:     p.Iface,
+		FirstSeen: p.Time, Complete: p.Time, Delivered: p.Time,
+		Wire:    transport.Wire{Total: int64(p.WireLen), Headers: int64(p.WireLen - p.PayloadLen)},
+		Snapped: p.Snapped,
+	}
+	a.message(f, &m, true)
+}
+
+// flow finds or starts the flow of a packet; nil beyond the cap. Media packets come in long
+// runs of a few flows, so the last flows found are checked before the map.
+func (a *analyzer) flow(src, dst netip.AddrPort, proto transport.Proto, t int64) *flow {
+	for _, f := range a.recent {
+		if f != nil && f.proto == proto && (f.a == src && f.b == dst || f.a == dst && f.b == src) {
+			return f
+		}
+	}
+	k := keyOf(src, dst, proto)
+	f, ok := a.flows[k]
+	if !ok {
+		f = a.newFlow(k, src, dst, proto, t)
+	}
+	if f != nil {
+		a.recent[a.nextRecent] = f
+		a.nextRecent = (a.nextRecent + 1) % len(a.recent)
+	}
+	return f
+}
+
+func (a *analyzer) newFlow(k flowKey, src, dst netip.AddrPort, proto transport.Proto, t int64) *flow {
+	if len(a.flowList) >= a.opts.maxFlows() {
+		a.flowsOver++
+		return nil
+	}
+	f := &flow{idx: len(a.flowList), proto: proto, a: src, b: dst, first: t, last: t}
+	a.flows[k] = f
+	a.flowList = append(a.flowList, f)
+	return f
+}
+
+func (a *analyzer) tcpMessage(m *transport.Message) { a.message(a.cur, m, false) }
+
+// message demultiplexes one UDP datagram or unframed TCP message by its first byte.
+func (a *analyzer) message(f *flow, m *transport.Message, udp bool) {
+	cls := classify(m)
+	if udp {
+		if forced, ok := a.opts.forcedClass(m.Src.Port(), m.Dst.Port()); ok {
+			cls = forced
+		}
+	}
+	f.saw(cls)
+	s := &f.sides[f.dir(m.Src)]
+	switch cls {
+	case demux.ClassSTUN:
+		if a.turn.STUN(m, &a.inner) {
+			f.turn = true
+			a.wrapped(f, &a.inner)
+			return
+		}
+		s.stun += m.Wire.Total
+	case demux.ClassChannelData:
+		if a.turn.ChannelData(m, &a.inner) {
+			f.turn = true
+			a.wrapped(f, &a.inner)
+			return
+		}
+		s.other += m.Wire.Total
+	case demux.ClassRTP:
+		if !a.rtp.RTP(rtpflow.Path{Leg: f.idx, Src: m.Src, Dst: m.Dst}, m) {
+			s.other += m.Wire.Total
+		}
+	case demux.ClassRTCP:
+		a.rtp.RTCP(rtpflow.Path{Leg: f.idx, Src: m.Src, Dst: m.Dst}, m)
+		s.rtcp += m.Wire.Total
+	default:
+		s.other += m.Wire.Total
+	}
+}
+
+// wrapped handles a datagram unwrapped from TURN: its path runs between the TURN client and
+// the peer, whichever way it travelled.
+func (a *analyzer) wrapped(f *flow, m *transport.Message) {
+	s := &f.sides[f.dir(m.Src)]
+	client := a.clientOf(f)
+	path := rtpflow.Path{Leg: f.idx, Src: client, Dst: m.Peer}
+	if m.Src != client {
+		path.Src, path.Dst = m.Peer, client
+	}
+	cls := classify(m)
+	f.saw(cls)
+	switch cls {
+	case demux.ClassRTP:
+		if a.rtp.RTP(path, m) {
+			return
+		}
+	case demux.ClassRTCP:
+		a.rtp.RTCP(path, m)
+		s.rtcp += m.Wire.Total
+		return
+	case demux.ClassSTUN:
+		// ICE checks between the client and its peer, through the relay.
+		a.turn.STUN(m, &a.nested)
+		s.stun += m.Wire.Total
+		return
+	}
+	s.other += m.Wire.Total
+}
+
+// clientOf says which end of a TURN flow is the client: the sender of an Allocate when the
+// capture holds one, else the end that is not on a TURN port, else the end that spoke first.
+func (a *analyzer) clientOf(f *flow) netip.AddrPort {
+	if f.client.IsValid() {
+		return f.client
+	}
+	switch {
+	case a.turn.IsTURNServer(f.b):
+		f.client = f.a
+	case a.turn.IsTURNServer(f.a):
+		f.client = f.b
+	case turnPort(f.b.Port()) && !turnPort(f.a.Port()):
+		f.client = f.a
+	case turnPort(f.a.Port()) && !turnPort(f.b.Port()):
+		f.client = f.b
+	default:
+		f.client = f.a
+	}
+	return f.client
+}
+
+// classify demultiplexes by first byte; a message cut by the snap length is validated only
+// as far as its captured bytes go.
+func classify(m *transport.Message) demux.Class {
+	if m.Snapped {
+		return demux.ClassifyTruncated(m.Payload)
+	}
+	return demux.Classify(m.Payload)
+}

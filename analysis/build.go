@@ -1,0 +1,324 @@
+package analysis
+
+import (
+	"fmt"
+	"net/netip"
+	"sort"
+	"time"
+
+	"github.com/callpcap/callpcap/capture"
+	"github.com/callpcap/callpcap/demux"
+	"github.com/callpcap/callpcap/internal/quantile"
+	"github.com/callpcap/callpcap/report"
+	"github.com/callpcap/callpcap/rtpflow"
+	"github.com/callpcap/callpcap/transport"
+)
+
+// build turns the analyzer's state into the report of the capture.
+func (a *analyzer) build(name string, rd *capture.Reader) report.Capture {
+	c := report.Capture{
+		File:               name,
+		Format:             rd.Format(),
+		Compression:        rd.Compression(),
+		LinkTypes:          []string{},
+		Packets:            a.packets,
+		WireBytes:          a.wire,
+		SnappedPackets:     a.snapped,
+		UndecodablePackets: a.undecodable,
+		CaptureDuplicates:  a.dups,
+		Truncated:          a.truncated,
+		Warnings:           a.warnings,
+		Flows:              []report.Flow{},
+		Legs:               []report.Leg{},
+		Streams:            []report.Stream{},
+		Directions:         []report.Direction{},
+		Findings:           []report.Finding{},
+	}
+	for _, l := range rd.LinkTypes() {
+		c.LinkTypes = append(c.LinkTypes, l.String())
+	}
+	if n, ok := rd.InterfaceDrops(); ok {
+		c.InterfaceDrops = &n
+		if n > 0 {
+			a.warnf("the capturing interfaces dropped %d packets: they are missing from this report", n)
+		}
+	}
+	if a.packets > 0 {
+		s := time.Unix(0, a.first).UTC().Format("2006-01-02T15:04:05.000000Z")
+		c.Start = &s
+		c.DurationS = quantile.Round(float64(a.last-a.first)/1e9, 6)
+	}
+	if a.unknownLink > 0 {
+		a.warnf("%d packets on link types this tool does not decode were counted, not analysed", a.unknownLink)
+	}
+	if a.flowsOver > 0 {
+		a.warnf("%d packets of flows beyond the first %d were counted, not analysed", a.flowsOver, a.opts.maxFlows())
+	}
+	if a.snapped > 0 {
+		a.warnf("%d packets were cut by the snap length: their lengths are counted from the original frame size", a.snapped)
+	}
+
+	streams := a.rtp.Streams()
+	legOf := a.buildLegs(&c, streams)
+	a.buildFlows(&c, legOf)
+	a.buildStreamsAndDirections(&c, streams, legOf)
+	c.ICE = a.turn.ICE()
+	c.TURN = a.turn.TURN()
+	c.Warnings = a.warnings
+	c.Findings = Findings(&c)
+	return c
+}
+
+func (a *analyzer) secs(t int64) float64 { return quantile.Round(float64(t-a.first)/1e9, 6) }
+
+// interesting says whether a flow is worth listing: it carried real-time traffic or TURN.
+func (f *flow) interesting() bool {
+	for _, c := range []demux.Class{demux.ClassSTUN, demux.ClassRTP, demux.ClassRTCP, demux.ClassChannelData,
+		demux.ClassDTLS, demux.ClassZRTP} {
+		if f.has(c) {
+			return true
+		}
+	}
+	return f.turn || (f.conn != nil && f.conn.Framing() != "unknown" && f.conn.Framing() != "none")
+}
+
+// buildLegs makes a leg of every flow that carried media streams or TURN, and returns the
+// leg id of each flow index.
+func (a *analyzer) buildLegs(c *report.Capture, streams []*rtpflow.Stream) map[int]string {
+	media := map[int]bool{}
+	peers := map[int]map[netip.AddrPort]bool{}
+	for _, s := range streams {
+		p := s.Path()
+		media[p.Leg] = true
+		f := a.flowList[p.Leg]
+		if f.turn {
+			if peers[p.Leg] == nil {
+				peers[p.Leg] = map[netip.AddrPort]bool{}
+			}
+			for _, ap := range []netip.AddrPort{p.Src, p.Dst} {
+				if ap.IsValid() && ap != f.a && ap != f.b {
+					peers[p.Leg][ap] = true
+				}
+			}
+		}
+	}
+	allocs := a.turn.Allocations()
+	legOf := map[int]string{}
+	for _, f := range a.flowList {
+		if !media[f.idx] && !(f.turn && f.has(demux.ClassChannelData)) {
+			continue
+		}
+		id := fmt.Sprintf("l%d", len(c.Legs)+1)
+		legOf[f.idx] = id
+		leg := report.Leg{ID: id, Transport: a.legTransport(f), Client: f.a.String(), Server: f.b.String(),
+			Peers: []string{}, Flows: []string{fmt.Sprintf("f%d", f.idx+1)}}
+		if f.turn {
+			client := a.clientOf(f)
+			server := f.b
+			if client == f.b {
+				server = f.a
+			}
+			leg.Client, leg.Server = client.String(), server.String()
+			for _, al := range allocs {
+				if al.Client == client && al.Server == server && al.Relayed.IsValid() {
+					r := al.Relayed.String()
+					leg.Relayed = &r
+					for _, p := range al.Peers {
+						if peers[f.idx] == nil {
+							peers[f.idx] = map[netip.AddrPort]bool{}
+						}
+						peers[f.idx][p] = true
+					}
+				}
+			}
+			leg.Peers = sortedAddrs(peers[f.idx])
+		}
+		c.Legs = append(c.Legs, leg)
+	}
+	return legOf
+}
+
+func (a *analyzer) legTransport(f *flow) string {
+	if f.proto == transport.UDP {
+		if f.turn {
+			return "turn-udp"
+		}
+		return "udp"
+	}
+	switch fr := f.conn.Framing(); {
+	case f.turn || fr == "turn":
+		return "turn-tcp"
+	case fr == "rfc4571":
+		return "ice-tcp"
+	case fr == "tls":
+		return "tls"
+	}
+	return "tcp"
+}
+
+func sortedAddrs(set map[netip.AddrPort]bool) []string {
+	var as []netip.AddrPort
+	for ap := range set {
+		as = append(as, ap)
+	}
+	sort.Slice(as, func(i, j int) bool { return as[i].Compare(as[j]) < 0 })
+	out := []string{}
+	for _, ap := range as {
+		out = append(out, ap.String())
+	}
+	return out
+}
+
+func (a *analyzer) buildFlows(c *report.Capture, legOf map[int]string) {
+	var other int64
+	for _, f := range a.flowList {
+		if _, isLeg := legOf[f.idx]; !isLeg && !f.interesting() {
+			other++
+			continue
+		}
+		rf := report.Flow{
+			ID: fmt.Sprintf("f%d", f.idx+1), Proto: f.proto.String(), A: f.a.String(), B: f.b.String(),
+			FirstS: a.secs(f.first), LastS: a.secs(f.last), Packets: f.packets, WireBytes: f.wire,
+			Content: f.contentNames(),
+		}
+		if f.conn != nil {
+			fr := f.conn.Framing()
+			rf.Framing = &fr
+			t := f.conn.Summary()
+			rf.TCP = &t
+		}
+		c.Flows = append(c.Flows, rf)
+	}
+	if other > 0 {
+		c.OtherFlows = other
+	}
+}
+
+// dirKey is a call direction: the media from one endpoint to the other.
+type dirKey struct{ src, dst netip.AddrPort }
+
+func (a *analyzer) buildStreamsAndDirections(c *report.Capture, streams []*rtpflow.Stream, legOf map[int]string) {
+	var order []dirKey
+	byDir := map[dirKey][]*rtpflow.Stream{}
+	for _, s := range streams {
+		k := dirKey{s.Path().Src, s.Path().Dst}
+		if _, ok := byDir[k]; !ok {
+			order = append(order, k)
+		}
+		byDir[k] = append(byDir[k], s)
+	}
+	streamID := map[*rtpflow.Stream]string{}
+	for i, s := range streams {
+		streamID[s] = fmt.Sprintf("s%d", i+1)
+	}
+	dirID := map[dirKey]string{}
+	for i, k := range order {
+		dirID[k] = fmt.Sprintf("d%d", i+1)
+	}
+	for _, s := range streams {
+		rs := s.Summary(a.first)
+		rs.ID = streamID[s]
+		rs.Leg = legOf[s.Path().Leg]
+		rs.Direction = dirID[dirKey{s.Path().Src, s.Path().Dst}]
+		c.Streams = append(c.Streams, rs)
+	}
+	claimed := map[[2]int]bool{} // (flow, side) whose RTCP/STUN/other bytes a direction took
+	for _, k := range order {
+		ss := byDir[k]
+		d := a.direction(dirID[k], k, ss, legOf, claimed)
+		for _, s := range ss {
+			d.Streams = append(d.Streams, streamID[s])
+		}
+		c.Directions = append(c.Directions, d)
+	}
+}
+
+func addrString(ap netip.AddrPort) string {
+	if !ap.IsValid() {
+		return "unknown"
+	}
+	return ap.String()
+}
+
+// direction aggregates the streams of one call direction and does its wire accounting.
+func (a *analyzer) direction(id string, k dirKey, ss []*rtpflow.Stream, legOf map[int]string, claimed map[[2]int]bool) report.Direction {
+	m := a.rtp.Direction(ss, a.first)
+	d := report.Direction{
+		ID: id, From: addrString(k.src), To: addrString(k.dst), Legs: []string{}, Streams: []string{},
+		MediaPackets: m.MediaPackets, MediaPayloadBytes: m.MediaPayloadBytes, GoodputKbps: m.GoodputKbps,
+		Loss: m.Loss, Late: m.Late, DelayMS: m.Delay, Ramp: m.Ramp, Series: m.Series,
+		FirstS: a.secs(m.FirstNs), LastS: a.secs(m.LastNs),
+	}
+	d.ActiveS = quantile.Round(float64(m.LastNs-m.FirstNs)/1e9, 6)
+	w := m.Wire
+	o := report.Overhead{
+		LinkIPTransport:    w.Headers,
+		Framing:            w.Framing,
+		RTPHeaders:         w.RTPHeaderBytes, // RTX headers included: rtx is the RTX payload
+		Padding:            w.PaddingBytes,
+		RTX:                w.RTXPayloadBytes,
+		TCPRetransmissions: w.Retransmitted,
+		Duplicates:         w.DuplicateBytes,
+		// What the capture cut from RTP packets (snap length): on the wire, not seen.
+		Other: w.Total - w.Headers - w.Framing - w.Retransmitted - w.RTPBytes,
+	}
+	seenLeg := map[int]bool{}
+	var tcpPayload, tcpRetx int64
+	for _, s := range ss {
+		li := s.Path().Leg
+		if seenLeg[li] {
+			continue
+		}
+		seenLeg[li] = true
+		d.Legs = append(d.Legs, legOf[li])
+		f := a.flowList[li]
+		if d.Transport == "" {
+			d.Transport = a.legTransport(f)
+		}
+		sd := a.sideOf(f, s.Path().Src)
+		if claimed[[2]int{li, sd}] {
+			continue
+		}
+		claimed[[2]int{li, sd}] = true
+		side := f.sides[sd]
+		o.RTCP += side.rtcp
+		o.STUN += side.stun
+		o.Other += side.other
+		if f.conn != nil {
+			rest, back := f.conn.Rest(sd), f.conn.Rest(1-sd)
+			o.TCPRetransmissions += rest.Retransmitted
+			o.Other += rest.Control + rest.Unframed
+			o.ACKs += back.ACKs
+			t := f.conn.Summary()
+			dir := t.AToB
+			if sd == 1 {
+				dir = t.BToA
+			}
+			tcpPayload += dir.PayloadBytes
+			tcpRetx += dir.RetransmittedBytes
+		}
+	}
+	if tcpPayload > 0 {
+		p := quantile.Round(100*float64(tcpRetx)/float64(tcpPayload), 3)
+		d.TCPRetransmittedPct = &p
+	}
+	d.OverheadBytes = o
+	d.WireBytes = d.MediaPayloadBytes + o.Sum()
+	if d.ActiveS > 0 {
+		d.WireKbps = quantile.Round(float64(d.WireBytes)*8/1000/d.ActiveS, 3)
+	}
+	if d.WireBytes > 0 {
+		e := quantile.Round(float64(d.MediaPayloadBytes)/float64(d.WireBytes), 4)
+		d.Efficiency = &e
+	}
+	return d
+}
+
+// sideOf returns which side of flow f carries media sent by src: src's own side when it is an
+// endpoint of the flow, else (a TURN peer) the side the server sends on.
+func (a *analyzer) sideOf(f *flow, src netip.AddrPort) int {
+	if src == f.a || src == f.b {
+		return f.dir(src)
+	}
+	return 1 - f.dir(a.clientOf(f))
+}

@@ -1,0 +1,83 @@
+package analysis
+
+import (
+	"encoding/binary"
+
+	"github.com/callpcap/callpcap/capture"
+)
+
+// dupWindow is how close in capture time two copies of one packet must be to be one packet
+// recorded twice (tcpdump -i any on a host that forwards records it on both interfaces,
+// microseconds apart).
+const dupWindow = 2_000_000 // 2 ms
+
+// dedup recognises capture duplicates: the same IP datagram recorded again within dupWindow
+// on another interface, or with another link header (the SLL/SLL2 interface index or packet
+// type differs). A byte-identical frame on the same interface is a copy the network made and
+// is not a capture duplicate.
+type dedup struct {
+	table [1024]dupEntry // indexed by digest: one probe per packet
+}
+
+type dupEntry struct {
+	t     int64
+	sum   uint64 // digest of the transport headers and payload
+	link  uint64 // digest of the link header and interface
+	valid bool
+}
+
+// seen reports whether p is a capture duplicate of a recent packet, and remembers p.
+func (d *dedup) seen(p *capture.Packet) bool {
+	if p.Kind != capture.KindUDP && p.Kind != capture.KindTCP {
+		return false
+	}
+	sum := digestPacket(p)
+	slot := &d.table[sum%uint64(len(d.table))]
+	if slot.valid && slot.sum == sum && p.Time >= slot.t && p.Time-slot.t <= dupWindow &&
+		slot.link != digestLink(p) {
+		return true
+	}
+	*slot = dupEntry{t: p.Time, sum: sum, link: digestLink(p), valid: true}
+	return false
+}
+
+// digestPacket hashes what a forwarded copy keeps: addresses, ports, lengths, the TCP
+// sequence numbers and up to 16 payload bytes (TTL and checksums change hop by hop); for
+// RTP those bytes hold the sequence number, timestamp and SSRC.
+func digestPacket(p *capture.Packet) uint64 {
+	h := fnvOffset
+	a, b := p.Src.As16(), p.Dst.As16()
+	h = fnvBytes(h, a[:])
+	h = fnvBytes(h, b[:])
+	h = fnvU64(h, uint64(p.SrcPort)<<48|uint64(p.DstPort)<<32|uint64(p.PayloadLen)<<8|uint64(p.IPProto))
+	if p.Kind == capture.KindTCP {
+		h = fnvU64(h, uint64(p.TCP.Seq)<<32|uint64(p.TCP.Ack))
+	}
+	n := min(len(p.Payload), 16)
+	return fnvBytes(h, p.Payload[:n])
+}
+
+// digestLink hashes the interface and the first bytes of the frame: MAC addresses for
+// Ethernet, the interface index and packet type for SLL/SLL2, TTL for raw IP.
+func digestLink(p *capture.Packet) uint64 {
+	h := fnvU64(fnvOffset, uint64(p.Iface))
+	return fnvBytes(h, p.Data[:min(len(p.Data), 16)])
+}
+
+const (
+	fnvOffset uint64 = 14695981039346656037
+	fnvPrime  uint64 = 1099511628211
+)
+
+func fnvBytes(h uint64, b []byte) uint64 {
+	for len(b) >= 8 {
+		h = (h ^ binary.LittleEndian.Uint64(b)) * fnvPrime
+		b = b[8:]
+	}
+	for _, c := range b {
+		h = (h ^ uint64(c)) * fnvPrime
+	}
+	return h
+}
+
+func fnvU64(h, v uint64) uint64 { return (h ^ v) * fnvPrime }

@@ -1,0 +1,212 @@
+package analysis
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/callpcap/callpcap/report"
+)
+
+// Thresholds of the findings: where a figure starts to matter to a person on the call.
+const (
+	lossWarnPct       = 1.0  // audio concealment becomes audible, video freezes begin
+	lossBadPct        = 5.0  //
+	latePctWarn       = 1.0  // share of packets too late to play
+	latePctBad        = 5.0  //
+	jitterWarnMS      = 30.0 // mean RFC 3550 jitter above a typical jitter buffer's comfort
+	slowRampS         = 10.0 // t90 later than this is a slow ramp (GCC over UDP reaches it in < 5 s)
+	lowEfficiency     = 0.6  // media payload under 60% of the wire bytes
+	tcpRetxWarnPct    = 1.0
+	tcpRetxBadPct     = 5.0
+	minRampDurationS  = 10.0 // a direction shorter than this has no meaningful ramp
+	minJitterPackets  = 50
+	minStabilitySpanS = 10.0
+)
+
+// Findings diagnoses a capture's report: one sentence each, with the numbers in it, most
+// severe first. It reads the report model only, so it can be tested on a report built by hand.
+func Findings(c *report.Capture) []report.Finding {
+	var fs []report.Finding
+	add := func(code, sev, format string, args ...any) {
+		fs = append(fs, report.Finding{Code: code, Severity: sev, Text: fmt.Sprintf(format, args...)})
+	}
+	legs := map[string]*report.Leg{}
+	for i := range c.Legs {
+		legs[c.Legs[i].ID] = &c.Legs[i]
+	}
+	streams := map[string]*report.Stream{}
+	for i := range c.Streams {
+		streams[c.Streams[i].ID] = &c.Streams[i]
+	}
+
+	for _, l := range c.Legs {
+		switch l.Transport {
+		case "turn-tcp", "turn-tls":
+			add("media_over_tcp", "warn", "Media was relayed over TCP through TURN %s (%s): every loss on that path turns into delay.",
+				l.Server, strings.TrimPrefix(l.Transport, "turn-"))
+			add("media_over_turn", "info", "Media went through the TURN relay %s instead of a direct path.", l.Server)
+		case "ice-tcp", "tcp", "tls":
+			add("media_over_tcp", "warn", "Media travelled over TCP (%s) between %s and %s: every loss on that path turns into delay.",
+				l.Transport, l.Client, l.Server)
+		case "turn-udp":
+			add("media_over_turn", "info", "Media was relayed over UDP through TURN %s instead of a direct path.", l.Server)
+		}
+	}
+
+	for _, d := range c.Directions {
+		name := d.From + " -> " + d.To
+		if d.TCPRetransmittedPct != nil && *d.TCPRetransmittedPct > 0 {
+			sev := "info"
+			if *d.TCPRetransmittedPct >= tcpRetxBadPct {
+				sev = "bad"
+			} else if *d.TCPRetransmittedPct >= tcpRetxWarnPct {
+				sev = "warn"
+			}
+			add("tcp_retransmissions", sev, "%s: %s of the TCP payload bytes carrying this media were retransmissions (%s bytes on the wire).",
+				name, fmtPct(*d.TCPRetransmittedPct), thousands(d.OverheadBytes.TCPRetransmissions))
+		}
+		if l := d.Late; l != nil && l.Packets > 0 {
+			sev := "info"
+			if l.Pct >= latePctBad {
+				sev = "bad"
+			} else if l.Pct >= latePctWarn {
+				sev = "warn"
+			}
+			text := fmt.Sprintf("%s: %s media packets (%s) arrived more than %.0f ms later than the stream's fastest, too late to be played",
+				name, thousands(l.Packets), fmtPct(l.Pct), l.BudgetMS)
+			if l.HOLBlocked > 0 {
+				text += fmt.Sprintf("; %s of them were held behind a retransmitted TCP segment (head-of-line blocking)", thousands(l.HOLBlocked))
+			}
+			add("late_packets", sev, "%s.", text)
+		}
+		if d.Loss.Pct != nil && d.Loss.Lost > 0 {
+			sev := "info"
+			if *d.Loss.Pct >= lossBadPct {
+				sev = "bad"
+			} else if *d.Loss.Pct >= lossWarnPct {
+				sev = "warn"
+			}
+			text := fmt.Sprintf("%s: %s of %s media packets were lost (%s)", name, thousands(d.Loss.Lost),
+				thousands(d.Loss.Expected), fmtPct(*d.Loss.Pct))
+			if d.Loss.RecoveredByRTX > 0 {
+				text += fmt.Sprintf("; %s of them were recovered by retransmission (RTX), late", thousands(d.Loss.RecoveredByRTX))
+			}
+			add("rtp_loss", sev, "%s.", text)
+		}
+		if d.Loss.DroppedBeforeTCP > 0 {
+			add("dropped_before_tcp", "warn", "%s: %s RTP packets never entered the TCP connection (a gap in RTP sequence numbers where TCP lost nothing): the sender or relay dropped them when its TCP send buffer was full.",
+				name, thousands(d.Loss.DroppedBeforeTCP))
+		}
+		if r := d.Ramp; r != nil && d.ActiveS >= minRampDurationS && r.TargetKbps > 0 {
+			switch {
+			case r.T90S == nil:
+				add("slow_ramp", "warn", "%s: the media bitrate never reached 90%% of %s within %s.", name, fmtRate(r.TargetKbps), fmtSecs(d.ActiveS))
+			case *r.T90S > slowRampS:
+				add("slow_ramp", "warn", "%s: the media bitrate took %s to reach 90%% of %s (a healthy call over UDP gets there in under 5 s).",
+					name, fmtSecs(*r.T90S), fmtRate(r.TargetKbps))
+			}
+			if r.Stable != nil && !*r.Stable && r.T90S != nil && d.ActiveS-*r.T90S >= minStabilitySpanS {
+				cv := ""
+				if r.CVAfterT90 != nil {
+					cv = fmt.Sprintf(" (coefficient of variation %.2f)", *r.CVAfterT90)
+				}
+				add("unstable_bitrate", "warn", "%s: after ramping up, the media bitrate kept swinging more than 20%% around %s%s.",
+					name, fmtRate(r.PlateauKbps), cv)
+			}
+		}
+		if d.Efficiency != nil && *d.Efficiency < lowEfficiency && d.WireBytes > 0 {
+			add("low_efficiency", "warn", "%s: only %.0f%% of the %s bytes on the wire were media payload; the rest was headers, framing, retransmissions and control.",
+				name, *d.Efficiency*100, thousands(d.WireBytes))
+		}
+		for _, id := range d.Streams {
+			s := streams[id]
+			if s == nil || s.JitterMS == nil || s.Packets < minJitterPackets || s.Kind != "audio" {
+				continue
+			}
+			if s.JitterMS.Mean > jitterWarnMS {
+				add("high_jitter", "warn", "%s: audio stream %s had a mean interarrival jitter of %.1f ms (max %.1f ms).",
+					name, s.SSRC, s.JitterMS.Mean, s.JitterMS.Max)
+			}
+		}
+	}
+
+	if ice := c.ICE; ice.Checks > 0 && ice.Successes == 0 {
+		add("ice_failed", "bad", "ICE connectivity checks failed: %s Binding requests, no success response.", thousands(ice.Checks))
+	}
+	var errs []string
+	for _, e := range c.TURN.Errors {
+		if e.Code == 401 || e.Code == 438 { // the authentication challenge and a stale nonce are routine
+			continue
+		}
+		errs = append(errs, fmt.Sprintf("%d (%d×)", e.Code, e.Count))
+	}
+	if len(errs) > 0 {
+		add("turn_errors", "warn", "The TURN server answered with errors: %s.", strings.Join(errs, ", "))
+	}
+	var gap int64
+	for _, f := range c.Flows {
+		if f.TCP != nil {
+			gap += f.TCP.AToB.CaptureGapBytes + f.TCP.BToA.CaptureGapBytes
+		}
+	}
+	if gap > 0 {
+		add("capture_gaps", "warn", "The capture missed %s bytes of TCP streams (never seen, though the peer acknowledged them): figures around those gaps are incomplete.", thousands(gap))
+	}
+	if c.SnappedPackets > 0 {
+		add("snapped_packets", "info", "%s packets were cut by the capture's snap length: sizes come from the original lengths, payload checks from what was kept.", thousands(c.SnappedPackets))
+	}
+	encrypted := false
+	for _, f := range c.Flows {
+		for _, ct := range f.Content {
+			if ct == "dtls" {
+				encrypted = true
+			}
+		}
+		if f.Framing != nil && *f.Framing == "tls" {
+			encrypted = true
+		}
+	}
+	if encrypted && len(c.Streams) > 0 {
+		add("encrypted_media", "info", "The media is SRTP keyed by DTLS: payloads are hidden, so figures come from RTP headers and timing.")
+	} else if encrypted {
+		add("encrypted_media", "info", "The capture holds DTLS or TLS where media would be: its content is hidden.")
+	}
+	sortFindings(fs)
+	return fs
+}
+
+func sortFindings(fs []report.Finding) {
+	rank := map[string]int{"bad": 0, "warn": 1, "info": 2}
+	for i := 1; i < len(fs); i++ {
+		for j := i; j > 0 && rank[fs[j].Severity] < rank[fs[j-1].Severity]; j-- {
+			fs[j], fs[j-1] = fs[j-1], fs[j]
+		}
+	}
+}
+
+func fmtPct(p float64) string {
+	if p < 0.1 {
+		return fmt.Sprintf("%.2f%%", p)
+	}
+	return fmt.Sprintf("%.1f%%", p)
+}
+
+func fmtRate(kbps float64) string {
+	if kbps >= 1000 {
+		return fmt.Sprintf("%.2f Mbps", kbps/1000)
+	}
+	return fmt.Sprintf("%.0f kbps", kbps)
+}
+
+func fmtSecs(s float64) string { return fmt.Sprintf("%.0f s", s) }
+
+func thousands(n int64) string {
+	s := fmt.Sprint(n)
+	if n < 0 {
+		return "-" + thousands(-n)
+	}
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}

@@ -1,0 +1,77 @@
+package analysis
+
+import (
+	"net/netip"
+
+	"github.com/callpcap/callpcap/demux"
+	"github.com/callpcap/callpcap/tcpframe"
+	"github.com/callpcap/callpcap/transport"
+)
+
+// flowKey names a flow whichever way a packet travels: the lower endpoint comes first.
+type flowKey struct {
+	lo, hi netip.AddrPort
+	proto  transport.Proto
+}
+
+func keyOf(src, dst netip.AddrPort, proto transport.Proto) flowKey {
+	if src.Compare(dst) <= 0 {
+		return flowKey{src, dst, proto}
+	}
+	return flowKey{dst, src, proto}
+}
+
+// side is what one direction of a flow carried besides RTP, for the wire accounting of the
+// call direction it belongs to.
+type side struct {
+	packets, wire int64
+	rtcp, stun    int64 // whole wire bytes of RTCP and STUN messages
+	other         int64 // wire bytes of DTLS and unclassified messages
+}
+
+// flow is one UDP 5-tuple or TCP connection; a is the endpoint that sent first.
+type flow struct {
+	idx         int
+	proto       transport.Proto
+	a, b        netip.AddrPort
+	first, last int64
+	packets     int64
+	wire        int64
+	sides       [2]side // [0] a->b, [1] b->a
+	content     uint16  // bit per demux.Class seen, directly or inside TURN
+	turn        bool    // carried TURN (Allocate, ChannelData, indications)
+	client      netip.AddrPort
+	conn        *tcpframe.Conn
+}
+
+func (f *flow) dir(src netip.AddrPort) int {
+	if src == f.a {
+		return 0
+	}
+	return 1
+}
+
+func (f *flow) saw(c demux.Class) { f.content |= 1 << c }
+
+func (f *flow) has(c demux.Class) bool { return f.content&(1<<c) != 0 }
+
+// contentNames lists what the flow carried, in the order of demux's classes.
+func (f *flow) contentNames() []string {
+	names := []string{}
+	for c := demux.Class(0); c < 16; c++ {
+		if f.has(c) {
+			names = append(names, c.String())
+		}
+	}
+	return names
+}
+
+// turnPorts are the ports TURN servers listen on by convention; used only to tell the client
+// from the server when the capture holds no Allocate.
+func turnPort(p uint16) bool {
+	switch p {
+	case 3478, 3479, 5349, 5350, 443, 80, 19302, 19305:
+		return true
+	}
+	return false
+}

@@ -1,0 +1,83 @@
+package analysis
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/callpcap/callpcap/demux"
+)
+
+// Options are the analysis settings; the zero value means the documented defaults.
+type Options struct {
+	LateBudget     time.Duration // 0: 150 ms
+	RampTargetKbps float64       // 0: the plateau
+	MinPackets     int           // 0: 10
+	DecodeAs       []DecodeAs
+	MaxFlows       int // 0: 100,000 flows tracked; beyond that counted in a warning
+}
+
+// DecodeAs forces the class of every datagram to or from Port, whatever the heuristics say.
+type DecodeAs struct {
+	Proto string // rtp, rtcp, stun, turn or rfc4571
+	Port  uint16
+}
+
+// ParseDecodeAs parses "PROTO=PORT" as given to --decode-as.
+func ParseDecodeAs(s string) (DecodeAs, error) {
+	proto, port, ok := strings.Cut(s, "=")
+	if !ok {
+		return DecodeAs{}, fmt.Errorf("decode-as %q: want PROTO=PORT", s)
+	}
+	proto = strings.ToLower(strings.TrimSpace(proto))
+	switch proto {
+	case "rtp", "rtcp", "stun", "turn", "rfc4571":
+	default:
+		return DecodeAs{}, fmt.Errorf("decode-as %q: protocol must be rtp, rtcp, stun, turn or rfc4571", s)
+	}
+	n, err := strconv.ParseUint(strings.TrimSpace(port), 10, 16)
+	if err != nil || n == 0 {
+		return DecodeAs{}, fmt.Errorf("decode-as %q: port must be 1-65535", s)
+	}
+	return DecodeAs{Proto: proto, Port: uint16(n)}, nil
+}
+
+func (o Options) lateBudget() time.Duration {
+	if o.LateBudget <= 0 {
+		return 150 * time.Millisecond
+	}
+	return o.LateBudget
+}
+
+func (o Options) minPackets() int {
+	if o.MinPackets <= 0 {
+		return 10
+	}
+	return o.MinPackets
+}
+
+func (o Options) maxFlows() int {
+	if o.MaxFlows <= 0 {
+		return 100_000
+	}
+	return o.MaxFlows
+}
+
+// forcedClass returns the class --decode-as imposes on a UDP datagram between the ports.
+func (o Options) forcedClass(sport, dport uint16) (demux.Class, bool) {
+	for _, d := range o.DecodeAs {
+		if d.Port != sport && d.Port != dport {
+			continue
+		}
+		switch d.Proto {
+		case "rtp":
+			return demux.ClassRTP, true
+		case "rtcp":
+			return demux.ClassRTCP, true
+		case "stun":
+			return demux.ClassSTUN, true
+		}
+	}
+	return 0, false
+}

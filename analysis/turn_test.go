@@ -1,0 +1,148 @@
+package analysis
+
+import (
+	"net"
+	"net/netip"
+	"testing"
+	"time"
+
+	"github.com/pion/stun/v3"
+
+	"github.com/callpcap/callpcap/internal/callgen"
+	"github.com/callpcap/callpcap/internal/pcapgen"
+)
+
+var (
+	turnServer = netip.MustParseAddrPort("203.0.113.7:3478")
+	relayed    = netip.MustParseAddrPort("203.0.113.7:50012")
+)
+
+// stunFrame builds an Ethernet/IPv4/UDP frame carrying a STUN message.
+func stunFrame(t *testing.T, src, dst netip.AddrPort, tid [stun.TransactionIDSize]byte, typ stun.MessageType, setters ...stun.Setter) []byte {
+	t.Helper()
+	m := stun.New()
+	all := append([]stun.Setter{stun.NewTransactionIDSetter(tid), typ}, setters...)
+	if err := m.Build(all...); err != nil {
+		t.Fatal(err)
+	}
+	return pcapgen.EtherUDP(src, dst, m.Raw)
+}
+
+func xorAddr(attr stun.AttrType, ap netip.AddrPort) stun.Setter {
+	return setterFunc(func(m *stun.Message) error {
+		return stun.XORMappedAddress{IP: net.IP(ap.Addr().AsSlice()), Port: int(ap.Port())}.AddToAs(m, attr)
+	})
+}
+
+type setterFunc func(m *stun.Message) error
+
+func (f setterFunc) AddTo(m *stun.Message) error { return f(m) }
+
+func raw(attr stun.AttrType, v ...byte) stun.Setter {
+	return setterFunc(func(m *stun.Message) error { m.Add(attr, v); return nil })
+}
+
+// turnCall is an Allocate (with the 401 challenge), a ChannelBind to bob on 0x4000, and then
+// alice's audio to bob in ChannelData through the server.
+func turnCall(t *testing.T) []callgen.Packet {
+	ms := func(n int) int64 { return callgen.Epoch + int64(n)*int64(time.Millisecond) }
+	tid := func(b byte) (id [stun.TransactionIDSize]byte) { id[0] = b; return id }
+	allocReq := stun.NewType(stun.MethodAllocate, stun.ClassRequest)
+	allocErr := stun.NewType(stun.MethodAllocate, stun.ClassErrorResponse)
+	allocOK := stun.NewType(stun.MethodAllocate, stun.ClassSuccessResponse)
+	bindReq := stun.NewType(stun.MethodChannelBind, stun.ClassRequest)
+	bindOK := stun.NewType(stun.MethodChannelBind, stun.ClassSuccessResponse)
+	pkts := []callgen.Packet{
+		{T: ms(0), Frame: stunFrame(t, alice, turnServer, tid(1), allocReq)},
+		{T: ms(40), Frame: stunFrame(t, turnServer, alice, tid(1), allocErr, stun.CodeUnauthorized)},
+		{T: ms(50), Frame: stunFrame(t, alice, turnServer, tid(2), allocReq)},
+		{T: ms(90), Frame: stunFrame(t, turnServer, alice, tid(2), allocOK,
+			xorAddr(stun.AttrXORRelayedAddress, relayed), raw(stun.AttrLifetime, 0, 0, 2, 0x58))},
+		{T: ms(100), Frame: stunFrame(t, alice, turnServer, tid(3), bindReq,
+			raw(stun.AttrChannelNumber, 0x40, 0, 0, 0), xorAddr(stun.AttrXORPeerAddress, bob))},
+		{T: ms(140), Frame: stunFrame(t, turnServer, alice, tid(3), bindOK)},
+	}
+	s := audio()
+	s.Dst = turnServer
+	s.Channel = 0x4000
+	s.Start = 200 * time.Millisecond
+	return append(pkts, s.Packets()...)
+}
+
+func TestTURNOverUDPChannelData(t *testing.T) {
+	c := analyze(t, pcapOf(t, turnCall(t)), Options{})
+	if len(c.Legs) != 1 {
+		t.Fatalf("legs = %+v, want 1", c.Legs)
+	}
+	l := c.Legs[0]
+	if l.Transport != "turn-udp" || l.Client != alice.String() || l.Server != turnServer.String() ||
+		l.Relayed == nil || *l.Relayed != relayed.String() || len(l.Peers) != 1 || l.Peers[0] != bob.String() {
+		t.Errorf("leg = %+v, want turn-udp %v -> %v relayed %v peer %v", l, alice, turnServer, relayed, bob)
+	}
+	st := onlyStream(t, c)
+	if st.Src != alice.String() || st.Dst != bob.String() || st.Packets != 500 || deref(st.Lost) != 0 {
+		t.Errorf("stream %s -> %s packets %d lost %d, want %v -> %v 500 0", st.Src, st.Dst, st.Packets, deref(st.Lost), alice, bob)
+	}
+	d := c.Directions[0]
+	// Each RTP packet (172 bytes, a multiple of 4: no padding) travels in 4 bytes of
+	// ChannelData framing; the STUN exchange on the leg counts apart.
+	if d.OverheadBytes.Framing != 500*4 || d.OverheadBytes.LinkIPTransport != 500*42 {
+		t.Errorf("framing %d, headers %d; want %d and %d", d.OverheadBytes.Framing, d.OverheadBytes.LinkIPTransport, 500*4, 500*42)
+	}
+	if d.Transport != "turn-udp" {
+		t.Errorf("direction transport = %q, want turn-udp", d.Transport)
+	}
+	if len(c.TURN.Allocations) != 1 {
+		t.Fatalf("allocations = %+v", c.TURN.Allocations)
+	}
+	a := c.TURN.Allocations[0]
+	if a.Relayed == nil || *a.Relayed != relayed.String() || a.LifetimeS == nil || *a.LifetimeS != 600 ||
+		len(a.Channels) != 1 || a.Channels[0].Number != 0x4000 || a.Channels[0].Peer != bob.String() {
+		t.Errorf("allocation = %+v", a)
+	}
+	if len(c.TURN.Errors) != 1 || c.TURN.Errors[0].Code != 401 || c.TURN.Errors[0].Count != 1 {
+		t.Errorf("turn errors = %+v, want one 401", c.TURN.Errors)
+	}
+	var stunBytes int64
+	for _, p := range turnCall(t)[:6] {
+		stunBytes += int64(len(p.Frame))
+	}
+	// STUN from the client is on alice's side of the leg; the server's answers are on the
+	// other side, which carries no media of this direction.
+	var fromAlice int64
+	for i, p := range turnCall(t)[:6] {
+		if i%2 == 0 {
+			fromAlice += int64(len(p.Frame))
+		}
+	}
+	if d.OverheadBytes.STUN != fromAlice {
+		t.Errorf("STUN bytes = %d, want %d (of %d in both directions)", d.OverheadBytes.STUN, fromAlice, stunBytes)
+	}
+}
+
+func TestICERTT(t *testing.T) {
+	ms := func(n int) int64 { return callgen.Epoch + int64(n)*int64(time.Millisecond) }
+	req := stun.NewType(stun.MethodBinding, stun.ClassRequest)
+	ok := stun.NewType(stun.MethodBinding, stun.ClassSuccessResponse)
+	var pkts []callgen.Packet
+	for i, rtt := range []int{10, 20, 30} {
+		var id [stun.TransactionIDSize]byte
+		id[0] = byte(i + 1)
+		at := i * 1000
+		pkts = append(pkts,
+			callgen.Packet{T: ms(at), Frame: stunFrame(t, alice, bob, id, req, stun.NewUsername("bob1:alice1"))},
+			callgen.Packet{T: ms(at + rtt), Frame: stunFrame(t, bob, alice, id, ok, xorAddr(stun.AttrXORMappedAddress, alice))})
+	}
+	c := analyze(t, pcapOf(t, pkts), Options{})
+	ice := c.ICE
+	if ice.Checks != 3 || ice.Successes != 3 || ice.Failures != 0 || ice.RTTMS == nil ||
+		ice.RTTMS.Min != 10 || ice.RTTMS.Max != 30 || ice.RTTMS.P50 != 20 {
+		t.Errorf("ice = %+v rtt %+v, want 3 checks, 3 successes, rtt 10/20/30", ice, ice.RTTMS)
+	}
+	if len(ice.Ufrags) != 1 || ice.Ufrags[0] != "bob1:alice1" {
+		t.Errorf("ufrags = %v", ice.Ufrags)
+	}
+	if len(c.Streams) != 0 || len(c.Flows) != 1 || c.Flows[0].Content[0] != "stun" {
+		t.Errorf("streams %d flows %+v", len(c.Streams), c.Flows)
+	}
+}

@@ -1,0 +1,298 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/schollz/progressbar/v3"
+	"github.com/spf13/pflag"
+	"golang.org/x/term"
+
+	"github.com/callpcap/callpcap/analysis"
+	"github.com/callpcap/callpcap/render"
+	"github.com/callpcap/callpcap/report"
+)
+
+// version is the tool's version, as the JSON report and --version give it.
+const version = "0.1.0"
+
+// Errors that map to exit codes (see exitCode).
+var (
+	errUsage      = errors.New("usage")                       // exit 2
+	errUnreadable = errors.New("some inputs were unreadable") // exit 1, already reported per file
+)
+
+type usageError struct{ msg string }
+
+func (e usageError) Error() string { return e.msg }
+func (e usageError) Unwrap() error { return errUsage }
+
+func usagef(format string, args ...any) error { return usageError{fmt.Sprintf(format, args...)} }
+
+// exitCode maps run's error to the documented exit code, printing it on stderr.
+func exitCode(err error, stderr io.Writer) int {
+	switch {
+	case err == nil:
+		return 0
+	case errors.Is(err, errUsage):
+		fmt.Fprintf(stderr, "analyze: %v\nusage: analyze [flags] FILE...  (analyze --help for the flags)\n", err)
+		return 2
+	case errors.Is(err, errUnreadable):
+		return 1
+	}
+	fmt.Fprintf(stderr, "analyze: %v\n", err)
+	return 1
+}
+
+type config struct {
+	format   string
+	output   string
+	charts   string
+	quiet    bool
+	opts     analysis.Options
+	files    []string
+	showVers bool
+}
+
+func parseArgs(args []string, stderr io.Writer) (*config, error) {
+	fs := pflag.NewFlagSet("analyze", pflag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.SetInterspersed(true) // flags may come before or after the files
+	var (
+		cfg        config
+		lateBudget = fs.Duration("late-budget", 150*time.Millisecond, "a media packet delayed more than this above its stream's baseline is late")
+		rampTarget = fs.String("ramp-target", "", "the bitrate the ramp is measured against (2500kbps, 2.5Mbps); default: the plateau")
+		minPackets = fs.Int("min-packets", 10, "the fewest packets an RTP stream needs to be reported")
+		decodeAs   = fs.StringArray("decode-as", nil, "treat a port as carrying rtp, rtcp, stun, turn or rfc4571: PROTO=PORT (repeatable)")
+	)
+	fs.StringVar(&cfg.format, "format", "", "report format: text, json, md or html (default: from -o's extension, else text)")
+	fs.StringVarP(&cfg.output, "output", "o", "", "write the report to this file instead of standard output")
+	fs.StringVar(&cfg.charts, "charts", "", "also write the charts (SVG and PNG) into this directory")
+	fs.BoolVarP(&cfg.quiet, "quiet", "q", false, "no progress bar, no warnings on standard error")
+	fs.BoolVar(&cfg.showVers, "version", false, "print the version and exit")
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "usage: analyze [flags] FILE...\n\nFILE is a pcap or pcapng capture (optionally gzip- or zstd-compressed), or - for standard input.\n\n")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, pflag.ErrHelp) {
+			return nil, pflag.ErrHelp
+		}
+		return nil, usagef("%v", err)
+	}
+	if cfg.showVers {
+		return &cfg, nil
+	}
+	cfg.files = fs.Args()
+	if len(cfg.files) == 0 {
+		return nil, usagef("no capture file given")
+	}
+	if cfg.format == "" {
+		cfg.format = formatFromName(cfg.output)
+	}
+	switch cfg.format {
+	case "text", "json":
+	case "md", "html":
+		return nil, usagef("--format %s is not available yet: use text or json", cfg.format)
+	default:
+		return nil, usagef("--format %q: want text, json, md or html", cfg.format)
+	}
+	if cfg.charts != "" {
+		return nil, usagef("--charts is not available yet")
+	}
+	if *lateBudget <= 0 {
+		return nil, usagef("--late-budget %v: must be above zero", *lateBudget)
+	}
+	cfg.opts.LateBudget = *lateBudget
+	if *rampTarget != "" {
+		kbps, err := parseRate(*rampTarget)
+		if err != nil {
+			return nil, usagef("--ramp-target: %v", err)
+		}
+		cfg.opts.RampTargetKbps = kbps
+	}
+	if *minPackets < 1 {
+		return nil, usagef("--min-packets %d: must be at least 1", *minPackets)
+	}
+	cfg.opts.MinPackets = *minPackets
+	for _, s := range *decodeAs {
+		d, err := analysis.ParseDecodeAs(s)
+		if err != nil {
+			return nil, usagef("--%v", err)
+		}
+		cfg.opts.DecodeAs = append(cfg.opts.DecodeAs, d)
+	}
+	return &cfg, nil
+}
+
+func formatFromName(name string) string {
+	switch strings.ToLower(filepath.Ext(name)) {
+	case ".json":
+		return "json"
+	case ".md", ".markdown":
+		return "md"
+	case ".html", ".htm":
+		return "html"
+	}
+	return "text"
+}
+
+// parseRate reads a bitrate such as 2500kbps, 2.5Mbps, 2500k or 2500000 (bit/s) and returns
+// kbit/s.
+func parseRate(s string) (float64, error) {
+	t := strings.ToLower(strings.TrimSpace(s))
+	t = strings.TrimSuffix(strings.TrimSuffix(t, "/s"), "ps")
+	t = strings.TrimSuffix(t, "bit")
+	t = strings.TrimSuffix(t, "b")
+	mult := 0.001 // plain bit/s
+	switch {
+	case strings.HasSuffix(t, "k"):
+		mult, t = 1, t[:len(t)-1]
+	case strings.HasSuffix(t, "m"):
+		mult, t = 1000, t[:len(t)-1]
+	case strings.HasSuffix(t, "g"):
+		mult, t = 1e6, t[:len(t)-1]
+	}
+	v, err := strconv.ParseFloat(t, 64)
+	if err != nil || v <= 0 || v*mult > 1e8 {
+		return 0, fmt.Errorf("%q is not a bitrate (examples: 2500kbps, 2.5Mbps)", s)
+	}
+	return v * mult, nil
+}
+
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	cfg, err := parseArgs(args, stderr)
+	if errors.Is(err, pflag.ErrHelp) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if cfg.showVers {
+		fmt.Fprintf(stdout, "analyze (callpcap) %s\n", version)
+		return nil
+	}
+	rep := &report.Report{
+		Schema: report.Schema,
+		Tool:   report.Tool{Name: "callpcap", Version: version},
+		Options: report.Options{
+			LateBudgetMS: float64(cfg.opts.LateBudget) / float64(time.Millisecond),
+			MinPackets:   cfg.opts.MinPackets,
+		},
+		Captures: []report.Capture{},
+	}
+	if cfg.opts.RampTargetKbps > 0 {
+		v := cfg.opts.RampTargetKbps
+		rep.Options.RampTargetKbps = &v
+	}
+	failed := false
+	for _, name := range cfg.files {
+		c, err := analyzeFile(ctx, name, stdin, stderr, cfg)
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		if err != nil {
+			failed = true
+			fmt.Fprintf(stderr, "analyze: %s\n", oneLine(err))
+		} else if !cfg.quiet {
+			for _, w := range c.Warnings {
+				fmt.Fprintf(stderr, "analyze: %s: warning: %s\n", name, w)
+			}
+		}
+		rep.Captures = append(rep.Captures, c)
+	}
+	rep.Comparison = analysis.Compare(successful(rep.Captures))
+
+	out := stdout
+	var file *os.File
+	if cfg.output != "" {
+		file, err = os.Create(cfg.output)
+		if err != nil {
+			return err
+		}
+		out = file
+	}
+	bw := bufio.NewWriter(out)
+	switch cfg.format {
+	case "json":
+		err = render.JSON(bw, rep)
+	default:
+		err = render.Text(bw, rep)
+	}
+	if err == nil {
+		err = bw.Flush()
+	}
+	if file != nil {
+		if cerr := file.Close(); err == nil {
+			err = cerr
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("writing the report: %w", err)
+	}
+	if failed {
+		return errUnreadable
+	}
+	return nil
+}
+
+func successful(caps []report.Capture) []report.Capture {
+	var ok []report.Capture
+	for _, c := range caps {
+		if c.Error == "" {
+			ok = append(ok, c)
+		}
+	}
+	return ok
+}
+
+// analyzeFile opens one input ("-" is standard input) and analyses it, with a progress bar
+// on a terminal.
+func analyzeFile(ctx context.Context, name string, stdin io.Reader, stderr io.Writer, cfg *config) (report.Capture, error) {
+	var r io.Reader = stdin
+	size := int64(-1)
+	if name != "-" {
+		f, err := os.Open(name)
+		if err != nil {
+			return report.Capture{File: name, Error: err.Error()}, err
+		}
+		defer f.Close()
+		if st, err := f.Stat(); err == nil {
+			if st.IsDir() {
+				err := fmt.Errorf("%s: is a directory", name)
+				return report.Capture{File: name, Error: "is a directory"}, err
+			}
+			size = st.Size()
+		}
+		r = f
+	}
+	if !cfg.quiet && isTerminal(stderr) {
+		bar := progressbar.NewOptions64(size,
+			progressbar.OptionSetWriter(stderr),
+			progressbar.OptionSetDescription(filepath.Base(name)),
+			progressbar.OptionShowBytes(true),
+			progressbar.OptionClearOnFinish(),
+			progressbar.OptionThrottle(100*time.Millisecond))
+		pr := progressbar.NewReader(r, bar)
+		defer bar.Finish()
+		r = &pr
+	}
+	return analysis.Analyze(ctx, name, r, cfg.opts)
+}
+
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
+}
+
+func oneLine(err error) string {
+	return strings.ReplaceAll(err.Error(), "\n", " ")
+}

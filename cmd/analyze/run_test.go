@@ -1,0 +1,127 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/callpcap/callpcap/report"
+)
+
+var corpus = filepath.Join("..", "..", "..", "shared", "corpus")
+
+// runCmd runs the command as main does and returns the exit code, stdout and stderr.
+func runCmd(t *testing.T, stdin string, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	err := run(context.Background(), args, strings.NewReader(stdin), &out, &errb)
+	code := exitCode(err, &errb)
+	return code, out.String(), errb.String()
+}
+
+func TestExitCodes(t *testing.T) {
+	dir := t.TempDir()
+	notCapture := filepath.Join(dir, "notes.txt")
+	os.WriteFile(notCapture, []byte("this is not a capture, just some text\n"), 0o644)
+	zero := filepath.Join(dir, "zero.pcap")
+	os.WriteFile(zero, nil, 0o644)
+	empty := filepath.Join(corpus, "empty.pcap")
+	if _, err := os.Stat(empty); err != nil {
+		t.Skip("corpus not available")
+	}
+	cases := []struct {
+		name       string
+		args       []string
+		code       int
+		stderrHas  string
+		stdoutHas  string
+		stderrLine bool // stderr is exactly one line
+	}{
+		{"no file", nil, 2, "no capture file", "", false},
+		{"unknown flag", []string{"--bogus", empty}, 2, "unknown flag", "", false},
+		{"bad late budget", []string{"--late-budget", "-3ms", empty}, 2, "late-budget", "", false},
+		{"bad ramp target", []string{"--ramp-target", "fast", empty}, 2, "ramp-target", "", false},
+		{"bad format", []string{"--format", "pdf", empty}, 2, "format", "", false},
+		{"bad decode-as", []string{"--decode-as", "rtp=0", empty}, 2, "decode-as", "", false},
+		{"not a capture", []string{notCapture}, 1, "notes.txt", "", true},
+		{"zero bytes", []string{zero}, 1, "zero.pcap", "", true},
+		{"missing file", []string{filepath.Join(dir, "nope.pcap")}, 1, "nope.pcap", "", true},
+		{"empty capture", []string{empty}, 0, "", "No RTP media found", false},
+		{"flags after files", []string{empty, "--format", "json", "-q"}, 0, "", `"schema": "callpcap.report/v1"`, false},
+		{"version", []string{"--version"}, 0, "", "0.1.0", false},
+		{"one bad of two", []string{notCapture, empty}, 1, "notes.txt", "empty.pcap", true},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			code, stdout, stderr := runCmd(t, "", tc.args...)
+			if code != tc.code {
+				t.Errorf("exit %d, want %d; stderr %q", code, tc.code, stderr)
+			}
+			if !strings.Contains(stderr, tc.stderrHas) {
+				t.Errorf("stderr %q lacks %q", stderr, tc.stderrHas)
+			}
+			if !strings.Contains(stdout, tc.stdoutHas) {
+				t.Errorf("stdout lacks %q:\n%s", tc.stdoutHas, stdout)
+			}
+			if tc.stderrLine && strings.Count(stderr, "\n") != 1 {
+				t.Errorf("stderr is not one line: %q", stderr)
+			}
+		})
+	}
+}
+
+// TestJSONForUnreadableOnly: the JSON is written even when the only file failed.
+func TestJSONForUnreadableOnly(t *testing.T) {
+	f := filepath.Join(t.TempDir(), "x.pcap")
+	os.WriteFile(f, []byte("garbage garbage garbage garbage"), 0o644)
+	code, stdout, _ := runCmd(t, "", "--format", "json", f)
+	if code != 1 {
+		t.Errorf("exit %d, want 1", code)
+	}
+	var r report.Report
+	if err := json.Unmarshal([]byte(stdout), &r); err != nil {
+		t.Fatalf("stdout is not JSON: %v\n%s", err, stdout)
+	}
+	if len(r.Captures) != 1 || r.Captures[0].File != f || r.Captures[0].Error == "" {
+		t.Errorf("captures = %+v, want one entry with an error", r.Captures)
+	}
+}
+
+// TestStdinAndOutputFile reads a capture from standard input and writes JSON to -o.
+func TestStdinAndOutputFile(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join(corpus, "g711a.pcap"))
+	if err != nil {
+		t.Skip("corpus not available")
+	}
+	out := filepath.Join(t.TempDir(), "r.json")
+	code, stdout, stderr := runCmd(t, string(data), "-", "-o", out)
+	if code != 0 || stdout != "" {
+		t.Fatalf("exit %d stdout %q stderr %q", code, stdout, stderr)
+	}
+	b, _ := os.ReadFile(out)
+	var r report.Report
+	if err := json.Unmarshal(b, &r); err != nil {
+		t.Fatalf("-o r.json is not JSON: %v", err)
+	}
+	if len(r.Captures) != 1 || len(r.Captures[0].Streams) != 1 || r.Captures[0].Streams[0].Packets != 236 {
+		t.Errorf("want one 236-packet stream, got %+v", r.Captures)
+	}
+}
+
+func TestParseRate(t *testing.T) {
+	for in, want := range map[string]float64{"2500kbps": 2500, "2.5Mbps": 2500, "2500k": 2500, "64000": 64, "1Gbps": 1e6} {
+		got, err := parseRate(in)
+		if err != nil || got != want {
+			t.Errorf("parseRate(%q) = %v, %v; want %v", in, got, err, want)
+		}
+	}
+	for _, in := range []string{"", "fast", "-5kbps", "0"} {
+		if _, err := parseRate(in); err == nil {
+			t.Errorf("parseRate(%q) succeeded", in)
+		}
+	}
+}
