@@ -187,9 +187,9 @@ func (s *Stream) add(h *header, m *transport.Message) {
 	w.Headers += m.Wire.Headers
 	w.Framing += m.Wire.Framing
 	w.Retransmitted += m.Wire.Retransmitted
-	w.RTPBytes += int64(len(m.Payload))
+	w.RTPBytes += m.Len()
 	if dup {
-		w.DuplicateBytes += int64(len(m.Payload))
+		w.DuplicateBytes += m.Len()
 		w.DuplicatePackets++
 	} else {
 		w.RTPHeaderBytes += int64(h.headerLen)
@@ -242,7 +242,7 @@ func (s *Stream) add(h *header, m *transport.Message) {
 
 	// RTX: the payload of an RTX packet starts with the original sequence number.
 	payload := m.Payload[h.headerLen:]
-	if h.payloadLen >= 2 {
+	if len(payload) >= 2 { // the captured bytes: a snapped packet may hold fewer than payloadLen
 		osn := binary.BigEndian.Uint16(payload)
 		if !s.rtxDecided && s.nVotes < rtxVotes {
 			s.voteOSN[s.nVotes] = osn

@@ -18,7 +18,7 @@ import (
 type WireTotals struct {
 	Messages                               int64
 	Total, Headers, Framing, Retransmitted int64 // sums of m.Wire
-	RTPBytes                               int64 // sum of len(m.Payload)
+	RTPBytes                               int64 // sum of m.Len(): the RTP packets' lengths on the wire
 	Packets                                int64 // non-duplicate packets
 	MediaPayloadBytes                      int64 // payload of non-duplicate packets of media streams
 	RTXPayloadBytes                        int64 // payload of non-duplicate packets of RTX streams

@@ -122,6 +122,11 @@ func (t *Tracker) RTP(p Path, m *transport.Message) bool {
 		t.rtpInvalid++
 		return false
 	}
+	if m.Snapped {
+		// What the snap length cut was payload on the wire: sizes come from the original
+		// length, as everywhere else.
+		h.payloadLen += int(max(m.Len()-int64(len(m.Payload)), 0))
+	}
 	t.see(m.Delivered)
 	s := t.last
 	if s == nil || s.ssrc != h.ssrc || s.path != p {

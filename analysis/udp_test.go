@@ -1,0 +1,297 @@
+package analysis
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"errors"
+	"math"
+	"net/netip"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/pion/stun/v3"
+
+	"github.com/callpcap/callpcap/capture"
+	"github.com/callpcap/callpcap/internal/callgen"
+	"github.com/callpcap/callpcap/internal/pcapgen"
+	"github.com/callpcap/callpcap/internal/quantile"
+)
+
+func TestGzipGivesTheSameReport(t *testing.T) {
+	s := audio()
+	s.Lose = func(i int) bool { return i == 9 }
+	raw := pcapOf(t, s.Packets())
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write(raw)
+	zw.Close()
+	c := analyze(t, gz.Bytes(), Options{})
+	if c.Compression != "gzip" || c.Format != "pcap" {
+		t.Errorf("format %q compression %q, want pcap gzip", c.Format, c.Compression)
+	}
+	if got, want := lossFigures(onlyStream(t, c)), lossFigures(onlyStream(t, analyze(t, raw, Options{}))); !cmp.Equal(got, want) {
+		t.Errorf("gzip %v, plain %v", got, want)
+	}
+}
+
+// TestIPv6Headers: over IPv6 each packet carries 14+40+8 bytes of headers.
+func TestIPv6Headers(t *testing.T) {
+	s := audio()
+	s.Src = netip.MustParseAddrPort("[2001:db8::1]:40000")
+	s.Dst = netip.MustParseAddrPort("[2001:db8::2]:50000")
+	c := analyze(t, pcapOf(t, s.Packets()), Options{})
+	st := onlyStream(t, c)
+	if st.Src != "[2001:db8::1]:40000" || st.Packets != 500 {
+		t.Errorf("stream %s packets %d", st.Src, st.Packets)
+	}
+	if got := c.Directions[0].OverheadBytes.LinkIPTransport; got != 500*62 {
+		t.Errorf("headers = %d, want %d", got, 500*62)
+	}
+}
+
+// TestIPv4Fragments: 100 video packets of 2,000 payload bytes, each sent as two IPv4
+// fragments (1,480 + 540 bytes of UDP datagram), reassembled into one RTP packet each.
+func TestIPv4Fragments(t *testing.T) {
+	s := audio()
+	s.PT, s.ClockRate, s.PayloadSize, s.Count = 96, 90000, 2000, 100
+	var pkts []callgen.Packet
+	for i, p := range s.Packets() {
+		udp := pcapgen.UDP(s.Src, s.Dst, s.RTP(i))
+		for j, frag := range pcapgen.IPv4Fragments(s.Src.Addr(), s.Dst.Addr(), pcapgen.ProtoUDP, uint16(i), udp, 1480) {
+			pkts = append(pkts, callgen.Packet{T: p.T + int64(j)*1000, Frame: pcapgen.Ether(frag, pcapgen.EtherTypeIPv4)})
+		}
+	}
+	c := analyze(t, pcapOf(t, pkts), Options{})
+	st := onlyStream(t, c)
+	if st.Packets != 100 || st.PayloadBytes != 100*2000 || deref(st.Lost) != 0 {
+		t.Errorf("stream packets %d payload %d lost %d, want 100, 200000, 0", st.Packets, st.PayloadBytes, deref(st.Lost))
+	}
+	// 200 frames: 100 × (14+20+1480) and 100 × (14+20+540).
+	if c.Packets != 200 || c.WireBytes != 100*(1514+574) {
+		t.Errorf("capture packets %d wire %d, want 200 and %d", c.Packets, c.WireBytes, 100*(1514+574))
+	}
+	d := c.Directions[0]
+	if d.WireBytes != c.WireBytes || d.OverheadBytes.LinkIPTransport != 100*(14+20+8+14+20) {
+		t.Errorf("direction wire %d headers %d, want %d and %d", d.WireBytes, d.OverheadBytes.LinkIPTransport, c.WireBytes, 100*76)
+	}
+}
+
+// TestTURNSendIndications: media in Send indications (client to server) and Data
+// indications (server to client), the peer from XOR-PEER-ADDRESS; every STUN byte around
+// the data is framing.
+func TestTURNSendIndications(t *testing.T) {
+	s := audio()
+	s.Count = 100
+	var pkts []callgen.Packet
+	framing := 0
+	for i, p := range s.Packets() {
+		var id [stun.TransactionIDSize]byte
+		id[0], id[1] = byte(i), byte(i>>8)
+		rtp := s.RTP(i)
+		src, dst, typ := alice, turnServer, stun.NewType(stun.MethodSend, stun.ClassIndication)
+		if i%2 == 1 {
+			src, dst, typ = turnServer, alice, stun.NewType(stun.MethodData, stun.ClassIndication)
+		}
+		frame := stunFrame(t, src, dst, id, typ, xorAddr(stun.AttrXORPeerAddress, bob), raw(stun.AttrData, rtp...))
+		if i%2 == 0 {
+			framing += len(frame) - 42 - len(rtp)
+		}
+		pkts = append(pkts, callgen.Packet{T: p.T, Frame: frame})
+	}
+	c := analyze(t, pcapOf(t, pkts), Options{MinPackets: 10})
+	if len(c.Streams) != 2 {
+		t.Fatalf("streams = %d, want 2 (one each way)", len(c.Streams))
+	}
+	var out *struct{ src, dst string }
+	for _, st := range c.Streams {
+		if st.Src == alice.String() {
+			out = &struct{ src, dst string }{st.Src, st.Dst}
+			if st.Dst != bob.String() || st.Packets != 50 {
+				t.Errorf("outgoing stream to %s with %d packets, want %v and 50", st.Dst, st.Packets, bob)
+			}
+		}
+	}
+	if out == nil {
+		t.Fatal("no stream from alice")
+	}
+	if c.Legs[0].Transport != "turn-udp" {
+		t.Errorf("leg transport %q", c.Legs[0].Transport)
+	}
+	for _, d := range c.Directions {
+		if d.From == alice.String() && d.OverheadBytes.Framing != int64(framing) {
+			t.Errorf("framing = %d, want %d", d.OverheadBytes.Framing, framing)
+		}
+	}
+}
+
+// TestCaptureDuplicates: tcpdump -i any on a forwarding host records each packet on the
+// way in and out (SLL2 interface index 2, then 3): one copy is analysed, the others counted.
+func TestCaptureDuplicates(t *testing.T) {
+	s := audio()
+	var b bytes.Buffer
+	w := pcapgen.NewPcap(&b, capture.LinkLinuxSLL2, false, false, 0)
+	for _, p := range s.Packets() {
+		ip := p.Frame[14:]
+		w.Write(p.T, 0, pcapgen.SLL2(ip, pcapgen.EtherTypeIPv4, 2), 0)
+		w.Write(p.T+7000, 0, pcapgen.SLL2(ip, pcapgen.EtherTypeIPv4, 3), 0)
+	}
+	c := analyze(t, b.Bytes(), Options{})
+	st := onlyStream(t, c)
+	if c.CaptureDuplicates != 500 || st.Packets != 500 || st.Duplicates != 0 || c.Packets != 1000 {
+		t.Errorf("capture duplicates %d, stream packets %d duplicates %d, capture packets %d; want 500, 500, 0, 1000",
+			c.CaptureDuplicates, st.Packets, st.Duplicates, c.Packets)
+	}
+}
+
+// TestSnappedPackets: a snap length of 54 keeps Ethernet, IPv4, UDP and the RTP header
+// (14+20+8+12): streams are still found, every packet is counted as snapped, and the sizes
+// come from the original lengths.
+func TestSnappedPackets(t *testing.T) {
+	s := audio()
+	var b bytes.Buffer
+	w := pcapgen.NewPcap(&b, capture.LinkEthernet, false, false, 54)
+	callgen.Write(w, s.Packets())
+	c := analyze(t, b.Bytes(), Options{})
+	st := onlyStream(t, c)
+	if c.SnappedPackets != 500 || st.Packets != 500 || deref(st.Lost) != 0 {
+		t.Errorf("snapped %d, stream packets %d lost %d", c.SnappedPackets, st.Packets, deref(st.Lost))
+	}
+	if c.WireBytes != 500*214 || c.Directions[0].WireBytes != 500*214 {
+		t.Errorf("wire %d, direction %d, want %d", c.WireBytes, c.Directions[0].WireBytes, 500*214)
+	}
+	// The payload the snap length cut was on the wire: it counts as payload, not as other.
+	d := c.Directions[0]
+	if st.PayloadBytes != 500*160 || d.MediaPayloadBytes != 500*160 || d.OverheadBytes.Other != 0 {
+		t.Errorf("payload %d, media %d, other %d; want %d, %d, 0", st.PayloadBytes, d.MediaPayloadBytes,
+			d.OverheadBytes.Other, 500*160, 500*160)
+	}
+	found := false
+	for _, f := range c.Findings {
+		found = found || f.Code == "snapped_packets"
+	}
+	if !found {
+		t.Errorf("no snapped_packets finding in %+v", c.Findings)
+	}
+}
+
+// TestTruncatedCapture: a file cut in the middle of its last record gives the packets
+// before it, truncated, a warning, and no error.
+func TestTruncatedCapture(t *testing.T) {
+	s := audio()
+	data := pcapOf(t, s.Packets())
+	data = data[:len(data)-100]
+	c, err := Analyze(context.Background(), "cut.pcap", bytes.NewReader(data), Options{})
+	if err != nil {
+		t.Fatalf("Analyze: %v", err)
+	}
+	if !c.Truncated || len(c.Warnings) == 0 || c.Packets != 499 {
+		t.Errorf("truncated %v warnings %q packets %d, want true, one, 499", c.Truncated, c.Warnings, c.Packets)
+	}
+}
+
+func TestNotACapture(t *testing.T) {
+	c, err := Analyze(context.Background(), "x", bytes.NewReader([]byte("hello, this is not a capture")), Options{})
+	if !errors.Is(err, ErrUnreadable) || c.Error == "" || c.File != "x" {
+		t.Errorf("err %v, capture %+v", err, c)
+	}
+}
+
+// TestLateAndDelay: five packets held 250 ms, the rest on time: exactly five late at the
+// 150 ms budget, and at 50, 100 and 200 ms; none at 400 ms; delay max 250 ms.
+func TestLateAndDelay(t *testing.T) {
+	s := audio()
+	held := map[int]bool{100: true, 101: true, 300: true, 301: true, 302: true}
+	s.Delay = func(i int) time.Duration {
+		if held[i] {
+			return 250 * time.Millisecond
+		}
+		return 0
+	}
+	st := onlyStream(t, analyze(t, pcapOf(t, s.Packets()), Options{}))
+	want := map[string]int64{"50": 5, "100": 5, "200": 5, "400": 0, "1000": 0}
+	if st.Late == nil || st.Late.Packets != 5 || st.Late.HOLBlocked != 0 || !cmp.Equal(st.Late.OverMS, want) {
+		t.Errorf("late = %+v, want 5 late, over %v", st.Late, want)
+	}
+	if st.DelayMS == nil || st.DelayMS.Max != 250 || st.DelayMS.Min != 0 || st.DelayMS.P50 != 0 {
+		t.Errorf("delay = %+v, want min 0 p50 0 max 250", st.DelayMS)
+	}
+	// The budget is an option: at 300 ms nothing is late.
+	st = onlyStream(t, analyze(t, pcapOf(t, s.Packets()), Options{LateBudget: 300 * time.Millisecond}))
+	if st.Late.Packets != 0 || st.Late.BudgetMS != 300 {
+		t.Errorf("late at 300 ms = %+v", st.Late)
+	}
+}
+
+// TestKnownJitter: every other packet arrives 10 ms late, so every transit difference is
+// 10 ms and RFC 3550's J follows J += (10 − J)/16 from zero.
+func TestKnownJitter(t *testing.T) {
+	s := audio()
+	s.Delay = func(i int) time.Duration { return time.Duration(i%2) * 10 * time.Millisecond }
+	st := onlyStream(t, analyze(t, pcapOf(t, s.Packets()), Options{}))
+	j, sum, mx := 0.0, 0.0, 0.0
+	for i := 1; i < 500; i++ {
+		j += (10 - j) / 16
+		sum += j
+		mx = math.Max(mx, j)
+	}
+	want := [3]float64{quantile.Round(sum/499, 3), quantile.Round(mx, 3), quantile.Round(j, 3)}
+	got := [3]float64{st.JitterMS.Mean, st.JitterMS.Max, st.JitterMS.Last}
+	if got != want {
+		t.Errorf("jitter mean/max/last = %v, want %v", got, want)
+	}
+}
+
+// TestWrapArounds: sequence numbers from 65,500 and timestamps from 2^32 − 4,000 both wrap
+// within the stream; two packets lost across the sequence wrap.
+func TestWrapArounds(t *testing.T) {
+	s := audio()
+	s.StartSeq, s.StartTS = 65500, math.MaxUint32-4000
+	s.Lose = func(i int) bool { return i == 35 || i == 36 } // sequence numbers 65535 and 0
+	st := onlyStream(t, analyze(t, pcapOf(t, s.Packets()), Options{}))
+	if st.Expected != 500 || deref(st.Lost) != 2 || st.Reordered != 0 || st.JitterMS.Max != 0 || st.DelayMS.Max != 0 {
+		t.Errorf("expected %d lost %d reordered %d jitter max %v delay max %v; want 500 2 0 0 0",
+			st.Expected, deref(st.Lost), st.Reordered, st.JitterMS.Max, st.DelayMS.Max)
+	}
+}
+
+// TestExampleCall checks the README's example capture against its construction.
+func TestExampleCall(t *testing.T) {
+	var b bytes.Buffer
+	w := pcapgen.NewPcap(&b, capture.LinkEthernet, false, false, 0)
+	callgen.Write(w, callgen.ExampleTURNCall())
+	c := analyze(t, b.Bytes(), Options{})
+	if len(c.Streams) != 4 || len(c.Directions) != 2 {
+		t.Fatalf("%d streams, %d directions; want 4 and 2", len(c.Streams), len(c.Directions))
+	}
+	var video *struct{}
+	for _, st := range c.Streams {
+		if st.SSRC != "0x1a2b3c4d" {
+			continue
+		}
+		video = &struct{}{}
+		if deref(st.Lost) != 13 || st.Late.Packets != 12 || st.Kind != "video" || derefI(st.ClockRate) != 90000 {
+			t.Errorf("video lost %d late %d kind %s clock %d; want 13 12 video 90000", deref(st.Lost), st.Late.Packets, st.Kind, derefI(st.ClockRate))
+		}
+	}
+	if video == nil {
+		t.Fatal("no video stream")
+	}
+	d := c.Directions[0]
+	if d.From != callgen.ExampleClient.String() || d.To != callgen.ExamplePeer.String() {
+		t.Fatalf("first direction %s -> %s", d.From, d.To)
+	}
+	// The ramp: 200 kbps + 150 kbps/s reaches 50% of its ~1.2 Mbps plateau at 2.7 s and 90%
+	// at 5.9 s of video, which starts 0.3 s into the first second: the moving averages
+	// cross in seconds 4 and 7.
+	if d.Ramp == nil || derefF(d.Ramp.T50S) != 4 || derefF(d.Ramp.T90S) != 7 {
+		t.Errorf("ramp = %+v", d.Ramp)
+	}
+	if d.WireBytes != d.MediaPayloadBytes+d.OverheadBytes.Sum() {
+		t.Errorf("overhead does not add up")
+	}
+	if c.ICE.Checks != 1 || c.ICE.RTTMS == nil || c.ICE.RTTMS.Max != 95 {
+		t.Errorf("ice = %+v", c.ICE)
+	}
+}
