@@ -271,6 +271,7 @@ func (a *analyzer) wrapped(f *flow, m *transport.Message) {
 	}
 	cls := classify(m)
 	f.saw(cls)
+	f.relayed = true
 	switch cls {
 	case demux.ClassRTP:
 		if a.rtp.RTP(path, m) {

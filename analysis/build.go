@@ -105,7 +105,7 @@ func (a *analyzer) buildLegs(c *report.Capture, streams []*rtpflow.Stream) map[i
 	allocs := a.turn.Allocations()
 	legOf := map[int]string{}
 	for _, f := range a.flowList {
-		if !media[f.idx] && !(f.turn && f.has(demux.ClassChannelData)) {
+		if !media[f.idx] && !f.relayed {
 			continue
 		}
 		id := fmt.Sprintf("l%d", len(c.Legs)+1)

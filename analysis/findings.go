@@ -114,7 +114,7 @@ func Findings(c *report.Capture) []report.Finding {
 					name, fmtRate(r.PlateauKbps), cv)
 			}
 		}
-		if d.Efficiency != nil && *d.Efficiency < lowEfficiency && d.WireBytes > 0 {
+		if d.Efficiency != nil && *d.Efficiency < lowEfficiency && d.ActiveS >= minRampDurationS {
 			add("low_efficiency", "warn", "%s: only %.0f%% of the %s bytes on the wire were media payload; the rest was headers, framing, retransmissions and control.",
 				name, *d.Efficiency*100, thousands(d.WireBytes))
 		}

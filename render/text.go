@@ -120,7 +120,7 @@ func (t *textWriter) capture(c *report.Capture) {
 
 // Headline says in one line how the media travelled.
 func Headline(c *report.Capture) string {
-	if len(c.Streams) == 0 {
+	if len(c.Legs) == 0 {
 		return "No RTP media found"
 	}
 	for _, want := range []string{"turn-tcp", "turn-tls"} {
