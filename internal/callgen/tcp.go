@@ -1,0 +1,329 @@
+package callgen
+
+import (
+	"container/heap"
+	"encoding/binary"
+	"net/netip"
+	"sort"
+	"time"
+
+	"github.com/pion/stun/v3"
+
+	"github.com/callpcap/callpcap/capture"
+	"github.com/callpcap/callpcap/internal/pcapgen"
+)
+
+// TCPCall is a TCP connection between a client and a server (a TURN server, or an ICE-TCP
+// peer), captured next to the client: the whole round trip lies between the capture and the
+// server, so the client's segments are seen when sent (the capture is at the sender of
+// direction 0) and the server's when they arrive (at the receiver of direction 1).
+//
+// The model, so that every figure is known by construction:
+//   - SYN at Start, the SYN/ACK seen RTT later, the client's ACK at that same instant.
+//   - Each TCPWrite is cut into segments of at most MSS bytes, all sent at the write's time.
+//   - A segment takes RTT/2 from the capture to the server and the server's segments RTT/2 to
+//     the capture. Every arrival is acknowledged at once with a pure ACK carrying the
+//     cumulative acknowledgment (no SACK, no delayed ACK): the server's ACK is seen RTT/2
+//     after its arrival, the client's in the same instant as the data.
+//   - Data segments carry the sender's cumulative acknowledgment of the other direction.
+//   - Impairments are chosen per data segment, by its index among the direction's first
+//     transmissions (0-based). A lost segment is sent again RTO after its first transmission.
+type TCPCall struct {
+	Client, Server netip.AddrPort
+	Start          time.Duration // the SYN, from the capture's start
+	RTT            time.Duration // 0: 60 ms
+	RTO            time.Duration // 0: 305 ms
+	MSS            int           // 0: 1200
+	ISN            [2]uint32     // initial sequence numbers of the client and the server
+
+	// LoseAfter (client to server): the segment is seen at the capture, then lost on the way;
+	// the capture sees it twice.
+	LoseAfter func(seg int) bool
+	// LoseBefore (server to client): the segment is lost before the capture, which sees only
+	// its retransmission.
+	LoseBefore func(seg int) bool
+	// Spurious (client to server): the segment arrives, yet is sent again RTO later.
+	Spurious func(seg int) bool
+	// Miss: the capture misses every copy of this segment of direction dir (0 client to
+	// server), though it travelled and was acknowledged: a capture gap.
+	Miss func(dir, seg int) bool
+}
+
+// TCPWrite is one write of the application: Data (already framed) sent in direction Dir (0
+// client to server, 1 server to client) at T from the capture's start.
+type TCPWrite struct {
+	T    time.Duration
+	Dir  int
+	Data []byte
+}
+
+// Packets returns the frames of the connection carrying writes (sorted by T).
+func (c TCPCall) Packets(writes []TCPWrite) []Packet {
+	var out []Packet
+	i := 0
+	next := func() (TCPWrite, bool) {
+		if i == len(writes) {
+			return TCPWrite{}, false
+		}
+		i++
+		return writes[i-1], true
+	}
+	// Collecting never fails.
+	_ = c.Run(next, func(t int64, frame []byte) error {
+		out = append(out, Packet{T: t, Frame: frame})
+		return nil
+	})
+	return out
+}
+
+// Run simulates the connection, pulling writes from next (in order of T) and handing each
+// captured frame to emit in capture order (t in ns since the Unix epoch). Memory is bounded
+// by what is in flight, not by the number of writes.
+func (c TCPCall) Run(next func() (TCPWrite, bool), emit func(t int64, frame []byte) error) error {
+	s := newTCPSim(c, emit)
+	return s.run(next)
+}
+
+// Segment kinds of the simulation's events.
+const (
+	evSend    = iota // a sender transmits a data segment
+	evArrive         // a data segment reaches its receiver
+	evCapture        // a frame built earlier reaches the capture
+)
+
+type tcpEvent struct {
+	t      int64
+	order  uint64
+	kind   int
+	dir    int
+	off    int64 // stream offset of the segment's first byte
+	data   []byte
+	idx    int  // index among the direction's first transmissions
+	retx   bool // a copy sent again
+	frame  []byte
+	missed bool
+}
+
+type eventHeap []*tcpEvent
+
+func (h eventHeap) Len() int { return len(h) }
+func (h eventHeap) Less(i, j int) bool {
+	if h[i].t != h[j].t {
+		return h[i].t < h[j].t
+	}
+	return h[i].order < h[j].order
+}
+func (h eventHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
+func (h *eventHeap) Push(x any)   { *h = append(*h, x.(*tcpEvent)) }
+func (h *eventHeap) Pop() any {
+	old := *h
+	e := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return e
+}
+
+// span is a received range [lo, hi) of stream offsets beyond the cumulative point.
+type span struct{ lo, hi int64 }
+
+type tcpSim struct {
+	c      TCPCall
+	emit   func(int64, []byte) error
+	ev     eventHeap
+	order  uint64
+	half   int64
+	addr   [2]netip.AddrPort // sender of each direction
+	sent   [2]int64          // next stream offset to send
+	segs   [2]int            // first transmissions so far
+	rcv    [2]int64          // cumulative: every byte below it arrived, per direction
+	ooo    [2][]span
+	err    error
+	epoch0 int64
+}
+
+func newTCPSim(c TCPCall, emit func(int64, []byte) error) *tcpSim {
+	if c.RTT <= 0 {
+		c.RTT = 60 * time.Millisecond
+	}
+	if c.RTO <= 0 {
+		c.RTO = 305 * time.Millisecond
+	}
+	if c.MSS <= 0 {
+		c.MSS = 1200
+	}
+	return &tcpSim{c: c, emit: emit, half: int64(c.RTT) / 2, addr: [2]netip.AddrPort{c.Client, c.Server},
+		epoch0: Epoch}
+}
+
+// seq is the sequence number of stream offset off in direction dir.
+func (s *tcpSim) seq(dir int, off int64) uint32 { return s.c.ISN[dir] + 1 + uint32(off) }
+
+func (s *tcpSim) frame(dir int, off int64, flags uint8, payload []byte) []byte {
+	return pcapgen.EtherTCP(s.addr[dir], s.addr[1-dir], s.seq(dir, off), s.seq(1-dir, s.rcv[1-dir]),
+		flags, 65535, payload)
+}
+
+func (s *tcpSim) out(t int64, frame []byte) {
+	if s.err == nil {
+		s.err = s.emit(t, frame)
+	}
+}
+
+func (s *tcpSim) push(e *tcpEvent) {
+	s.order++
+	e.order = s.order
+	heap.Push(&s.ev, e)
+}
+
+func (s *tcpSim) run(next func() (TCPWrite, bool)) error {
+	c := s.c
+	t0 := s.epoch0 + int64(c.Start)
+	cl, sv := c.Client, c.Server
+	s.out(t0, pcapgen.EtherTCP(cl, sv, c.ISN[0], 0, capture.FlagSYN, 65535, nil, pcapgen.MSS(uint16(c.MSS))))
+	s.out(t0+2*s.half, pcapgen.EtherTCP(sv, cl, c.ISN[1], c.ISN[0]+1, capture.FlagSYN|capture.FlagACK, 65535, nil,
+		pcapgen.MSS(uint16(c.MSS))))
+	s.out(t0+2*s.half, pcapgen.EtherTCP(cl, sv, c.ISN[0]+1, c.ISN[1]+1, capture.FlagACK, 65535, nil))
+	w, ok := next()
+	for s.err == nil && (ok || len(s.ev) > 0) {
+		if ok && (len(s.ev) == 0 || s.epoch0+int64(w.T) <= s.ev[0].t) {
+			s.write(w)
+			w, ok = next()
+			continue
+		}
+		s.event(heap.Pop(&s.ev).(*tcpEvent))
+	}
+	return s.err
+}
+
+func (s *tcpSim) write(w TCPWrite) {
+	t := s.epoch0 + int64(w.T)
+	for b := w.Data; len(b) > 0; {
+		n := min(len(b), s.c.MSS)
+		s.push(&tcpEvent{t: t, kind: evSend, dir: w.Dir, off: s.sent[w.Dir], data: b[:n], idx: s.segs[w.Dir]})
+		s.sent[w.Dir] += int64(n)
+		s.segs[w.Dir]++
+		b = b[n:]
+	}
+}
+
+func is(f func(int) bool, i int) bool { return f != nil && f(i) }
+
+func (s *tcpSim) missed(dir, idx int) bool { return s.c.Miss != nil && s.c.Miss(dir, idx) }
+
+func (s *tcpSim) event(e *tcpEvent) {
+	c := s.c
+	switch e.kind {
+	case evCapture:
+		s.out(e.t, e.frame)
+	case evSend:
+		first := !e.retx
+		resend := first && (e.dir == 0 && (is(c.LoseAfter, e.idx) || is(c.Spurious, e.idx)) ||
+			e.dir == 1 && is(c.LoseBefore, e.idx))
+		lost := first && (e.dir == 0 && is(c.LoseAfter, e.idx) || e.dir == 1 && is(c.LoseBefore, e.idx))
+		f := s.frame(e.dir, e.off, capture.FlagACK|capture.FlagPSH, e.data)
+		miss := s.missed(e.dir, e.idx)
+		if e.dir == 0 && !miss {
+			s.out(e.t, f)
+		}
+		if resend {
+			s.push(&tcpEvent{t: e.t + int64(c.RTO), kind: evSend, dir: e.dir, off: e.off, data: e.data, idx: e.idx, retx: true})
+		}
+		if !lost {
+			s.push(&tcpEvent{t: e.t + s.half, kind: evArrive, dir: e.dir, off: e.off, data: e.data, frame: f,
+				missed: miss})
+		}
+	case evArrive:
+		s.receive(e.dir, e.off, e.off+int64(len(e.data)))
+		if e.dir == 0 { // at the server: its ACK reaches the capture RTT/2 later
+			s.push(&tcpEvent{t: e.t + s.half, kind: evCapture, frame: s.frame(1, s.sent[1], capture.FlagACK, nil)})
+			return
+		}
+		if !e.missed {
+			s.out(e.t, e.frame)
+		}
+		s.out(e.t, s.frame(0, s.sent[0], capture.FlagACK, nil))
+	}
+}
+
+// receive records [lo, hi) as arrived in direction dir and advances the cumulative point.
+func (s *tcpSim) receive(dir int, lo, hi int64) {
+	if hi <= s.rcv[dir] {
+		return
+	}
+	o := append(s.ooo[dir], span{max(lo, s.rcv[dir]), hi})
+	sort.Slice(o, func(i, j int) bool { return o[i].lo < o[j].lo })
+	k := 0
+	for _, sp := range o {
+		if sp.lo <= s.rcv[dir] {
+			s.rcv[dir] = max(s.rcv[dir], sp.hi)
+			continue
+		}
+		o[k] = sp
+		k++
+	}
+	s.ooo[dir] = o[:k]
+}
+
+// Frame4571 frames a packet for ICE-TCP (RFC 4571): a 16-bit length, then the packet.
+func Frame4571(b []byte) []byte {
+	out := binary.BigEndian.AppendUint16(make([]byte, 0, 2+len(b)), uint16(len(b)))
+	return append(out, b...)
+}
+
+// MediaWrites turns streams into writes: every packet sent at the same instant in the same
+// direction goes in one write, in the order of streams, framed by frame (ChannelData on a
+// channel, or Frame4571). dir says which direction a stream's packets travel. Each packet
+// is sent at Start + i*Interval; Lose(i) skips it (the sender never wrote it: a drop before
+// TCP). Delay and Dup are ignored.
+func MediaWrites(frame func(rtp []byte) []byte, dir func(s *Stream) int, streams ...Stream) []TCPWrite {
+	type key struct {
+		t   time.Duration
+		dir int
+	}
+	var keys []key
+	byKey := map[key][]byte{}
+	for k := range streams {
+		s := &streams[k]
+		for i := 0; i < s.Count; i++ {
+			if s.Lose != nil && s.Lose(i) {
+				continue
+			}
+			kk := key{s.Start + time.Duration(i)*s.Interval, dir(s)}
+			if _, ok := byKey[kk]; !ok {
+				keys = append(keys, kk)
+			}
+			byKey[kk] = append(byKey[kk], frame(s.RTP(i))...)
+		}
+	}
+	sort.SliceStable(keys, func(i, j int) bool { return keys[i].t < keys[j].t })
+	out := make([]TCPWrite, 0, len(keys))
+	for _, k := range keys {
+		out = append(out, TCPWrite{T: k.t, Dir: k.dir, Data: byKey[k]})
+	}
+	return out
+}
+
+// TURNTCPSetup returns the writes of a TURN allocation over TCP starting at start: an
+// Allocate request, its success response RTT later with relayed as XOR-RELAYED-ADDRESS and
+// a 600 s lifetime, a ChannelBind of channel to peer, and its response RTT after that.
+func TURNTCPSetup(start, rtt time.Duration, relayed, peer netip.AddrPort, channel uint16) []TCPWrite {
+	req, ok := stun.ClassRequest, stun.ClassSuccessResponse
+	ch := rawAttr(stun.AttrChannelNumber, byte(channel>>8), byte(channel), 0, 0)
+	return []TCPWrite{
+		{T: start, Dir: 0, Data: stunMsg(1, stun.MethodAllocate, req)},
+		{T: start + rtt, Dir: 1, Data: stunMsg(1, stun.MethodAllocate, ok,
+			xor(stun.AttrXORRelayedAddress, relayed), rawAttr(stun.AttrLifetime, 0, 0, 2, 0x58))},
+		{T: start + rtt + time.Millisecond, Dir: 0, Data: stunMsg(2, stun.MethodChannelBind, req, ch,
+			xor(stun.AttrXORPeerAddress, peer))},
+		{T: start + 2*rtt + time.Millisecond, Dir: 1, Data: stunMsg(2, stun.MethodChannelBind, ok)},
+	}
+}
+
+// MergeWrites merges lists of writes by time, stably.
+func MergeWrites(lists ...[]TCPWrite) []TCPWrite {
+	var out []TCPWrite
+	for _, l := range lists {
+		out = append(out, l...)
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].T < out[j].T })
+	return out
+}
