@@ -75,3 +75,27 @@ func BenchmarkUDP(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkFile analyzes the capture named by $CALLPCAP_BENCH_FILE (skipped when unset),
+// for profiling on large generated captures:
+//
+//	go run ./internal/callgen/gencall -packets 1000000 -o /tmp/udp.pcap
+//	CALLPCAP_BENCH_FILE=/tmp/udp.pcap go test -run '^$' -bench BenchmarkFile -cpuprofile cpu.prof ./analysis
+func BenchmarkFile(b *testing.B) {
+	path := os.Getenv("CALLPCAP_BENCH_FILE")
+	if path == "" {
+		b.Skip("CALLPCAP_BENCH_FILE not set")
+	}
+	b.SetBytes(fileSize(b, path))
+	b.ReportAllocs()
+	for b.Loop() {
+		f, err := os.Open(path)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := Analyze(context.Background(), filepath.Base(path), f, Options{}); err != nil {
+			b.Fatal(err)
+		}
+		f.Close()
+	}
+}
