@@ -237,7 +237,7 @@ func (t *textWriter) direction(d *report.Direction, streams map[string]*report.S
 	if line, per := sparkline(d.Series.MediaKbps, 60); line != "" {
 		t.line("  %s  media bitrate, %d s per mark", line, per)
 	}
-	t.line("  %-6s %-10s  %-5s %3s  %9s  %6s  %4s  %5s  %-11s %5s", "stream", "ssrc", "kind", "pt",
+	t.line("  %-6s %-10s  %-7s %3s  %9s  %6s  %4s  %5s  %-11s %5s", "stream", "ssrc", "kind", "pt",
 		"packets", "lost", "dup", "reord", "jitter ms", "late")
 	for _, id := range d.Streams {
 		s := streams[id]
@@ -260,7 +260,7 @@ func (t *textWriter) direction(d *report.Direction, streams map[string]*report.S
 		if s.RTXOf != nil {
 			kind = "rtx"
 		}
-		t.line("  %-6s %-10s  %-5s %3d  %9s  %6s  %4s  %5s  %-11s %5s", s.ID, s.SSRC, kind, s.PayloadType,
+		t.line("  %-6s %-10s  %-7s %3d  %9s  %6s  %4s  %5s  %-11s %5s", s.ID, s.SSRC, kind, s.PayloadType,
 			thousands(s.Packets), lost, thousands(s.Duplicates), thousands(s.Reordered), jitter, late)
 	}
 }
