@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/callpcap/callpcap/internal/numfmt"
 	"github.com/callpcap/callpcap/report"
 )
 
@@ -184,29 +185,9 @@ func sortFindings(fs []report.Finding) {
 	}
 }
 
-func fmtPct(p float64) string {
-	if p < 0.1 {
-		return fmt.Sprintf("%.2f%%", p)
-	}
-	return fmt.Sprintf("%.1f%%", p)
-}
-
-func fmtRate(kbps float64) string {
-	if kbps >= 1000 {
-		return fmt.Sprintf("%.2f Mbps", kbps/1000)
-	}
-	return fmt.Sprintf("%.0f kbps", kbps)
-}
-
-func fmtSecs(s float64) string { return fmt.Sprintf("%.0f s", s) }
-
-func thousands(n int64) string {
-	s := fmt.Sprint(n)
-	if n < 0 {
-		return "-" + thousands(-n)
-	}
-	for i := len(s) - 3; i > 0; i -= 3 {
-		s = s[:i] + "," + s[i:]
-	}
-	return s
-}
+var (
+	thousands = numfmt.Thousands
+	fmtPct    = numfmt.Pct
+	fmtRate   = numfmt.Rate
+	fmtSecs   = numfmt.Seconds
+)

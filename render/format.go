@@ -3,33 +3,10 @@ package render
 import (
 	"fmt"
 	"math"
-	"strconv"
 	"strings"
-)
 
-// thousands formats n with comma separators: 120345 -> "120,345".
-func thousands(n int64) string {
-	s := strconv.FormatInt(n, 10)
-	neg := strings.HasPrefix(s, "-")
-	if neg {
-		s = s[1:]
-	}
-	var b strings.Builder
-	if neg {
-		b.WriteByte('-')
-	}
-	pre := len(s) % 3
-	if pre > 0 {
-		b.WriteString(s[:pre])
-	}
-	for i := pre; i < len(s); i += 3 {
-		if b.Len() > 0 && !(neg && b.Len() == 1) {
-			b.WriteByte(',')
-		}
-		b.WriteString(s[i : i+3])
-	}
-	return b.String()
-}
+	"github.com/callpcap/callpcap/internal/numfmt"
+)
 
 // bytesSI formats a byte count in decimal units, as file sizes are usually given.
 func bytesSI(n int64) string {
@@ -45,42 +22,14 @@ func bytesSI(n int64) string {
 	return fmt.Sprintf("%d B", n)
 }
 
-// rate formats a bitrate given in kbit/s.
-func rate(kbps float64) string {
-	if kbps >= 1000 {
-		return fmt.Sprintf("%.2f Mbps", kbps/1000)
-	}
-	return fmt.Sprintf("%.0f kbps", kbps)
-}
-
-// pct formats a percentage with the precision its size deserves.
-func pct(p float64) string {
-	switch {
-	case p == 0:
-		return "0%"
-	case p < 0.1:
-		return fmt.Sprintf("%.2f%%", p)
-	case p < 10:
-		return fmt.Sprintf("%.1f%%", p)
-	}
-	return fmt.Sprintf("%.0f%%", p)
-}
-
-// ms formats milliseconds.
-func ms(v float64) string {
-	if v < 10 {
-		return strconv.FormatFloat(math.Round(v*10)/10, 'f', -1, 64) + " ms"
-	}
-	return fmt.Sprintf("%.0f ms", v)
-}
-
-// seconds formats seconds compactly.
-func seconds(v float64) string {
-	if v < 10 {
-		return strconv.FormatFloat(math.Round(v*10)/10, 'f', -1, 64) + " s"
-	}
-	return fmt.Sprintf("%.0f s", v)
-}
+// Short names for the shared formatters.
+var (
+	thousands = numfmt.Thousands
+	rate      = numfmt.Rate
+	pct       = numfmt.Pct
+	ms        = numfmt.MS
+	seconds   = numfmt.Seconds
+)
 
 var sparkLevels = []rune("▁▂▃▄▅▆▇█")
 

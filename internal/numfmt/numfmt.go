@@ -1,0 +1,59 @@
+// Package numfmt formats the figures of a report for people: thousands separators, rates,
+// percentages and durations with the precision their size deserves. The text report and
+// the findings' sentences share it so that a number reads the same everywhere.
+package numfmt
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+)
+
+// Thousands formats n with comma separators: 120345 -> "120,345".
+func Thousands(n int64) string {
+	if n < 0 {
+		return "-" + Thousands(-n)
+	}
+	s := strconv.FormatInt(n, 10)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}
+
+// Rate formats a bitrate given in kbit/s.
+func Rate(kbps float64) string {
+	if kbps >= 1000 {
+		return fmt.Sprintf("%.2f Mbps", kbps/1000)
+	}
+	return fmt.Sprintf("%.0f kbps", kbps)
+}
+
+// Pct formats a percentage (0-100).
+func Pct(p float64) string {
+	switch {
+	case p == 0:
+		return "0%"
+	case p < 0.1:
+		return fmt.Sprintf("%.2f%%", p)
+	case p < 10:
+		return fmt.Sprintf("%.1f%%", p)
+	}
+	return fmt.Sprintf("%.0f%%", p)
+}
+
+// MS formats milliseconds.
+func MS(v float64) string {
+	if v < 10 {
+		return strconv.FormatFloat(math.Round(v*10)/10, 'f', -1, 64) + " ms"
+	}
+	return fmt.Sprintf("%.0f ms", v)
+}
+
+// Seconds formats seconds.
+func Seconds(v float64) string {
+	if v < 10 {
+		return strconv.FormatFloat(math.Round(v*10)/10, 'f', -1, 64) + " s"
+	}
+	return fmt.Sprintf("%.0f s", v)
+}

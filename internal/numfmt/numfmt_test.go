@@ -1,0 +1,18 @@
+package numfmt
+
+import "testing"
+
+func TestFormats(t *testing.T) {
+	cases := []struct{ got, want string }{
+		{Thousands(0), "0"}, {Thousands(999), "999"}, {Thousands(1000), "1,000"},
+		{Thousands(-1234567), "-1,234,567"},
+		{Rate(999), "999 kbps"}, {Rate(2280), "2.28 Mbps"},
+		{Pct(0), "0%"}, {Pct(0.043), "0.04%"}, {Pct(1.46), "1.5%"}, {Pct(13.8), "14%"},
+		{MS(0.25), "0.3 ms"}, {MS(420), "420 ms"}, {Seconds(6), "6 s"}, {Seconds(93.2), "93 s"},
+	}
+	for _, c := range cases {
+		if c.got != c.want {
+			t.Errorf("got %q, want %q", c.got, c.want)
+		}
+	}
+}
