@@ -127,8 +127,9 @@ func (c *Conn) Segment(p *capture.Packet, emit func(m *transport.Message)) {
 	c.now = max(c.now, p.Time)
 	c.emit = emit
 	d.segment(p)
-	c.dirs[0].emitReady(false)
-	c.dirs[1].emitReady(false)
+	// One direction's messages may be waiting for the other's to go first.
+	for c.dirs[0].emitReady(false) || c.dirs[1].emitReady(false) {
+	}
 	c.emit = nil
 }
 
@@ -136,8 +137,16 @@ func (c *Conn) Segment(p *capture.Packet, emit func(m *transport.Message)) {
 // dropped, and every message held back is emitted.
 func (c *Conn) Close(emit func(m *transport.Message)) {
 	c.emit = emit
-	for i := range c.dirs {
-		c.dirs[i].close()
+	a, b := &c.dirs[0], &c.dirs[1]
+	a.close()
+	b.close()
+	// Both directions in the order their messages were first seen.
+	for a.qh < len(a.q) || b.qh < len(b.q) {
+		if b.qh == len(b.q) || a.qh < len(a.q) && a.q[a.qh].first <= b.q[b.qh].first {
+			a.emitHead()
+		} else {
+			b.emitHead()
+		}
 	}
 	c.emit = nil
 }

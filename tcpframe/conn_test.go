@@ -56,7 +56,8 @@ func TestTURNFraming(t *testing.T) {
 		t.Errorf("framing %q", f.c.Framing())
 	}
 	s := f.c.Summary()
-	if s.AToB.Messages != 4 || s.AToB.FramingBytes != 5 || s.BToA.Messages != 3 || s.BToA.FramingBytes != 0 {
+	// framing_bytes: the padding and every ChannelData header (3 in a to b, 2 in b to a).
+	if s.AToB.Messages != 4 || s.AToB.FramingBytes != 5+3*4 || s.BToA.Messages != 3 || s.BToA.FramingBytes != 2*4 {
 		t.Errorf("summary %+v %+v", s.AToB, s.BToA)
 	}
 }

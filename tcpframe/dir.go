@@ -532,10 +532,10 @@ func (d *dir) end() {
 	d.emitReady(true)
 }
 
+// close gives up what cannot come any more; Conn.Close then emits what is held back.
 func (d *dir) close() {
 	d.skipHolesTo(d.highest)
 	d.frame(true)
-	d.emitReady(true)
 }
 
 // onAck handles the peer's acknowledgment of this direction's data.
@@ -700,28 +700,35 @@ func (d *dir) vantage() Vantage {
 	return v
 }
 
-// emitReady emits the held-back messages whose delivery can be dated (all of them if force).
-// At a sender vantage a message waits for the first ACK covering its last byte; while the
-// vantage is unknown it waits for it to be known; never longer than maxHold, nor beyond half
-// the window.
-func (d *dir) emitReady(force bool) {
+// emitReady emits the held-back messages whose delivery can be dated (all of them if force)
+// and reports whether it emitted any. At a sender vantage a message waits for the first ACK
+// covering its last byte; while the vantage is unknown it waits for it to be known; and it
+// waits while the other direction holds back a message first seen before it, so that the
+// two directions come out in the order the capture saw them (a TURN ChannelBind request
+// before its response, before the ChannelData it enables). Never longer than maxHold, nor
+// beyond half the window.
+func (d *dir) emitReady(force bool) bool {
+	emitted := false
+	o := &d.c.dirs[1-d.idx]
 	for d.qh < len(d.q) {
 		if !force {
 			m := &d.q[d.qh]
-			wait := false
+			wait := o.qh < len(o.q) && o.q[o.qh].first < m.first
 			switch d.vantage() {
 			case VantageSender:
 				_, acked := d.acks.firstCovering(m.end)
-				wait = !acked
+				wait = wait || !acked
 			case VantageUnknown:
 				wait = true
 			}
 			if wait && d.c.now-m.complete <= maxHold && d.qBytes <= d.c.window/2 {
-				return
+				return emitted
 			}
 		}
 		d.emitHead()
+		emitted = true
 	}
+	return emitted
 }
 
 // emitHead emits the oldest held-back message.
@@ -762,6 +769,12 @@ func (d *dir) emitHead() {
 	}
 	d.st.messages++
 	d.st.framingBytes += framing
+	if d.fr.kind == FramingTURN && len(msg.Payload) >= channelDataHeaderLen &&
+		msg.Payload[0] >= channelMin && msg.Payload[0] <= channelMax {
+		// The report's framing_bytes counts ChannelData headers too; the message carries its
+		// header (the demux unwraps it and accounts the header as framing there).
+		d.st.framingBytes += channelDataHeaderLen
+	}
 	if hol := delivered - complete; hol > 0 {
 		d.st.holMessages++
 		d.hol.Record(float64(hol) / 1e6)

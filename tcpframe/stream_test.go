@@ -67,7 +67,7 @@ func TestGarbageBetweenFrames(t *testing.T) {
 	if d := cmp.Diff([]int{44, 28, 44, 14}, lens(f.dirMsgs(0))); d != "" {
 		t.Errorf("messages (-want +got):\n%s", d)
 	}
-	if s := f.c.Summary().AToB; s.ResyncSkippedBytes != 7 || s.Messages != 4 || s.FramingBytes != 2 {
+	if s := f.c.Summary().AToB; s.ResyncSkippedBytes != 7 || s.Messages != 4 || s.FramingBytes != 2+3*4 {
 		t.Errorf("summary %+v", s)
 	}
 }
