@@ -220,14 +220,20 @@ func (a *analyzer) buildStreamsAndDirections(c *report.Capture, streams []*rtpfl
 		rs.ID = streamID[s]
 		rs.Leg = legOf[s.Path().Leg]
 		rs.Direction = dirID[dirKey{s.Path().Src, s.Path().Dst}]
+		rs.DroppedBeforeTCP = a.droppedBeforeTCP(s, &rs)
 		c.Streams = append(c.Streams, rs)
 	}
 	claimed := map[[2]int]bool{} // (flow, side) whose RTCP/STUN/other bytes a direction took
+	dropped := map[*rtpflow.Stream]int64{}
+	for i, s := range streams {
+		dropped[s] = c.Streams[i].DroppedBeforeTCP
+	}
 	for _, k := range order {
 		ss := byDir[k]
 		d := a.direction(dirID[k], k, ss, legOf, claimed)
 		for _, s := range ss {
 			d.Streams = append(d.Streams, streamID[s])
+			d.Loss.DroppedBeforeTCP += dropped[s]
 		}
 		c.Directions = append(c.Directions, d)
 	}
@@ -321,4 +327,30 @@ func (a *analyzer) sideOf(f *flow, src netip.AddrPort) int {
 		return f.dir(src)
 	}
 	return 1 - f.dir(a.clientOf(f))
+}
+
+// droppedBeforeTCP is how many of a stream's lost packets never entered TCP (DESIGN, "Drops
+// before TCP"): on a TCP leg whose direction carrying the stream lost nothing the capture
+// could not account for (no capture gap, no bytes the unframer skipped), every byte the
+// sender wrote reached the receiver, so a gap in RTP sequence numbers there is a packet the
+// sender (libwebrtc's full TCP send buffer) or the relay feeding the connection (a TURN
+// server's full write buffer, or loss on the relay's UDP side) dropped before TCP. Those
+// packets stay in Lost, the RTP-level count (expected − received: the receiver never had
+// them); DroppedBeforeTCP says where they vanished, and the rtp_loss finding leaves them to
+// the dropped_before_tcp finding. With a capture gap on that direction the two cannot be
+// told apart and nothing is counted here. RTX streams (Lost null) never count.
+func (a *analyzer) droppedBeforeTCP(s *rtpflow.Stream, rs *report.Stream) int64 {
+	f := a.flowList[s.Path().Leg]
+	if f.conn == nil || rs.Lost == nil || *rs.Lost == 0 {
+		return 0
+	}
+	t := f.conn.Summary()
+	d := t.AToB
+	if a.sideOf(f, s.Path().Src) == 1 {
+		d = t.BToA
+	}
+	if d.CaptureGapBytes > 0 || d.ResyncSkippedBytes > 0 {
+		return 0
+	}
+	return *rs.Lost
 }

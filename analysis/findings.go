@@ -63,8 +63,14 @@ func Findings(c *report.Capture) []report.Finding {
 			} else if *d.TCPRetransmittedPct >= tcpRetxWarnPct {
 				sev = "warn"
 			}
-			add("tcp_retransmissions", sev, "%s: %s of the TCP payload bytes carrying this media were retransmissions (%s bytes on the wire).",
-				name, fmtPct(*d.TCPRetransmittedPct), thousands(d.OverheadBytes.TCPRetransmissions))
+			// A segment lost before the capture point is seen once, as its retransmission:
+			// it counts in the percentage but costs no extra bytes at this vantage.
+			where := fmt.Sprintf("%s bytes of copies on the wire here", thousands(d.OverheadBytes.TCPRetransmissions))
+			if d.OverheadBytes.TCPRetransmissions == 0 {
+				where = "their first copies were lost before the capture point"
+			}
+			add("tcp_retransmissions", sev, "%s: %s of the TCP payload bytes carrying this media were retransmissions (%s).",
+				name, fmtPct(*d.TCPRetransmittedPct), where)
 		}
 		if l := d.Late; l != nil && l.Packets > 0 {
 			sev := "info"
@@ -80,15 +86,18 @@ func Findings(c *report.Capture) []report.Finding {
 			}
 			add("late_packets", sev, "%s.", text)
 		}
-		if d.Loss.Pct != nil && d.Loss.Lost > 0 {
+		// Packets dropped before TCP are in Lost (the receiver never got them) but are no
+		// loss of the network path: they have their own finding below.
+		if lost := d.Loss.Lost - d.Loss.DroppedBeforeTCP; d.Loss.Pct != nil && lost > 0 && d.Loss.Expected > 0 {
+			pct := 100 * float64(lost) / float64(d.Loss.Expected)
 			sev := "info"
-			if *d.Loss.Pct >= lossBadPct {
+			if pct >= lossBadPct {
 				sev = "bad"
-			} else if *d.Loss.Pct >= lossWarnPct {
+			} else if pct >= lossWarnPct {
 				sev = "warn"
 			}
-			text := fmt.Sprintf("%s: %s of %s media packets were lost (%s)", name, thousands(d.Loss.Lost),
-				thousands(d.Loss.Expected), fmtPct(*d.Loss.Pct))
+			text := fmt.Sprintf("%s: %s of %s media packets were lost (%s)", name, thousands(lost),
+				thousands(d.Loss.Expected), fmtPct(pct))
 			if d.Loss.RecoveredByRTX > 0 {
 				text += fmt.Sprintf("; %s of them were recovered by retransmission (RTX), late", thousands(d.Loss.RecoveredByRTX))
 			}

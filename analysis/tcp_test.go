@@ -1,0 +1,267 @@
+package analysis
+
+import (
+	"math"
+	"net/netip"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/callpcap/callpcap/internal/callgen"
+	"github.com/callpcap/callpcap/report"
+)
+
+var (
+	tcpClient  = netip.MustParseAddrPort("10.0.0.1:51234")
+	tcpServer  = netip.MustParseAddrPort("203.0.113.7:443")
+	tcpRelayed = netip.MustParseAddrPort("203.0.113.7:50012")
+)
+
+// The TCP calls below send, each 20 ms from mediaStart, one PCMU packet (160 bytes) and one
+// H.263 packet (1100 bytes) each way: with ChannelData (4 bytes) that is 176 + 1116 = 1292
+// bytes per write, two segments of at most 1200 bytes: the first holds the audio and the
+// head of the video packet, the second (92 bytes) its tail. The capture is next to the
+// client; the RTT is 60 ms, the RTO 305 ms.
+const (
+	tcpTicks    = 150
+	mediaStart  = 500 * time.Millisecond
+	serverShift = 5 * time.Millisecond // the server writes 5 ms after the client
+	channel     = 0x4000
+)
+
+func tcpStreams(lose func(i int) bool) []callgen.Stream {
+	mk := func(src, dst netip.AddrPort, ssrc uint32, pt uint8, rate, size int, start time.Duration) callgen.Stream {
+		return callgen.Stream{Src: src, Dst: dst, SSRC: ssrc, PT: pt, ClockRate: rate, Interval: 20 * time.Millisecond,
+			PayloadSize: size, Count: tcpTicks, StartSeq: 1000, StartTS: 5000, Start: start, Lose: lose}
+	}
+	return []callgen.Stream{
+		mk(tcpClient, bob, 0x0a0a0a0a, 0, 8000, 160, mediaStart),
+		mk(tcpClient, bob, 0x1b1b1b1b, 34, 90000, 1100, mediaStart),
+		mk(bob, tcpClient, 0x2c2c2c2c, 0, 8000, 160, mediaStart+serverShift),
+		mk(bob, tcpClient, 0x3d3d3d3d, 34, 90000, 1100, mediaStart+serverShift),
+	}
+}
+
+func fromServer(s *callgen.Stream) int {
+	if s.Src == bob {
+		return 1
+	}
+	return 0
+}
+
+// turnTCPWrites is the allocation and channel binding at 10 ms, then the media.
+func turnTCPWrites(lose func(i int) bool) []callgen.TCPWrite {
+	setup := callgen.TURNTCPSetup(10*time.Millisecond, 60*time.Millisecond, tcpRelayed, bob, channel)
+	media := callgen.MediaWrites(func(b []byte) []byte { return callgen.ChannelData(channel, b) }, fromServer,
+		tcpStreams(lose)...)
+	return callgen.MergeWrites(setup, media)
+}
+
+// seg is the index among a direction's first transmissions of tick k's first segment: two
+// STUN messages come first.
+func seg(k int) int { return 2 + 2*k }
+
+// frameSums splits a connection's frames: per sender, every frame and the pure ACKs.
+type frameSums struct{ all, acks [2]int64 }
+
+func sumFrames(pkts []callgen.Packet, client netip.AddrPort) frameSums {
+	var s frameSums
+	c4 := client.Addr().As4()
+	for _, p := range pkts {
+		d := 1
+		if [4]byte(p.Frame[26:30]) == c4 { // IPv4 source
+			d = 0
+		}
+		s.all[d] += int64(len(p.Frame))
+		flags := p.Frame[14+20+13]
+		if len(p.Frame) == 54 && flags&0x02 == 0 { // no options, no payload, no SYN
+			s.acks[d] += 54
+		}
+	}
+	return s
+}
+
+// impairedCall loses, client to server, tick 50's first segment after the capture (seen
+// twice) and sends tick 100's second segment again although it arrived (spurious); server to
+// client, it loses tick 50's first segment before the capture (seen once, as the resend).
+func impairedCall() callgen.TCPCall {
+	return callgen.TCPCall{Client: tcpClient, Server: tcpServer, ISN: [2]uint32{1000, 900000},
+		LoseAfter:  func(i int) bool { return i == seg(50) },
+		Spurious:   func(i int) bool { return i == seg(100)+1 },
+		LoseBefore: func(i int) bool { return i == seg(50) },
+	}
+}
+
+// tcpFigures are the figures of one TCP direction the tests assert.
+type tcpFigures struct {
+	Vantage                                                           string
+	DataSegments, PureAcks, RetransmittedSegments, RetransmittedBytes int64
+	Spurious, CaptureGap, Messages, FramingBytes, ResyncSkipped       int64
+	HOLDelayed                                                        int64
+	HOLMaxMS                                                          float64
+}
+
+type dirFigures struct {
+	From, To, Transport              string
+	MediaPackets, MediaPayload, Wire int64
+	Overhead                         report.Overhead
+	Lost, DroppedBeforeTCP           int64
+	Late, HOLBlocked                 int64
+	DelayMaxMS, TCPRetransmittedPct  float64
+	GoodputKbps                      float64
+}
+
+func tcpFiguresOf(d report.TCPDir) tcpFigures {
+	f := tcpFigures{Vantage: d.Vantage, DataSegments: d.DataSegments, PureAcks: d.PureAcks,
+		RetransmittedSegments: d.RetransmittedSegments, RetransmittedBytes: d.RetransmittedBytes,
+		Spurious: d.SpuriousRetransmittedBytes, CaptureGap: d.CaptureGapBytes, Messages: d.Messages,
+		FramingBytes: d.FramingBytes, ResyncSkipped: d.ResyncSkippedBytes, HOLDelayed: d.HOLDelayedMessages}
+	if d.HOLDelayMS != nil {
+		f.HOLMaxMS = d.HOLDelayMS.Max
+	}
+	return f
+}
+
+func dirFiguresOf(d report.Direction) dirFigures {
+	f := dirFigures{From: d.From, To: d.To, Transport: d.Transport, MediaPackets: d.MediaPackets,
+		MediaPayload: d.MediaPayloadBytes, Wire: d.WireBytes, Overhead: d.OverheadBytes,
+		Lost: d.Loss.Lost, DroppedBeforeTCP: d.Loss.DroppedBeforeTCP, GoodputKbps: d.GoodputKbps,
+		TCPRetransmittedPct: derefF(d.TCPRetransmittedPct)}
+	if d.Late != nil {
+		f.Late, f.HOLBlocked = d.Late.Packets, d.Late.HOLBlocked
+	}
+	if d.DelayMS != nil {
+		f.DelayMaxMS = d.DelayMS.Max
+	}
+	return f
+}
+
+func TestTURNOverTCP(t *testing.T) {
+	writes := turnTCPWrites(nil)
+	pkts := impairedCall().Packets(writes)
+	frames := sumFrames(pkts, tcpClient)
+	c := analyze(t, pcapOf(t, pkts), Options{})
+
+	if len(c.Legs) != 1 || len(c.Flows) != 1 || len(c.Directions) != 2 || len(c.Streams) != 4 {
+		t.Fatalf("legs %d flows %d directions %d streams %d; want 1 1 2 4", len(c.Legs), len(c.Flows),
+			len(c.Directions), len(c.Streams))
+	}
+	rel := tcpRelayed.String()
+	wantLeg := report.Leg{ID: "l1", Transport: "turn-tcp", Client: tcpClient.String(), Server: tcpServer.String(),
+		Relayed: &rel, Peers: []string{bob.String()}, Flows: []string{"f1"}}
+	if d := cmp.Diff(wantLeg, c.Legs[0]); d != "" {
+		t.Errorf("leg (-want +got):\n%s", d)
+	}
+	fl := c.Flows[0]
+	if fl.TCP == nil || fl.Framing == nil || *fl.Framing != "turn" || fl.WireBytes != frames.all[0]+frames.all[1] {
+		t.Fatalf("flow framing %v tcp %v wire %d, want turn and %d", fl.Framing, fl.TCP, fl.WireBytes, frames.all[0]+frames.all[1])
+	}
+	stun0, stun1 := int64(0), int64(0) // STUN payload bytes each way
+	for _, w := range writes[:4] {
+		if w.Dir == 0 {
+			stun0 += int64(len(w.Data))
+		} else {
+			stun1 += int64(len(w.Data))
+		}
+	}
+	// Client to server: 2 STUN segments, 300 media segments, the copy of tick 50's first
+	// segment (1,200 bytes, lost after the capture) and the spurious copy of tick 100's
+	// second (92 bytes). Each arrival but the lost one is acknowledged: 303 pure ACKs back.
+	// The 15 ticks sent within the RTO after tick 50 (their 30 messages) wait for its
+	// resend: the first one longest, 305 − 20 = 285 ms.
+	// Server to client: tick 50's first segment is seen once, filling the hole 305 ms late:
+	// a retransmission that cost nothing here; the same 30 messages wait behind it.
+	want := [2]tcpFigures{
+		{Vantage: "sender", DataSegments: 304, PureAcks: 303, RetransmittedSegments: 2, RetransmittedBytes: 1292,
+			Spurious: 92, Messages: 302, FramingBytes: 300 * 4, HOLDelayed: 30, HOLMaxMS: 285},
+		{Vantage: "receiver", DataSegments: 302, PureAcks: 303, RetransmittedSegments: 1, RetransmittedBytes: 1200,
+			Messages: 302, FramingBytes: 300 * 4, HOLDelayed: 30, HOLMaxMS: 285},
+	}
+	got := [2]tcpFigures{tcpFiguresOf(fl.TCP.AToB), tcpFiguresOf(fl.TCP.BToA)}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("tcp (-want +got):\n%s", d)
+	}
+
+	// Per direction: 150 × (160 + 1100) payload bytes; 300 segments of 54 header bytes; 4
+	// bytes of ChannelData and 12 of RTP header per packet; pure ACKs of the other side, 54
+	// bytes each (the server's 303; the client's 302 and its handshake ACK); the SYN or
+	// SYN/ACK (58 bytes with MSS) under other. Late: tick 50's two packets (305 ms) and
+	// ticks 51-57's (285 … 165 ms); tick 58's wait is 145 ms, within the 150 ms budget.
+	// Every late packet waited behind the retransmission. Goodput: 189,000 bytes over the
+	// 2.98 s from the first tick to the last.
+	pay := int64(tcpTicks * (160 + 1100))
+	wantD := []dirFigures{
+		{From: tcpClient.String(), To: bob.String(), Transport: "turn-tcp", MediaPackets: 300, MediaPayload: pay,
+			Wire: frames.all[0] - frames.acks[0] + frames.acks[1],
+			Overhead: report.Overhead{LinkIPTransport: 300 * 54, Framing: 300 * 4, RTPHeaders: 300 * 12,
+				TCPRetransmissions: (1200 + 54) + (92 + 54), ACKs: 303 * 54, STUN: 2*54 + stun0, Other: 58},
+			Late: 16, HOLBlocked: 16, DelayMaxMS: 305, GoodputKbps: 507.383,
+			TCPRetransmittedPct: 0.662}, // 100 × 1,292 / (stun0 + 150 × 1,292 + 1,292)
+		{From: bob.String(), To: tcpClient.String(), Transport: "turn-tcp", MediaPackets: 300, MediaPayload: pay,
+			Wire: frames.all[1] - frames.acks[1] + frames.acks[0],
+			Overhead: report.Overhead{LinkIPTransport: 300 * 54, Framing: 300 * 4, RTPHeaders: 300 * 12,
+				ACKs: 303 * 54, STUN: 2*54 + stun1, Other: 58},
+			Late: 16, HOLBlocked: 16, DelayMaxMS: 305, GoodputKbps: 507.383,
+			TCPRetransmittedPct: 0.619}, // 100 × 1,200 / (stun1 + 150 × 1,292)
+	}
+	var gotD []dirFigures
+	for _, d := range c.Directions {
+		gotD = append(gotD, dirFiguresOf(d))
+		if d.WireBytes != d.MediaPayloadBytes+d.OverheadBytes.Sum() {
+			t.Errorf("%s: wire %d != media %d + overhead %d", d.ID, d.WireBytes, d.MediaPayloadBytes, d.OverheadBytes.Sum())
+		}
+	}
+	if d := cmp.Diff(wantD, gotD); d != "" {
+		t.Errorf("directions (-want +got):\n%s", d)
+	}
+	if gotD[0].Wire+gotD[1].Wire != fl.WireBytes {
+		t.Errorf("directions' wire %d + %d, want the leg's %d", gotD[0].Wire, gotD[1].Wire, fl.WireBytes)
+	}
+	if want, got := 100*1292/float64(stun0+150*1292+1292), gotD[0].TCPRetransmittedPct; math.Abs(want-got) > 0.001 {
+		t.Errorf("tcp_retransmitted_pct %v, want %v", got, want)
+	}
+	for _, s := range c.Streams {
+		if s.Packets != 150 || deref(s.Lost) != 0 || s.Late == nil || s.Late.Packets != 8 || s.Late.HOLBlocked != 8 ||
+			s.DelayMS == nil || s.DelayMS.Max != 305 || s.DelayMS.P50 != 0 || s.Leg != "l1" {
+			t.Errorf("stream %s %s: packets %d lost %d late %+v delay %+v leg %s; want 150, 0, 8 late all behind a retransmission, max 305 ms",
+				s.ID, s.SSRC, s.Packets, deref(s.Lost), s.Late, s.DelayMS, s.Leg)
+		}
+	}
+	wantText := map[string][]string{
+		"media_over_tcp": {"TURN 203.0.113.7:443 (tcp)"},
+		"tcp_retransmissions": {"10.0.0.1:51234 -> 198.51.100.9:50000: 0.7% of the TCP payload bytes", "1,400 bytes of copies",
+			"198.51.100.9:50000 -> 10.0.0.1:51234: 0.6%", "first copies were lost before the capture point"},
+		"late_packets": {"16 media packets (5.3%) arrived more than 150 ms", "16 of them were held behind a retransmitted TCP segment"},
+	}
+	checkFindings(t, c.Findings, wantText)
+	for _, f := range c.Findings {
+		if f.Code == "rtp_loss" || f.Code == "dropped_before_tcp" || f.Code == "capture_gaps" {
+			t.Errorf("unexpected finding %+v", f)
+		}
+	}
+}
+
+// checkFindings checks that each code is present and that its texts, joined, hold every
+// fragment.
+func checkFindings(t *testing.T, fs []report.Finding, want map[string][]string) {
+	t.Helper()
+	for code, frags := range want {
+		var all string
+		for _, f := range fs {
+			if f.Code == code {
+				all += f.Text + "\n"
+			}
+		}
+		if all == "" {
+			t.Errorf("no %s finding in %+v", code, fs)
+			continue
+		}
+		for _, fr := range frags {
+			if !strings.Contains(all, fr) {
+				t.Errorf("%s findings %q lack %q", code, all, fr)
+			}
+		}
+	}
+}
