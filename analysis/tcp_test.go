@@ -265,3 +265,120 @@ func checkFindings(t *testing.T, fs []report.Finding, want map[string][]string) 
 		}
 	}
 }
+
+// The sender skips sequence numbers on a clean connection: ticks 30-32 of the client's audio
+// and video are never written (libwebrtc's full send buffer), and tick 80 of the server's.
+// TCP lost nothing, so those 6 + 2 packets were dropped before TCP: lost at the RTP level,
+// no network loss of the leg.
+func TestDroppedBeforeTCP(t *testing.T) {
+	lose := func(i int) bool { return i >= 30 && i <= 32 }
+	setup := callgen.TURNTCPSetup(10*time.Millisecond, 60*time.Millisecond, tcpRelayed, bob, channel)
+	ss := tcpStreams(nil)
+	ss[0].Lose, ss[1].Lose = lose, lose
+	ss[2].Lose = func(i int) bool { return i == 80 }
+	ss[3].Lose = ss[2].Lose
+	media := callgen.MediaWrites(func(b []byte) []byte { return callgen.ChannelData(channel, b) }, fromServer, ss...)
+	call := callgen.TCPCall{Client: tcpClient, Server: tcpServer, ISN: [2]uint32{1000, 900000}}
+	c := analyze(t, pcapOf(t, call.Packets(callgen.MergeWrites(setup, media))), Options{})
+	var got [][3]int64
+	for _, s := range c.Streams {
+		got = append(got, [3]int64{s.Packets, deref(s.Lost), s.DroppedBeforeTCP})
+	}
+	if d := cmp.Diff([][3]int64{{147, 3, 3}, {147, 3, 3}, {149, 1, 1}, {149, 1, 1}}, got); d != "" {
+		t.Errorf("streams [packets lost dropped] (-want +got):\n%s", d)
+	}
+	var dirs [][2]int64
+	for _, d := range c.Directions {
+		dirs = append(dirs, [2]int64{d.Loss.Lost, d.Loss.DroppedBeforeTCP})
+		if d.TCPRetransmittedPct == nil || *d.TCPRetransmittedPct != 0 {
+			t.Errorf("%s: tcp_retransmitted_pct %v, want 0", d.ID, d.TCPRetransmittedPct)
+		}
+	}
+	if d := cmp.Diff([][2]int64{{6, 6}, {2, 2}}, dirs); d != "" {
+		t.Errorf("directions [lost dropped] (-want +got):\n%s", d)
+	}
+	checkFindings(t, c.Findings, map[string][]string{
+		"dropped_before_tcp": {"10.0.0.1:51234 -> 198.51.100.9:50000: 6 RTP packets never entered the TCP connection",
+			"198.51.100.9:50000 -> 10.0.0.1:51234: 2 RTP packets"},
+	})
+	for _, f := range c.Findings {
+		if f.Code == "rtp_loss" || f.Code == "tcp_retransmissions" {
+			t.Errorf("unexpected finding %+v", f)
+		}
+	}
+}
+
+// The capture misses tick 20's first segment from the client (the server acknowledged it):
+// a 1,200-byte capture gap. Its audio packet and the video packet it began are missing; the
+// unframer skips the video packet's 92-byte tail to resynchronise. With a gap on that
+// direction the two lost packets cannot be told from drops before TCP: lost, not dropped.
+func TestCaptureGapIsNotDroppedBeforeTCP(t *testing.T) {
+	call := callgen.TCPCall{Client: tcpClient, Server: tcpServer, ISN: [2]uint32{1000, 900000},
+		Miss: func(dir, i int) bool { return dir == 0 && i == seg(20) }}
+	c := analyze(t, pcapOf(t, call.Packets(turnTCPWrites(nil))), Options{})
+	a := c.Flows[0].TCP.AToB
+	if a.CaptureGapBytes != 1200 || a.ResyncSkippedBytes != 92 || a.RetransmittedBytes != 0 {
+		t.Errorf("capture gap %d, resync skipped %d, retransmitted %d; want 1200, 92, 0",
+			a.CaptureGapBytes, a.ResyncSkippedBytes, a.RetransmittedBytes)
+	}
+	d := c.Directions[0]
+	if d.Loss.Lost != 2 || d.Loss.DroppedBeforeTCP != 0 || c.Streams[0].DroppedBeforeTCP != 0 {
+		t.Errorf("lost %d, dropped before TCP %d; want 2 and 0", d.Loss.Lost, d.Loss.DroppedBeforeTCP)
+	}
+	checkFindings(t, c.Findings, map[string][]string{
+		"capture_gaps": {"1,200 bytes"},
+		"rtp_loss":     {"2 of 300 media packets were lost"},
+	})
+}
+
+// ICE-TCP (RFC 4571): the same media each way with a 2-byte length per packet, directly
+// between the two endpoints.
+func TestICETCP(t *testing.T) {
+	peer := netip.MustParseAddrPort("198.51.100.9:9")
+	ss := tcpStreams(nil)
+	for i := range ss {
+		if ss[i].Src == bob {
+			ss[i].Src, ss[i].Dst = peer, tcpClient
+		} else {
+			ss[i].Dst = peer
+		}
+	}
+	dir := func(s *callgen.Stream) int {
+		if s.Src == peer {
+			return 1
+		}
+		return 0
+	}
+	call := callgen.TCPCall{Client: tcpClient, Server: peer, ISN: [2]uint32{7, 1 << 31}}
+	pkts := call.Packets(callgen.MediaWrites(callgen.Frame4571, dir, ss...))
+	frames := sumFrames(pkts, tcpClient)
+	c := analyze(t, pcapOf(t, pkts), Options{})
+	if len(c.Legs) != 1 || c.Legs[0].Transport != "ice-tcp" || c.Legs[0].Client != tcpClient.String() ||
+		c.Legs[0].Server != peer.String() {
+		t.Fatalf("legs %+v, want one ice-tcp leg", c.Legs)
+	}
+	if f := c.Flows[0]; f.Framing == nil || *f.Framing != "rfc4571" || f.TCP.AToB.FramingBytes != 300*2 ||
+		f.TCP.AToB.Messages != 300 || f.TCP.BToA.Messages != 300 {
+		t.Errorf("flow framing %v tcp %+v", f.Framing, f.TCP)
+	}
+	// 1292 − 2×(4 − 2) = 1288 bytes per tick: segments of 1200 and 88.
+	pay := int64(tcpTicks * (160 + 1100))
+	want := []dirFigures{
+		{From: tcpClient.String(), To: peer.String(), Transport: "ice-tcp", MediaPackets: 300, MediaPayload: pay,
+			Wire:        frames.all[0] - frames.acks[0] + frames.acks[1],
+			Overhead:    report.Overhead{LinkIPTransport: 300 * 54, Framing: 300 * 2, RTPHeaders: 300 * 12, ACKs: 300 * 54, Other: 58},
+			GoodputKbps: 507.383, TCPRetransmittedPct: 0},
+		{From: peer.String(), To: tcpClient.String(), Transport: "ice-tcp", MediaPackets: 300, MediaPayload: pay,
+			Wire:        frames.all[1] - frames.acks[1] + frames.acks[0],
+			Overhead:    report.Overhead{LinkIPTransport: 300 * 54, Framing: 300 * 2, RTPHeaders: 300 * 12, ACKs: 301 * 54, Other: 58},
+			GoodputKbps: 507.383, TCPRetransmittedPct: 0},
+	}
+	var got []dirFigures
+	for _, d := range c.Directions {
+		got = append(got, dirFiguresOf(d))
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("directions (-want +got):\n%s", d)
+	}
+	checkFindings(t, c.Findings, map[string][]string{"media_over_tcp": {"over TCP (ice-tcp) between 10.0.0.1:51234 and 198.51.100.9:9"}})
+}
