@@ -89,22 +89,26 @@ func (a *analyzer) warnf(format string, args ...any) {
 }
 
 func (a *analyzer) run(ctx context.Context, rd *capture.Reader) error {
-	var p capture.Packet
-	for n := 0; ; n++ {
-		if n&0xffff == 0 && ctx.Err() != nil {
-			return ctx.Err()
+	// Reading and decoding run on their own goroutine (see readBatches).
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	full, free := readBatches(ctx, rd)
+	for b := range full {
+		for i := range b.pkts {
+			a.packet(&b.pkts[i])
 		}
-		err := rd.Next(&p)
-		if err == io.EOF {
+		if err := b.err; err != nil {
+			if err != io.EOF {
+				// Damage after a readable header: keep what was read, say so.
+				a.truncated = true
+				a.warnf("%v: the report covers the %d packets before it", err, a.packets)
+			}
 			break
 		}
-		if err != nil {
-			// Damage after a readable header: keep what was read, say so.
-			a.truncated = true
-			a.warnf("%v: the report covers the %d packets before it", err, a.packets)
-			break
-		}
-		a.packet(&p)
+		free <- b
+	}
+	if err := ctx.Err(); err != nil {
+		return err
 	}
 	for _, f := range a.flowList {
 		if f.conn != nil {
