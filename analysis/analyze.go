@@ -64,6 +64,7 @@ type analyzer struct {
 	inner  transport.Message // reused for TURN-unwrapped datagrams
 	nested transport.Message // an indication inside TURN: parsed, never unwrapped again
 	cur    *flow             // the TCP flow whose segment is being fed, for emit
+	relay  relayTracker      // the two legs of a relay, at a TURN server capture
 	emit   func(*transport.Message)
 }
 
@@ -236,6 +237,7 @@ func (a *analyzer) message(f *flow, m *transport.Message, udp bool) {
 		}
 	}
 	f.saw(cls)
+	a.relay.udp(a, f, m, cls)
 	s := &f.sides[f.dir(m.Src)]
 	switch cls {
 	case demux.ClassSTUN:
@@ -278,6 +280,7 @@ func (a *analyzer) wrapped(f *flow, m *transport.Message) {
 	f.relayed = true
 	switch cls {
 	case demux.ClassRTP:
+		a.relay.wrapped(f, client, path, m)
 		if a.rtp.RTP(path, m) {
 			return
 		}

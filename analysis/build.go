@@ -112,6 +112,10 @@ func (a *analyzer) buildLegs(c *report.Capture, streams []*rtpflow.Stream) map[i
 		legOf[f.idx] = id
 		leg := report.Leg{ID: id, Transport: a.legTransport(f), Client: f.a.String(), Server: f.b.String(),
 			Peers: []string{}, Flows: []string{fmt.Sprintf("f%d", f.idx+1)}}
+		if rel, peer, ok := a.relay.peerLeg(f); ok {
+			r := rel.String()
+			leg.Client, leg.Server, leg.Relayed, leg.Peers = peer.String(), r, &r, []string{peer.String()}
+		}
 		if f.turn {
 			client := a.clientOf(f)
 			server := f.b
@@ -223,6 +227,7 @@ func (a *analyzer) buildStreamsAndDirections(c *report.Capture, streams []*rtpfl
 		rs.DroppedBeforeTCP = a.droppedBeforeTCP(s, &rs)
 		c.Streams = append(c.Streams, rs)
 	}
+	relays := a.relay.relays(streams, a.first)
 	claimed := map[[2]int]bool{} // (flow, side) whose RTCP/STUN/other bytes a direction took
 	dropped := map[*rtpflow.Stream]int64{}
 	for i, s := range streams {
@@ -231,6 +236,7 @@ func (a *analyzer) buildStreamsAndDirections(c *report.Capture, streams []*rtpfl
 	for _, k := range order {
 		ss := byDir[k]
 		d := a.direction(dirID[k], k, ss, legOf, claimed)
+		d.Relay = relays[k]
 		for _, s := range ss {
 			d.Streams = append(d.Streams, streamID[s])
 			d.Loss.DroppedBeforeTCP += dropped[s]

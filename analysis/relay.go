@@ -1,0 +1,242 @@
+package analysis
+
+import (
+	"encoding/binary"
+	"net/netip"
+
+	"github.com/callpcap/callpcap/demux"
+	"github.com/callpcap/callpcap/internal/quantile"
+	"github.com/callpcap/callpcap/report"
+	"github.com/callpcap/callpcap/rtpflow"
+	"github.com/callpcap/callpcap/transport"
+)
+
+// Relay correlation at a TURN server capture (DESIGN, "Legs, directions, relay").
+//
+// The capture holds both legs of the relay: the TURN leg between the client and the server
+// (TCP or UDP, media wrapped in ChannelData or indications) and the peer leg, plain UDP
+// between the allocation's relayed address and the peer. Every RTP packet (SSRC, sequence
+// number) of a call direction is looked for on both legs: on its ingress leg (where it
+// reached the relay: the TURN leg for client to peer, the peer leg for peer to client) and its
+// egress leg (where the relay sent it on).
+//
+//   - matched: packets seen on both legs; latency_ms is egress capture time minus the time
+//     the relay had the packet (capture time on UDP, Delivered on TCP: in order at the server).
+//   - lost_after_relay: packets seen on the ingress leg and never on the egress leg (within
+//     relayWindow of capture time, or before the end of the capture).
+//   - lost_before_relay: packets missing on the ingress leg though its sequence numbers show
+//     they were sent: the ingress streams' RTP-level lost count. They never reach the egress
+//     leg either, and are not in lost_after_relay.
+//
+// Packets seen only on the egress leg (the capture missed their ingress copy) are not counted.
+// The same SSRC and sequence numbers on both legs are the relay, not duplication: the legs are
+// different flows, so their streams are different streams.
+//
+// Bounds: each direction keeps at most maxRelayPending unmatched packets, evicted in order
+// of arrival and after relayWindow, so memory does not grow with the packet count. Packets
+// are recorded only once a peer-leg flow has been seen (at a client's capture nothing is
+// recorded, and the per-packet cost is one slice lookup): at a server capture ICE checks
+// through the relay open the peer leg before the media.
+//
+// Figures go on the call direction of the TURN leg (from and to the two endpoints); the peer
+// leg's own direction (relayed address and peer) has relay null. The peer leg is a "udp" leg
+// whose client is the peer, whose server and relayed address are the relayed address.
+const (
+	maxRelayPending = 4096
+	relayWindow     = int64(2e9) // 2 s of capture time
+)
+
+// Flow relay states.
+const (
+	relayUnchecked int8 = iota
+	relayNo
+	relayYes
+)
+
+type relayTracker struct {
+	state  []int8                            // per flow index
+	client map[netip.AddrPort]netip.AddrPort // relayed address → TURN client
+	active bool                              // a peer-leg flow was seen
+	dirs   map[dirKey]*relayDir              // keyed by the TURN-leg path
+	order  []dirKey
+}
+
+type relaySlot struct {
+	key uint64
+	t   int64
+}
+
+type relayEntry struct {
+	t       int64
+	ingress bool
+}
+
+// relayDir matches one call direction's packets across the two legs.
+type relayDir struct {
+	pending   map[uint64]relayEntry
+	ring      [maxRelayPending]relaySlot // pending keys in order of arrival
+	head, n   int
+	matched   int64
+	lostAfter int64
+	lat       quantile.Hist
+	ingress   rtpflow.Path // the ingress leg's stream path
+	egress    rtpflow.Path
+}
+
+// udp looks at a datagram of a UDP flow: on a peer-leg flow its RTP packets are recorded.
+func (r *relayTracker) udp(a *analyzer, f *flow, m *transport.Message, cls demux.Class) {
+	if f.proto != transport.UDP {
+		return
+	}
+	for f.idx >= len(r.state) {
+		r.state = append(r.state, relayUnchecked)
+	}
+	st := r.state[f.idx]
+	if st == relayUnchecked {
+		st = r.check(a, f)
+		r.state[f.idx] = st
+	}
+	if st != relayYes || cls != demux.ClassRTP {
+		return
+	}
+	rel, peer := f.a, f.b
+	if _, ok := r.client[rel]; !ok {
+		rel, peer = f.b, f.a
+	}
+	c := r.client[rel]
+	if m.Src == peer { // peer to client: this leg is the ingress
+		r.record(dirKey{peer, c}, rtpflow.Path{Leg: f.idx, Src: peer, Dst: rel}, m, m.Delivered, true)
+	} else {
+		r.record(dirKey{c, peer}, rtpflow.Path{Leg: f.idx, Src: rel, Dst: peer}, m, m.Delivered, false)
+	}
+}
+
+// check says whether flow f runs between a relayed address and a peer; the allocations are
+// read once per UDP flow.
+func (r *relayTracker) check(a *analyzer, f *flow) int8 {
+	if f.turn {
+		return relayNo
+	}
+	for _, al := range a.turn.Allocations() {
+		if !al.Relayed.IsValid() || (al.Relayed != f.a && al.Relayed != f.b) {
+			continue
+		}
+		if r.client == nil {
+			r.client = map[netip.AddrPort]netip.AddrPort{}
+		}
+		r.client[al.Relayed] = al.Client
+		r.active = true
+		return relayYes
+	}
+	return relayNo
+}
+
+// wrapped looks at an RTP packet unwrapped from the TURN leg, on path (client to peer or
+// peer to client).
+func (r *relayTracker) wrapped(_ *flow, client netip.AddrPort, path rtpflow.Path, m *transport.Message) {
+	if !r.active {
+		return
+	}
+	r.record(dirKey{path.Src, path.Dst}, path, m, m.Delivered, path.Src == client)
+}
+
+func (r *relayTracker) record(k dirKey, path rtpflow.Path, m *transport.Message, t int64, ingress bool) {
+	b := m.Payload
+	if len(b) < 12 {
+		return
+	}
+	key := uint64(binary.BigEndian.Uint32(b[8:]))<<16 | uint64(binary.BigEndian.Uint16(b[2:]))
+	d := r.dirs[k]
+	if d == nil {
+		if r.dirs == nil {
+			r.dirs = map[dirKey]*relayDir{}
+		}
+		d = &relayDir{pending: make(map[uint64]relayEntry, 256)}
+		r.dirs[k] = d
+		r.order = append(r.order, k)
+	}
+	if ingress {
+		d.ingress = path
+	} else {
+		d.egress = path
+	}
+	d.expire(t)
+	if e, ok := d.pending[key]; ok {
+		if e.ingress == ingress {
+			return // a duplicate on the same leg
+		}
+		in, out := e.t, t
+		if ingress {
+			in, out = t, e.t
+		}
+		d.matched++
+		d.lat.Record(float64(max(out-in, 0)) / 1e6)
+		delete(d.pending, key)
+		return
+	}
+	if d.n == maxRelayPending {
+		d.evict()
+	}
+	d.pending[key] = relayEntry{t: t, ingress: ingress}
+	d.ring[(d.head+d.n)%maxRelayPending] = relaySlot{key, t}
+	d.n++
+}
+
+// expire evicts the pending packets older than relayWindow before t.
+func (d *relayDir) expire(t int64) {
+	for d.n > 0 && t-d.ring[d.head].t > relayWindow {
+		d.evict()
+	}
+}
+
+// evict gives up the oldest pending packet: seen on ingress only, it was lost after the relay.
+func (d *relayDir) evict() {
+	x := d.ring[d.head]
+	d.head = (d.head + 1) % maxRelayPending
+	d.n--
+	if e, ok := d.pending[x.key]; ok && e.t == x.t {
+		if e.ingress {
+			d.lostAfter++
+		}
+		delete(d.pending, x.key)
+	}
+}
+
+// relays returns the relay figures of each TURN-leg call direction whose two legs were both
+// seen, given the capture's streams (for the ingress legs' RTP-level loss).
+func (r *relayTracker) relays(streams []*rtpflow.Stream, t0 int64) map[dirKey]*report.Relay {
+	out := map[dirKey]*report.Relay{}
+	for _, k := range r.order {
+		d := r.dirs[k]
+		if !d.egress.Src.IsValid() || !d.ingress.Src.IsValid() {
+			continue
+		}
+		for d.n > 0 {
+			d.evict()
+		}
+		rel := &report.Relay{Matched: d.matched, LostAfterRelay: d.lostAfter}
+		if d.lat.N() > 0 {
+			rel.LatencyMS = d.lat.Summary()
+		}
+		for _, s := range streams {
+			if s.Path() == d.ingress && s.IsMedia() {
+				if l := s.Summary(t0).Lost; l != nil {
+					rel.LostBeforeRelay += *l
+				}
+			}
+		}
+		out[k] = rel
+	}
+	return out
+}
+
+// peerLeg says whether flow f is the peer leg of a relay, and its relayed address and peer.
+func (r *relayTracker) peerLeg(f *flow) (relayed, peer netip.AddrPort, ok bool) {
+	if f.idx >= len(r.state) || r.state[f.idx] != relayYes {
+		return relayed, peer, false
+	}
+	if _, ok := r.client[f.a]; ok {
+		return f.a, f.b, true
+	}
+	return f.b, f.a, true
+}
