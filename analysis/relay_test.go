@@ -1,12 +1,17 @@
 package analysis
 
 import (
+	"bytes"
+	"encoding/binary"
+	"sort"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/pion/stun/v3"
 
+	"github.com/callpcap/callpcap/capture"
 	"github.com/callpcap/callpcap/internal/callgen"
 	"github.com/callpcap/callpcap/internal/pcapgen"
 	"github.com/callpcap/callpcap/report"
@@ -82,4 +87,54 @@ func TestRelayCorrelation(t *testing.T) {
 	if c.Directions[1].Relay != nil {
 		t.Errorf("the peer leg's direction has relay %+v, want null", c.Directions[1].Relay)
 	}
+}
+
+// The same relay captured on two interfaces: the TURN leg in full, the peer leg cut to its
+// Ethernet, IPv4 and UDP headers and the 12-byte RTP header (snap length 42 + 12). The peer
+// leg's packets still give SSRC and sequence number: the relay matches as before, sizes come
+// from the original lengths, and a warning says how many packets were cut.
+func TestRelayWithSnappedPeerLeg(t *testing.T) {
+	pkts := relayCall(t)
+	var buf bytes.Buffer
+	w := pcapgen.NewPcapNG(&buf, []pcapgen.Iface{{Link: capture.LinkEthernet}, {Link: capture.LinkEthernet, SnapLen: 42 + 12}})
+	sort.SliceStable(pkts, func(i, j int) bool { return pkts[i].T < pkts[j].T })
+	snapped := 0
+	for _, p := range pkts {
+		iface := 0
+		if [4]byte(p.Frame[26:30]) == relayed.Addr().As4() && binary.BigEndian.Uint16(p.Frame[34:]) == relayed.Port() {
+			// From the relayed address: the peer leg.
+			iface = 1
+			snapped++
+		}
+		if err := w.Write(p.T, iface, p.Frame, 0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c := analyze(t, buf.Bytes(), Options{})
+	if c.SnappedPackets != int64(snapped) || snapped != 487+1 {
+		t.Errorf("snapped packets %d, want %d (487 RTP and the ICE check)", c.SnappedPackets, snapped)
+	}
+	want := &report.Relay{Matched: 487, LostBeforeRelay: 3, LostAfterRelay: 10,
+		LatencyMS: &report.Quantiles{Samples: 487, Min: 2, P50: 2, P95: 2, P99: 2, Max: 2}}
+	if len(c.Directions) != 2 {
+		t.Fatalf("directions %d, want 2", len(c.Directions))
+	}
+	if d := cmp.Diff(want, c.Directions[0].Relay); d != "" {
+		t.Errorf("relay (-want +got):\n%s", d)
+	}
+	s := c.Streams[1]
+	if s.Leg != "l2" || s.Packets != 487 || s.PayloadBytes != 487*160 || deref(s.Lost) != 13 {
+		t.Errorf("peer leg stream %s packets %d payload %d lost %d; want l2 487 %d 13", s.Leg, s.Packets, s.PayloadBytes,
+			deref(s.Lost), 487*160)
+	}
+	found := false
+	for _, w := range c.Warnings {
+		if strings.Contains(w, "488 packets were cut by the snap length") {
+			found = true
+		}
+	}
+	if !found {
+		t.Errorf("warnings %q lack the snapped packets", c.Warnings)
+	}
+	checkFindings(t, c.Findings, map[string][]string{"snapped_packets": {"488 packets"}})
 }

@@ -22,7 +22,8 @@ const (
 
 // TURNSplitter unframes TURN over TCP. It emits each message whole: a STUN message, or a
 // ChannelData message with its 4-byte header (the demux unwraps ChannelData itself); the
-// framing of a message is its padding only (the summary's FramingBytes adds the ChannelData headers).
+// framing of a message is its padding only (the summary's FramingBytes adds the ChannelData
+// headers).
 //
 // Some peers do not pad ChannelData over TCP. While undecided, a message whose length is not
 // a multiple of 4 is read both ways and the reading whose next header validates wins; the
