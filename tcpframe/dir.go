@@ -738,11 +738,16 @@ func (d *dir) emitHead() {
 	complete, delivered := m.complete, m.dlv
 	if d.vantage() == VantageSender {
 		// The receiver's delivery: the first ACK covering the last byte less half the minimum
-		// RTT; its completion: the last copy sent plus half the minimum RTT.
+		// RTT; its completion: the last copy sent plus half the minimum RTT. A message whose
+		// ACK the capture never shows (its end, or a hold cut short) is dated on the same
+		// clock, half an RTT after the sender had it all: mixing in sender-side times would
+		// move the stream's delay baseline by half an RTT.
+		half := c.rtt() / 2
+		complete = m.lastCopy + half
 		if at, ok := d.acks.firstCovering(m.end); ok {
-			half := c.rtt() / 2
-			complete = m.lastCopy + half
 			delivered = max(at-half, complete)
+		} else {
+			delivered = max(m.dlv+half, complete)
 		}
 	}
 	delivered = max(delivered, complete)

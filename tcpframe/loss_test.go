@@ -160,3 +160,24 @@ func TestLostAfterVantage(t *testing.T) {
 		t.Errorf("rest %+v: want the spurious copy of frame 7 (already handed out)", r)
 	}
 }
+
+// TestSenderVantageUnackedAtEnd: at a capture next to the sender, a message whose ACK the
+// capture ends before is dated like the others, half an RTT after it was sent (not at the
+// sender's own time, which would move the receiver's delay baseline by half an RTT).
+func TestSenderVantageUnackedAtEnd(t *testing.T) {
+	f := newFeeder(t, Config{})
+	f.handshake(0, ms(60), ms(60), 1000, 5000) // at A
+	for k := 0; k < 5; k++ {
+		f.send(seg(ms(100+10*float64(k)), true, fACK|fPSH, seqA(k), 5001, frame4571(k)))
+		f.send(seg(ms(160+10*float64(k)), false, fACK, 5001, seqA(k+1), nil))
+	}
+	f.send(seg(ms(300), true, fACK|fPSH, seqA(5), 5001, frame4571(5))) // the capture ends first
+	f.close()
+	want := []timing{{100, 130, 130}, {110, 140, 140}, {120, 150, 150}, {130, 160, 160}, {140, 170, 170}, {300, 330, 330}}
+	if d := cmp.Diff(want, timings(f.dirMsgs(0))); d != "" {
+		t.Errorf("timing (-want +got):\n%s", d)
+	}
+	if v := f.c.Vantage(0); v != VantageSender {
+		t.Errorf("vantage %v, want sender", v)
+	}
+}

@@ -1,7 +1,8 @@
 // Command gencall writes a large synthetic call capture for the benchmarks (see
-// callgen.WriteUDPBench); memory stays flat whatever the size.
+// callgen.WriteUDPBench and WriteTCPBench); memory stays flat whatever the size.
 //
 //	go run ./internal/callgen/gencall -packets 1000000 -o /tmp/udp.pcap
+//	go run ./internal/callgen/gencall -tcp -packets 1000000 -o /tmp/tcp.pcap
 package main
 
 import (
@@ -15,10 +16,15 @@ import (
 func main() {
 	packets := flag.Int("packets", 1_000_000, "how many packets to write")
 	out := flag.String("o", "call.pcap", "output file")
+	tcp := flag.Bool("tcp", false, "TURN over TCP instead of UDP")
 	flag.Parse()
 	f, err := os.Create(*out)
 	if err == nil {
-		err = callgen.WriteUDPBench(f, *packets)
+		if *tcp {
+			err = callgen.WriteTCPBench(f, *packets)
+		} else {
+			err = callgen.WriteUDPBench(f, *packets)
+		}
 		if cerr := f.Close(); err == nil {
 			err = cerr
 		}
