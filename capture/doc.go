@@ -12,9 +12,10 @@
 // The contract:
 //
 //   - Packet data is valid until the next call to Next: Data points into the reader's
-//     buffer and Payload into Data or into a reassembly buffer. Copy what must outlive it.
-//   - Next allocates nothing per packet in the steady state and reads through a 1 MiB
-//     buffer.
+//     buffer and Payload into Data or into a reassembly buffer. Copy what must outlive it,
+//     or make the reader hold its buffers until released (Reader.Hold), to hand packets to
+//     another goroutine without copying.
+//   - Next allocates nothing per packet in the steady state and reads in 1 MiB chunks.
 //   - Every record gives exactly one Packet, so counts match capinfos. A reassembled
 //     datagram is returned on the record of the fragment that completed it (Reassembled,
 //     WireLen the sum of all its fragments' frames); the other fragments come back as

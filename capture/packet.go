@@ -85,25 +85,3 @@ type Packet struct {
 // SrcAddrPort and DstAddrPort return the transport endpoints.
 func (p *Packet) SrcAddrPort() netip.AddrPort { return netip.AddrPortFrom(p.Src, p.SrcPort) }
 func (p *Packet) DstAddrPort() netip.AddrPort { return netip.AddrPortFrom(p.Dst, p.DstPort) }
-
-// Keep copies p's bytes to the end of buf and points p's slices at the copy, so that p
-// outlives the next call to Reader.Next; it returns the extended buffer. When buf has room,
-// nothing is allocated.
-func (p *Packet) Keep(buf []byte) []byte {
-	start := len(buf)
-	buf = append(buf, p.Data...)
-	switch {
-	case p.Payload == nil:
-	case p.Reassembled:
-		// The payload lives in a reassembly buffer, not in Data.
-		off := len(buf)
-		buf = append(buf, p.Payload...)
-		p.Payload = buf[off:len(buf):len(buf)]
-	default:
-		// Payload is a subslice of Data: its offset is the difference of their capacities.
-		off := start + cap(p.Data) - cap(p.Payload)
-		p.Payload = buf[off : off+len(p.Payload) : start+len(p.Data)]
-	}
-	p.Data = buf[start : start+len(p.Data) : start+len(p.Data)]
-	return buf
-}

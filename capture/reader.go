@@ -1,7 +1,6 @@
 package capture
 
 import (
-	"bufio"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -39,7 +38,7 @@ const (
 
 // Reader reads one capture. It is not safe for concurrent use.
 type Reader struct {
-	br          *bufio.Reader
+	br          *chunkReader
 	src         *srcReader
 	zdec        *zstd.Decoder
 	compression string
@@ -59,7 +58,9 @@ type Reader struct {
 	section  int // global index of the current section's first interface
 	lastTime int64
 
-	big  []byte // records that do not fit the bufio buffer
+	big  []byte // records that do not fit a chunk
+	hold bool   // see Hold
+	held Held   // buffers left behind since the last TakeHeld
 	err  error  // sticky: once Next fails, it keeps failing the same way
 	frag reassembler
 }
@@ -100,7 +101,7 @@ func Open(r io.Reader) (*Reader, error) {
 	if l, ok := r.(interface{ Len() int }); ok { // bytes.Reader and the like: no need for more
 		size = min(size, max(l.Len(), 64))
 	}
-	rd := &Reader{src: src, compression: "none", br: bufio.NewReaderSize(src, size)}
+	rd := &Reader{src: src, compression: "none", br: newChunkReader(src, size)}
 	rd.frag.init()
 	m, err := rd.peekMagic()
 	if err != nil {
@@ -113,7 +114,7 @@ func Open(r io.Reader) (*Reader, error) {
 			return nil, rd.openErr(err, "gzip header")
 		}
 		rd.compression = "gzip"
-		rd.br = bufio.NewReaderSize(gz, bufSize)
+		rd.br = newChunkReader(gz, bufSize)
 	case m == magicZstd:
 		zd, err := zstd.NewReader(rd.br, zstd.WithDecoderConcurrency(1), zstd.WithDecoderLowmem(true),
 			zstd.WithDecoderMaxWindow(maxZstdWindow))
@@ -122,7 +123,7 @@ func Open(r io.Reader) (*Reader, error) {
 		}
 		rd.zdec = zd
 		rd.compression = "zstd"
-		rd.br = bufio.NewReaderSize(zd, bufSize)
+		rd.br = newChunkReader(zd, bufSize)
 	}
 	if rd.compression != "none" {
 		if m, err = rd.peekMagic(); err != nil {
@@ -199,6 +200,9 @@ func (r *Reader) readN(n int, what string) ([]byte, error) {
 		return b, nil
 	}
 	// Grow by what arrives, so that a length field alone never allocates.
+	if r.hold {
+		r.big = nil // packets handed out may still point into the last one
+	}
 	r.big = r.big[:0]
 	for len(r.big) < n {
 		k := min(n-len(r.big), bufSize)
@@ -220,7 +224,14 @@ func (r *Reader) readN(n int, what string) ([]byte, error) {
 // of the capture, an error wrapping ErrTruncated when the file ends mid-record and one
 // wrapping ErrCorrupt when a block is damaged. p's slices are valid until the next call.
 func (r *Reader) Next(p *Packet) error {
-	r.frag.release()
+	if r.hold {
+		if r.frag.last != nil {
+			r.held.frags = append(r.held.frags, r.frag.last)
+			r.frag.last = nil
+		}
+	} else {
+		r.frag.release()
+	}
 	if r.err != nil {
 		return r.err
 	}
@@ -234,6 +245,47 @@ func (r *Reader) Next(p *Packet) error {
 		r.err = err // incomplete datagrams stay counted in Stats().Pending
 	}
 	return err
+}
+
+// Held is memory that packets read while the Reader holds its buffers may point into: read
+// chunks and reassembled datagrams.
+type Held struct {
+	chunks, frags [][]byte
+}
+
+// Hold makes the reader keep every buffer its packets point into, instead of reusing it on
+// the next call to Next, until it is given back with Release: so that packets can be handed
+// to another goroutine in batches without copying their bytes. After reading a batch, move
+// the buffers its packets may point into to a Held with TakeHeld; once the batch is done
+// with, give them back with Release. Memory grows until buffers are released.
+func (r *Reader) Hold() {
+	r.hold = true
+	r.br.hold = true
+}
+
+// TakeHeld moves the buffers left behind since the last call into h, which must be empty
+// (new or released). The buffer the next packet will be read from is not among them: it is
+// left behind, with the packets read into it so far, at a later call.
+func (r *Reader) TakeHeld(h *Held) {
+	h.chunks = append(h.chunks, r.br.held...)
+	h.frags = append(h.frags, r.held.frags...)
+	clear(r.br.held)
+	r.br.held = r.br.held[:0]
+	clear(r.held.frags)
+	r.held.frags = r.held.frags[:0]
+}
+
+// Release gives h's buffers back for reuse and empties h, keeping its capacity. Release a
+// Held only when every packet read before it was taken is done with (batches released in
+// the order they were read), on the goroutine that calls Next.
+func (r *Reader) Release(h *Held) {
+	r.br.free = append(r.br.free, h.chunks...)
+	for _, b := range h.frags {
+		r.frag.putBuf(b)
+	}
+	clear(h.chunks)
+	clear(h.frags)
+	h.chunks, h.frags = h.chunks[:0], h.frags[:0]
 }
 
 // Close releases the decompressor's resources. It does not close the underlying reader.
