@@ -96,7 +96,7 @@ func (a *analyzer) run(ctx context.Context, rd *capture.Reader) error {
 	full, free := readBatches(ctx, rd)
 	for b := range full {
 		for i := range b.pkts {
-			a.packet(&b.pkts[i])
+			a.packet(&b.pkts[i], b.digests[i])
 		}
 		if err := b.err; err != nil {
 			if err != io.EOF {
@@ -120,7 +120,7 @@ func (a *analyzer) run(ctx context.Context, rd *capture.Reader) error {
 	return nil
 }
 
-func (a *analyzer) packet(p *capture.Packet) {
+func (a *analyzer) packet(p *capture.Packet, dg digests) {
 	if a.packets == 0 {
 		a.first, a.prev = p.Time, p.Time
 	}
@@ -154,7 +154,7 @@ func (a *analyzer) packet(p *capture.Packet) {
 		a.ipOther++
 		return
 	}
-	if a.dedup.seen(p) {
+	if a.dedup.seen(p, dg) {
 		a.dups++
 		return
 	}

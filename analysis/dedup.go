@@ -26,18 +26,33 @@ type dupEntry struct {
 	valid bool
 }
 
-// seen reports whether p is a capture duplicate of a recent packet, and remembers p.
-func (d *dedup) seen(p *capture.Packet) bool {
+// digests are what dedup needs of a packet. They are taken on the reading goroutine (see
+// readBatches), where the packet's first bytes are still in the core's cache: taken on the
+// analysing goroutine, they were its most expensive step, a cache miss per packet.
+type digests struct {
+	sum, link uint64
+}
+
+// digestsOf returns p's digests; zero for packets dedup does not look at.
+func digestsOf(p *capture.Packet) digests {
+	if p.Kind != capture.KindUDP && p.Kind != capture.KindTCP {
+		return digests{}
+	}
+	return digests{digestPacket(p), digestLink(p)}
+}
+
+// seen reports whether p, whose digests are dg, is a capture duplicate of a recent packet,
+// and remembers p.
+func (d *dedup) seen(p *capture.Packet, dg digests) bool {
 	if p.Kind != capture.KindUDP && p.Kind != capture.KindTCP {
 		return false
 	}
-	sum := digestPacket(p)
-	slot := &d.table[sum%uint64(len(d.table))]
-	if slot.valid && slot.sum == sum && p.Time >= slot.t && p.Time-slot.t <= dupWindow &&
-		slot.link != digestLink(p) {
+	slot := &d.table[dg.sum%uint64(len(d.table))]
+	if slot.valid && slot.sum == dg.sum && p.Time >= slot.t && p.Time-slot.t <= dupWindow &&
+		slot.link != dg.link {
 		return true
 	}
-	*slot = dupEntry{t: p.Time, sum: sum, link: digestLink(p), valid: true}
+	*slot = dupEntry{t: p.Time, sum: dg.sum, link: dg.link, valid: true}
 	return false
 }
 

@@ -28,9 +28,10 @@ const (
 
 // batch is a run of decoded packets.
 type batch struct {
-	pkts []capture.Packet
-	held capture.Held // the reader's buffers left behind while reading the batch
-	err  error        // the reader's error after the last packet (io.EOF at the end), or nil
+	pkts    []capture.Packet
+	digests []digests    // of each packet, for dedup
+	held    capture.Held // the reader's buffers left behind while reading the batch
+	err     error        // the reader's error after the last packet (io.EOF at the end), or nil
 }
 
 // readBatches reads rd on its own goroutine and sends batches on full, the last one with the
@@ -54,7 +55,7 @@ func readBatches(ctx context.Context, rd *capture.Reader) (full <-chan *batch, f
 			default:
 				if made < cap(freec) {
 					made++
-					b = &batch{pkts: make([]capture.Packet, 0, batchPackets)}
+					b = &batch{pkts: make([]capture.Packet, 0, batchPackets), digests: make([]digests, 0, batchPackets)}
 					break
 				}
 				select {
@@ -66,7 +67,7 @@ func readBatches(ctx context.Context, rd *capture.Reader) (full <-chan *batch, f
 			// The batch is done with, and so is every batch before it: the buffers left
 			// behind while reading it can be reused.
 			rd.Release(&b.held)
-			b.pkts, b.err = b.pkts[:0], nil
+			b.pkts, b.digests, b.err = b.pkts[:0], b.digests[:0], nil
 			for n := 0; len(b.pkts) < batchPackets && n < batchBytes; {
 				b.pkts = b.pkts[:len(b.pkts)+1]
 				p := &b.pkts[len(b.pkts)-1]
@@ -75,6 +76,7 @@ func readBatches(ctx context.Context, rd *capture.Reader) (full <-chan *batch, f
 					b.err = err
 					break
 				}
+				b.digests = append(b.digests, digestsOf(p))
 				n += len(p.Data) + len(p.Payload)
 			}
 			rd.TakeHeld(&b.held)
