@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/gopacket/gopacket/pcapgo"
+
 	"github.com/callpcap/callpcap/capture"
 	"github.com/callpcap/callpcap/internal/pcapgen"
 )
@@ -85,6 +87,34 @@ func BenchmarkRead(b *testing.B) {
 				for r.Next(&p) == nil {
 					n++
 					payload += p.PayloadLen
+				}
+				f.Close()
+				if n != benchPackets {
+					b.Fatalf("%d packets", n)
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/benchPackets, "ns/packet")
+		})
+		// The bare pcapgo read loop over the same buffer size, the DESIGN's reference point:
+		// records only, no decoding.
+		b.Run(proto+"/pcapgo-1MiB", func(b *testing.B) {
+			b.SetBytes(size)
+			b.ReportAllocs()
+			for b.Loop() {
+				f, err := os.Open(path)
+				if err != nil {
+					b.Fatal(err)
+				}
+				r, err := pcapgo.NewReader(bufio.NewReaderSize(f, 1<<20))
+				if err != nil {
+					b.Fatal(err)
+				}
+				n := 0
+				for {
+					if _, _, err := r.ZeroCopyReadPacketData(); err != nil {
+						break
+					}
+					n++
 				}
 				f.Close()
 				if n != benchPackets {
