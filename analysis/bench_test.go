@@ -11,15 +11,19 @@ import (
 	"github.com/callpcap/callpcap/internal/callgen"
 )
 
-// benchCapture writes a 200,000-packet UDP call once per benchmark run.
-func benchCapture(b *testing.B) string {
+// benchCapture writes a 200,000-packet call with write once per benchmark run, synced so
+// that writeback does not slow the first sub-benchmark.
+func benchCapture(b *testing.B, write func(io.Writer, int) error) string {
 	b.Helper()
-	path := filepath.Join(b.TempDir(), "udp.pcap")
+	path := filepath.Join(b.TempDir(), "call.pcap")
 	f, err := os.Create(path)
 	if err != nil {
 		b.Fatal(err)
 	}
-	if err := callgen.WriteUDPBench(f, 200_000); err != nil {
+	if err := write(f, 200_000); err != nil {
+		b.Fatal(err)
+	}
+	if err := f.Sync(); err != nil {
 		b.Fatal(err)
 	}
 	f.Close()
@@ -35,9 +39,15 @@ func fileSize(b *testing.B, path string) int64 {
 }
 
 // BenchmarkUDP compares, on the same file in one run: reading it (cat's work), the capture
-// reader alone, and the whole analysis.
-func BenchmarkUDP(b *testing.B) {
-	path := benchCapture(b)
+// reader alone, and the whole analysis, for a call over UDP (callgen.WriteUDPBench).
+func BenchmarkUDP(b *testing.B) { benchAnalyze(b, callgen.WriteUDPBench) }
+
+// BenchmarkTCP is BenchmarkUDP for a call relayed through TURN over TCP
+// (callgen.WriteTCPBench).
+func BenchmarkTCP(b *testing.B) { benchAnalyze(b, callgen.WriteTCPBench) }
+
+func benchAnalyze(b *testing.B, write func(io.Writer, int) error) {
+	path := benchCapture(b, write)
 	size := fileSize(b, path)
 	b.Run("read", func(b *testing.B) {
 		b.SetBytes(size)
@@ -68,7 +78,7 @@ func BenchmarkUDP(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
 			f, _ := os.Open(path)
-			if _, err := Analyze(context.Background(), "udp.pcap", f, Options{}); err != nil {
+			if _, err := Analyze(context.Background(), "call.pcap", f, Options{}); err != nil {
 				b.Fatal(err)
 			}
 			f.Close()
