@@ -1,0 +1,51 @@
+package analysis
+
+import (
+	"net/netip"
+	"testing"
+
+	"github.com/callpcap/callpcap/capture"
+)
+
+// digestPacketBytes is digestPacket as first written, over the addresses' 16-byte forms:
+// the digests must not change, or dedup would pair other packets.
+func digestPacketBytes(p *capture.Packet) uint64 {
+	h := fnvOffset
+	a, b := p.Src.As16(), p.Dst.As16()
+	h = fnvBytes(h, a[:])
+	h = fnvBytes(h, b[:])
+	h = fnvU64(h, uint64(p.SrcPort)<<48|uint64(p.DstPort)<<32|uint64(p.PayloadLen)<<8|uint64(p.IPProto))
+	if p.Kind == capture.KindTCP {
+		h = fnvU64(h, uint64(p.TCP.Seq)<<32|uint64(p.TCP.Ack))
+	}
+	n := min(len(p.Payload), 16)
+	return fnvBytes(h, p.Payload[:n])
+}
+
+func TestDigestPacket(t *testing.T) {
+	rtp := []byte{0x80, 0x60, 0x12, 0x34, 0, 0, 0x10, 0, 0x11, 0x11, 0x11, 0x11, 1, 2, 3, 4, 5, 6, 7}
+	for _, tc := range []struct {
+		name     string
+		kind     capture.Kind
+		src, dst string
+		payload  []byte
+	}{
+		{"udp4 rtp", capture.KindUDP, "10.0.0.1", "198.51.100.9", rtp},
+		{"udp4 16 bytes", capture.KindUDP, "10.0.0.1", "198.51.100.9", rtp[:16]},
+		{"udp4 15 bytes", capture.KindUDP, "10.0.0.1", "198.51.100.9", rtp[:15]},
+		{"udp4 empty", capture.KindUDP, "255.255.255.255", "0.0.0.0", nil},
+		{"tcp4", capture.KindTCP, "192.0.2.1", "203.0.113.7", rtp[:3]},
+		{"udp6", capture.KindUDP, "2001:db8::1", "2001:db8:ffff::2", rtp},
+		{"tcp6 mapped", capture.KindTCP, "::ffff:10.0.0.1", "::ffff:198.51.100.9", rtp},
+		{"udp6 zoned", capture.KindUDP, "fe80::1%eth0", "fe80::2%eth1", rtp[:9]},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := capture.Packet{Kind: tc.kind, Src: netip.MustParseAddr(tc.src), Dst: netip.MustParseAddr(tc.dst),
+				SrcPort: 40000, DstPort: 3478, IPProto: 17, Payload: tc.payload, PayloadLen: len(tc.payload) + 3,
+				TCP: capture.TCPHeader{Seq: 0xdeadbeef, Ack: 0x01020304}}
+			if got, want := digestPacket(&p), digestPacketBytes(&p); got != want {
+				t.Errorf("digestPacket = %#x, want %#x", got, want)
+			}
+		})
+	}
+}
