@@ -1,5 +1,10 @@
 package rtpflow
 
+import (
+	"cmp"
+	"slices"
+)
+
 // staticPT is a payload type with a static assignment (RFC 3551, tables 4 and 5).
 type staticPT struct {
 	codec string
@@ -83,6 +88,33 @@ func tsToNs(d int64, clock int) int64 {
 // astToNs converts an unwrapped abs-send-time (6.18 fixed-point seconds) to nanoseconds.
 func astToNs(v int64) int64 {
 	return (v>>18)*1e9 + ((v&(1<<18-1))*1e9)>>18
+}
+
+// inferEarly infers the clock from the buffered first packets: the median of the
+// timestamp-to-arrival ratios of the pairs half the buffer apart (a Theil-Sen-like slope).
+// A median, not the span from the first to the last packet, because over TCP the last
+// packets may have waited behind a retransmission (a 300 ms hold at the end of a 1 s window
+// reads 48 kHz as 32 kHz), and the first may have come in a burst: either spoils less than
+// half of the pairs.
+func inferEarly(early []early) int {
+	type pair struct{ dts, dns int64 }
+	var buf [earlyMax / 2]pair
+	ps := buf[:0]
+	half := len(early) / 2
+	for i := 0; i+half < len(early) && half > 0; i++ {
+		a, b := &early[i], &early[i+half]
+		if b.at-a.at >= minInferSpan && b.ts > a.ts {
+			ps = append(ps, pair{b.ts - a.ts, b.at - a.at})
+		}
+	}
+	if len(ps) == 0 {
+		return 0
+	}
+	slices.SortFunc(ps, func(x, y pair) int {
+		return cmp.Compare(float64(x.dts)/float64(x.dns), float64(y.dts)/float64(y.dns))
+	})
+	m := ps[len(ps)/2]
+	return InferClockRate(m.dts, m.dns)
 }
 
 // inferClose is InferClockRate accepting only a ratio within 15% of the candidate.

@@ -60,7 +60,7 @@ func (s *Stream) decide() {
 	if st, ok := static(s.pt); ok {
 		s.clock = st.clock
 	} else if n >= 2 {
-		if c := InferClockRate(s.early[n-1].ts-s.early[0].ts, s.early[n-1].at-s.early[0].at); c > 0 {
+		if c := inferEarly(s.early); c > 0 {
 			s.clock, s.clockInferred = c, true
 		}
 	}

@@ -103,3 +103,36 @@ func xor(attr stun.AttrType, ap netip.AddrPort) stun.Setter {
 func rawAttr(attr stun.AttrType, v ...byte) stun.Setter {
 	return setter(func(m *stun.Message) error { m.Add(attr, v); return nil })
 }
+
+// ExampleTURNTCPCall is the same kind of call as ExampleTURNCall with UDP blocked: the client
+// reaches TURN over TCP (port 443), 80 ms away. Audio and 880 kbps video each way for 20 s;
+// one segment in 150 is lost after the capture going up (seen twice) and one in 150 before
+// it coming down (seen once, late): TCP repairs both after a 300 ms timeout, and the media
+// written meanwhile waits behind them.
+func ExampleTURNTCPCall() []Packet {
+	c := ExampleClient
+	srv := netip.MustParseAddrPort("203.0.113.7:443")
+	call := TCPCall{Client: c, Server: srv, RTT: 80 * time.Millisecond, RTO: 300 * time.Millisecond,
+		ISN:        [2]uint32{0x1000, 0x9000},
+		LoseAfter:  func(seg int) bool { return seg%150 == 149 },
+		LoseBefore: func(seg int) bool { return seg%150 == 149 },
+	}
+	const start = 300 * time.Millisecond
+	const length = 20 * time.Second
+	n := int(length / (20 * time.Millisecond))
+	streams := []Stream{
+		{Src: c, SSRC: 0x0a0a0a0a, PT: 111, ClockRate: 48000, Interval: 20 * time.Millisecond, PayloadSize: 80, Count: n, Start: start},
+		{Src: srv, SSRC: 0x0b0b0b0b, PT: 111, ClockRate: 48000, Interval: 20 * time.Millisecond, PayloadSize: 80, Count: n, Start: start},
+		{Src: c, SSRC: 0x1a2b3c4d, PT: 96, ClockRate: 90000, Interval: 10 * time.Millisecond, PayloadSize: 1100, Count: 2 * n, Start: start},
+		{Src: srv, SSRC: 0x5e6f7a8b, PT: 96, ClockRate: 90000, Interval: 10 * time.Millisecond, PayloadSize: 1100, Count: 2 * n, Start: start},
+	}
+	dir := func(s *Stream) int {
+		if s.Src == c {
+			return 0
+		}
+		return 1
+	}
+	media := MediaWrites(func(rtp []byte) []byte { return ChannelData(0x4000, rtp) }, dir, streams...)
+	setup := TURNTCPSetup(100*time.Millisecond, call.RTT, ExampleRelayed, ExamplePeer, 0x4000)
+	return call.Packets(MergeWrites(setup, media))
+}

@@ -12,15 +12,12 @@ import (
 	"github.com/callpcap/callpcap/internal/pcapgen"
 )
 
-var update = flag.Bool("update", false, "rewrite testdata/turn-udp-call.pcap.gz")
+var update = flag.Bool("update", false, "rewrite the example captures in testdata/")
 
-// examplePath is the capture the README's first command analyses.
-var examplePath = filepath.Join("..", "..", "testdata", "turn-udp-call.pcap.gz")
-
-func exampleBytes(t *testing.T) []byte {
+func exampleBytes(t *testing.T, pkts []Packet) []byte {
 	var raw bytes.Buffer
 	w := pcapgen.NewPcap(&raw, capture.LinkEthernet, false, false, 0)
-	if err := Write(w, ExampleTURNCall()); err != nil {
+	if err := Write(w, pkts); err != nil {
 		t.Fatal(err)
 	}
 	var gz bytes.Buffer
@@ -30,9 +27,19 @@ func exampleBytes(t *testing.T) []byte {
 	return gz.Bytes()
 }
 
-// TestExampleCapture keeps the committed example capture what ExampleTURNCall writes.
-func TestExampleCapture(t *testing.T) {
-	got := exampleBytes(t)
+// TestExampleCaptures keeps the committed example captures what ExampleTURNCall and
+// ExampleTURNTCPCall write (the README's first command analyses the TCP one).
+func TestExampleCaptures(t *testing.T) {
+	for name, pkts := range map[string][]Packet{
+		"turn-udp-call.pcap.gz": ExampleTURNCall(),
+		"turn-tcp-call.pcap.gz": ExampleTURNTCPCall(),
+	} {
+		t.Run(name, func(t *testing.T) { checkExample(t, filepath.Join("..", "..", "testdata", name), pkts) })
+	}
+}
+
+func checkExample(t *testing.T, examplePath string, pkts []Packet) {
+	got := exampleBytes(t, pkts)
 	if *update {
 		if err := os.WriteFile(examplePath, got, 0o644); err != nil {
 			t.Fatal(err)
