@@ -2,6 +2,7 @@ package analysis
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/callpcap/callpcap/internal/numfmt"
@@ -43,12 +44,11 @@ func Findings(c *report.Capture) []report.Finding {
 	for _, l := range c.Legs {
 		switch l.Transport {
 		case "turn-tcp", "turn-tls":
-			add("media_over_tcp", "warn", "Media was relayed over TCP through TURN %s (%s): every loss on that path turns into delay.",
-				l.Server, strings.TrimPrefix(l.Transport, "turn-"))
+			add("media_over_tcp", "warn", "Media was relayed over TCP through TURN %s%s", l.Server, tcpCost(c, &l))
 			add("media_over_turn", "info", "Media went through the TURN relay %s instead of a direct path.", l.Server)
 		case "ice-tcp", "tcp", "tls":
-			add("media_over_tcp", "warn", "Media travelled over TCP (%s) between %s and %s: every loss on that path turns into delay.",
-				l.Transport, l.Client, l.Server)
+			add("media_over_tcp", "warn", "Media travelled over TCP (%s) between %s and %s%s",
+				l.Transport, l.Client, l.Server, tcpCost(c, &l))
 		case "turn-udp":
 			add("media_over_turn", "info", "Media was relayed over UDP through TURN %s instead of a direct path.", l.Server)
 		}
@@ -183,6 +183,41 @@ func Findings(c *report.Capture) []report.Finding {
 	}
 	sortFindings(fs)
 	return fs
+}
+
+// tcpCost ends the media_over_tcp sentence with what TCP cost on that leg: the share of its
+// payload bytes that were retransmissions, and the media packets that came too late, held
+// behind a retransmitted segment.
+func tcpCost(c *report.Capture, l *report.Leg) string {
+	var payload, retx int64
+	for _, f := range c.Flows {
+		if f.TCP != nil && slices.Contains(l.Flows, f.ID) {
+			payload += f.TCP.AToB.PayloadBytes + f.TCP.BToA.PayloadBytes
+			retx += f.TCP.AToB.RetransmittedBytes + f.TCP.BToA.RetransmittedBytes
+		}
+	}
+	var media, late, hol int64
+	budget := 0.0
+	for _, d := range c.Directions {
+		if !slices.Contains(d.Legs, l.ID) {
+			continue
+		}
+		media += d.MediaPackets
+		if d.Late != nil {
+			late += d.Late.Packets
+			hol += d.Late.HOLBlocked
+			budget = d.Late.BudgetMS
+		}
+	}
+	if payload == 0 {
+		return ": every loss on that path turns into delay."
+	}
+	s := fmt.Sprintf(": %s of the bytes on that connection were retransmissions", fmtPct(100*float64(retx)/float64(payload)))
+	if late > 0 && media > 0 {
+		s += fmt.Sprintf(", and %s media packets (%s) arrived more than %.0f ms late, %s of them held behind a retransmitted segment",
+			thousands(late), fmtPct(100*float64(late)/float64(media)), budget, thousands(hol))
+	}
+	return s + "."
 }
 
 func sortFindings(fs []report.Finding) {

@@ -230,7 +230,9 @@ func TestTURNOverTCP(t *testing.T) {
 		}
 	}
 	wantText := map[string][]string{
-		"media_over_tcp": {"TURN 203.0.113.7:443 (tcp)"},
+		// 1,292 + 1,200 retransmitted of 2 × 150 × 1,292 media bytes and the STUN: 0.64%.
+		"media_over_tcp": {"TURN 203.0.113.7:443: 0.6% of the bytes on that connection were retransmissions",
+			"32 media packets (5.3%) arrived more than 150 ms late, 32 of them held behind a retransmitted segment"},
 		"tcp_retransmissions": {"10.0.0.1:51234 -> 198.51.100.9:50000: 0.7% of the TCP payload bytes", "1,400 bytes of copies",
 			"198.51.100.9:50000 -> 10.0.0.1:51234: 0.6%", "first copies were lost before the capture point"},
 		"late_packets": {"16 media packets (5.3%) arrived more than 150 ms", "16 of them were held behind a retransmitted TCP segment"},
