@@ -10,13 +10,18 @@ import (
 // analysis uses both cores: the read(2) copy out of the page cache and the decode take about
 // as long as the analysis does. Packets go across in batches, which are recycled, and point
 // into the reader's own buffers, which the reader holds until the batch comes back
-// (capture.Reader.Hold): nothing is copied.
+// (capture.Reader.Hold): nothing is copied. The reader also takes the dedup digests, while
+// the packet's bytes are in its core's cache (see digests).
 //
-// Measured on 2 cores, 1M-packet 1.07 GB UDP call, whole process, medians of 7 in one run,
-// as multiples of cat's time: one goroutine 3.7×; batches with the packets' bytes copied
-// into them 2.75× (the copy was a quarter of the reading goroutine's time and made it the
-// slower stage; CPU 0.77 s); batches pointing into the reader's buffers 2.2× (CPU 0.59 s,
-// the same as one goroutine's).
+// Measured on 2 cores, whole process, medians of 21 rounds, as multiples of cat's time on
+// the same file in the same round. 1M-packet 1.07 GB UDP call (callgen.WriteUDPBench): one
+// goroutine 3.6×; batches with the packets' bytes copied into them 2.75× (the copy made the
+// reading goroutine the slower stage); batches pointing into the reader's buffers, digests
+// taken by the reader 2.2×, CPU 0.54 s as with one goroutine; the bare pcapgo read loop
+// 1.6×. 1M-packet 0.61 GB TURN-over-TCP call (callgen.WriteTCPBench): one goroutine 7.9×,
+// pipelined 5.8×: the analysing goroutine is the slower stage, tcpframe most of it.
+// No gain from 256 KiB or 512 KiB chunks, 2 or 8 batches ahead, 1024-packet batches; 4 MiB
+// chunks and 64-packet batches were slower.
 const (
 	batchPackets = 256
 	// batchBytes ends a batch early when its packets' bytes reach it, which bounds the
