@@ -2,39 +2,49 @@ package tcpframe
 
 // ackRing remembers when the peer's cumulative ACK advanced, so that a message framed or
 // emitted later still finds the first ACK that covered it. Old entries are overwritten.
+// Offsets increase from entry to entry.
 type ackRing struct {
 	off, t [ackRingSize]int64
-	start  int // index of the oldest entry
+	pushed int // entries ever pushed: the newest is pushed-1, the oldest pushed-n
 	n      int
+	cur    int // where the last lookup ended (an entry number like pushed)
 }
 
 const ackRingSize = 256
 
 func (r *ackRing) push(off, t int64) {
-	i := (r.start + r.n) % ackRingSize
-	if r.n == ackRingSize {
-		r.start = (r.start + 1) % ackRingSize
-	} else {
-		r.n++
-	}
+	i := r.pushed % ackRingSize
+	r.pushed++
+	r.n = min(r.n+1, ackRingSize)
 	r.off[i], r.t[i] = off, t
 }
 
-// firstCovering returns the time of the first remembered ACK at or beyond off.
+// firstCovering returns the time of the first remembered ACK at or beyond off. Messages are
+// looked up in stream order, so the search walks on from where the last one ended: amortised
+// O(1) per ACK instead of a binary search per message. A lookup behind the last one searches.
 func (r *ackRing) firstCovering(off int64) (int64, bool) {
-	lo, hi := 0, r.n
-	for lo < hi {
-		m := int(uint(lo+hi) >> 1)
-		if r.off[(r.start+m)%ackRingSize] < off {
-			lo = m + 1
-		} else {
-			hi = m
-		}
-	}
-	if lo == r.n {
+	if r.n == 0 || r.off[(r.pushed-1)%ackRingSize] < off {
 		return 0, false
 	}
-	return r.t[(r.start+lo)%ackRingSize], true
+	oldest := r.pushed - r.n
+	c := max(r.cur, oldest)
+	if c > oldest && r.off[(c-1)%ackRingSize] >= off {
+		lo, hi := oldest, c-1
+		for lo < hi {
+			m := int(uint(lo+hi) >> 1)
+			if r.off[m%ackRingSize] < off {
+				lo = m + 1
+			} else {
+				hi = m
+			}
+		}
+		c = lo
+	}
+	for r.off[c%ackRingSize] < off {
+		c++
+	}
+	r.cur = c
+	return r.t[c%ackRingSize], true
 }
 
 // sentRing remembers the data segments not yet acknowledged, for RTT samples: a sample is the
