@@ -345,7 +345,10 @@ func (d *dir) earliestBeyond(off int64) int64 {
 // beyond framed, and returns how many were present already.
 func (d *dir) insert(lo, hi, s, P, H int64, payload []byte, t int64, late bool) (seen int64) {
 	d.ensureBuf(hi)
-	i := d.cs.search(lo)
+	i := d.cs.n() // no chunk ends beyond highest: an in-order segment needs no search
+	if lo < d.highest {
+		i = d.cs.search(lo)
+	}
 	pos := lo
 	for pos < hi {
 		l := d.cs.live()
@@ -709,12 +712,16 @@ func (d *dir) vantage() Vantage {
 // beyond half the window.
 func (d *dir) emitReady(force bool) bool {
 	emitted := false
+	if d.qh == len(d.q) {
+		return false
+	}
 	o := &d.c.dirs[1-d.idx]
+	v := d.vantage() // emitting changes none of what it depends on
 	for d.qh < len(d.q) {
 		if !force {
 			m := &d.q[d.qh]
 			wait := o.qh < len(o.q) && o.q[o.qh].first < m.first
-			switch d.vantage() {
+			switch v {
 			case VantageSender:
 				// The ring's newest entry is ackHigh: some remembered ACK covers m exactly
 				// when ackHigh does, and which one is looked up only once, by emitHead.
@@ -735,7 +742,7 @@ func (d *dir) emitReady(force bool) bool {
 // emitHead emits the oldest held-back message.
 func (d *dir) emitHead() {
 	c := d.c
-	m := d.q[d.qh]
+	m := &d.q[d.qh]
 	complete, delivered := m.complete, m.dlv
 	if d.vantage() == VantageSender {
 		// The receiver's delivery: the first ACK covering the last byte less half the minimum
