@@ -73,6 +73,9 @@ func (s *Stream) kind() string {
 		}
 		return "audio"
 	}
+	if h, ok := s.t.hints.of(s); ok && (h.Media == "audio" || h.Media == "video") {
+		return h.Media
+	}
 	switch s.clock {
 	case 0:
 		return "unknown"
@@ -104,7 +107,11 @@ func ptr[T any](v T) *T { return &v }
 //     sequence numbers on the same SSRC shows as a large loss;
 //   - the clock rate of a dynamic payload type is inferred once, over the first 256
 //     packets or the first second, whichever comes first (or, when those came in a burst,
-//     over a later steady second), and the same rate is used for jitter and delay.
+//     over a later steady second), and the same rate is used for jitter and delay;
+//   - a payload type that SDP named for the stream's destination (Tracker.Hint) takes the
+//     signalled codec name, clock rate (not inferred) and, when dynamic, kind from the
+//     SDP media type; a hint that came after the clock was inferred gives the codec name
+//     and kind only, and the inferred clock stays.
 func (s *Stream) Summary(t0 int64) report.Stream {
 	s.finish()
 	out := report.Stream{
@@ -125,13 +132,22 @@ func (s *Stream) Summary(t0 int64) report.Stream {
 		Expected:          s.expected(),
 		Duplicates:        s.duplicates,
 		Reordered:         s.reorder,
-		RTCP:              s.t.rtcp.summary(s.ssrc, s.clock),
 	}
-	if st, ok := static(s.pt); ok {
+	clock := s.clock
+	h, hinted := s.t.hints.of(s)
+	if clock == 0 && hinted && h.ClockRate > 0 {
+		// Too few packets, or too bursty, to infer a clock: the signalled one is still the
+		// stream's clock rate, though jitter and delay have none.
+		clock, out.ClockRateInferred = h.ClockRate, false
+	}
+	out.RTCP = s.t.rtcp.summary(s.ssrc, clock)
+	if hinted && h.Codec != "" {
+		out.Codec = ptr(h.Codec)
+	} else if st, ok := static(s.pt); ok {
 		out.Codec = ptr(st.codec)
 	}
-	if s.clock > 0 {
-		out.ClockRate = ptr(s.clock)
+	if clock > 0 {
+		out.ClockRate = ptr(clock)
 	}
 	if s.rtxOf != nil {
 		out.RTXOf = ptr(fmt.Sprintf("0x%08x", s.rtxOf.ssrc))

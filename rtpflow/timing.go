@@ -57,9 +57,13 @@ func (s *Stream) decide() {
 	}
 	s.decided = true
 	n := len(s.early)
-	if st, ok := static(s.pt); ok {
+	st, isStatic := static(s.pt)
+	switch {
+	case s.t.hints.take(s):
+		// SDP signalled the clock rate of this payload type at this address.
+	case isStatic:
 		s.clock = st.clock
-	} else if n >= 2 {
+	case n >= 2:
 		if c := inferEarly(s.early); c > 0 {
 			s.clock, s.clockInferred = c, true
 		}

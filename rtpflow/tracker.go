@@ -76,6 +76,8 @@ type Tracker struct {
 	sweepDebt  int
 	evicted    int64
 	rtpInvalid int64
+
+	hints hintTable // what SDP said about payload types (Hint)
 }
 
 // NewTracker returns a tracker with cfg's zero fields set to their defaults.
@@ -204,6 +206,7 @@ func (t *Tracker) sweep(at int64) bool {
 		for k, s := range t.streams {
 			if !s.qualifies() && pred(s) {
 				delete(t.streams, k)
+				t.hints.forget(s)
 				s.evicted = true
 				n++
 			}

@@ -1,0 +1,104 @@
+package rtpflow
+
+import "net/netip"
+
+// PayloadHint is what signalling (the SDP of a SIP message) says about one payload type at
+// one receiving address. It has the fields of demux.PayloadHint, so the caller converts one
+// into the other; this package stays free of the demux.
+type PayloadHint struct {
+	Addr      netip.AddrPort // where the media is received: a stream's Path.Dst
+	PT        uint8
+	Codec     string // encoding name; "" when unknown
+	ClockRate int    // 0 when unknown
+	Media     string // SDP media type: "audio", "video", ...
+}
+
+// maxHints bounds the hints kept: beyond it the oldest (address, payload type) is
+// forgotten, so that a long capture of many calls keeps the hints of its recent ones.
+const maxHints = 1024
+
+type hintKey struct {
+	addr netip.AddrPort
+	pt   uint8
+}
+
+// hintTable holds the hints of one capture, allocated with the first hint: most captures
+// have no SIP.
+type hintTable struct {
+	m     map[hintKey]PayloadHint
+	ring  []hintKey // keys in the order first given, for eviction; len ≤ maxHints
+	next  int       // the oldest key once ring is full
+	taken map[*Stream]PayloadHint
+}
+
+// Hint records what signalling says about payload type h.PT at h.Addr; a later hint for
+// the same address and payload type (a re-INVITE) replaces it.
+//
+// A stream whose destination (Path.Dst) and first payload type match a hint when its clock
+// is decided (after its first packets, see Stream.Summary) takes the hint's clock rate,
+// not inferred, so jitter and delay use it from the first packet; SIP signalling precedes
+// its media in a capture, so this is the usual case. A hint that comes after that decision
+// still gives the stream its codec name and kind at Summary, but the clock decided by
+// inference stays (clock_rate_inferred true): jitter and delay were computed with it.
+func (t *Tracker) Hint(h PayloadHint) {
+	if !h.Addr.IsValid() || h.PT >= 128 || h.ClockRate < 0 {
+		return
+	}
+	ht := &t.hints
+	if ht.m == nil {
+		ht.m = make(map[hintKey]PayloadHint)
+		ht.taken = make(map[*Stream]PayloadHint)
+	}
+	k := hintKey{h.Addr, h.PT}
+	if _, ok := ht.m[k]; !ok {
+		if len(ht.ring) < maxHints {
+			ht.ring = append(ht.ring, k)
+		} else {
+			delete(ht.m, ht.ring[ht.next])
+			ht.ring[ht.next] = k
+			ht.next = (ht.next + 1) % maxHints
+		}
+	}
+	ht.m[k] = h
+}
+
+// lookup returns the hint for a stream's destination and payload type.
+func (ht *hintTable) lookup(s *Stream) (PayloadHint, bool) {
+	if ht.m == nil {
+		return PayloadHint{}, false
+	}
+	h, ok := ht.m[hintKey{s.path.Dst, s.pt}]
+	return h, ok
+}
+
+// take applies the hint of s, if any, at the clock decision: its clock rate replaces
+// inference. The hint is kept for s, so that a later eviction from the table does not
+// take the codec name back.
+func (ht *hintTable) take(s *Stream) bool {
+	h, ok := ht.lookup(s)
+	if !ok {
+		return false
+	}
+	ht.taken[s] = h
+	if h.ClockRate > 0 {
+		s.clock, s.clockInferred = h.ClockRate, false
+		return true
+	}
+	return false
+}
+
+// of returns the hint that applies to s at Summary: the one taken at its clock decision,
+// else the current one.
+func (ht *hintTable) of(s *Stream) (PayloadHint, bool) {
+	if h, ok := ht.taken[s]; ok {
+		return h, true
+	}
+	return ht.lookup(s)
+}
+
+// forget drops what was kept for an evicted stream.
+func (ht *hintTable) forget(s *Stream) {
+	if ht.taken != nil {
+		delete(ht.taken, s)
+	}
+}
