@@ -1,6 +1,7 @@
 package analysis
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -263,7 +264,22 @@ func (a *analyzer) message(f *flow, m *transport.Message, udp bool) {
 		s.rtcp += m.Wire.Total
 	default:
 		s.other += m.Wire.Total
+		// SIP is text: its first byte falls in the ChannelData range (INVITE, ACK, BYE),
+		// which fails validation, or in QUIC's (SIP/2.0 responses, UPDATE, PRACK).
+		if (cls == demux.ClassOther || cls == demux.ClassQUIC) && demux.IsSIP(m.Payload) {
+			a.sdp(m)
+		}
 	}
+}
+
+// sdp passes what the SDP of a SIP message says about payload types to the RTP tracker.
+// A message cut by the snap length is read up to its last whole line.
+func (a *analyzer) sdp(m *transport.Message) {
+	b := m.Payload
+	if m.Snapped {
+		b = b[:bytes.LastIndexByte(b, '\n')+1]
+	}
+	demux.ParseSDP(b, func(h demux.PayloadHint) { a.rtp.Hint(rtpflow.PayloadHint(h)) })
 }
 
 // wrapped handles a datagram unwrapped from TURN: its path runs between the TURN client and
