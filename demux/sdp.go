@@ -340,28 +340,30 @@ func (s *mediaSection) emit(session netip.Addr, fn func(h PayloadHint)) {
 	media := mediaName(s.media)
 	for _, pt := range s.formats[:s.nFormats] {
 		h := PayloadHint{Addr: ap, PT: pt, Media: media}
+		var st staticPayloadType
+		if int(pt) < len(staticPayloadTypes) {
+			st = staticPayloadTypes[pt]
+		}
 		if m := s.rtpmap[pt]; s.mapped[pt>>6]&(1<<(pt&63)) != 0 {
 			h.Codec, h.ClockRate = string(m.name), m.clock
-		} else if int(pt) < len(staticPayloadTypes) && staticPayloadTypes[pt].clock != 0 {
-			h.Codec, h.ClockRate = staticPayloadTypes[pt].name, staticPayloadTypes[pt].clock
+			if st.clock != 0 && bytes.EqualFold(m.name, []byte(st.name)) {
+				// Encoding names are case-insensitive (RFC 4855, 3): "pcmu/8000" is PCMU.
+				h.Codec = st.name
+			}
+		} else if st.clock != 0 {
+			h.Codec, h.ClockRate = st.name, st.clock
 		}
 		fn(h)
 	}
 }
 
-// mediaName returns the media type as a string, without allocating for the common ones.
+// mediaName returns the media type as a string, the registered ones in lower case and
+// without allocating.
 func mediaName(b []byte) string {
-	switch string(b) {
-	case "audio":
-		return "audio"
-	case "video":
-		return "video"
-	case "application":
-		return "application"
-	case "text":
-		return "text"
-	case "image":
-		return "image"
+	for _, m := range [...]string{"audio", "video", "application", "text", "image", "message"} {
+		if bytes.EqualFold(b, []byte(m)) {
+			return m
+		}
 	}
 	return string(b)
 }
@@ -394,12 +396,14 @@ func connAddr(v []byte) (netip.Addr, bool) {
 	return addr.WithZone(""), true
 }
 
-// staticPayloadTypes are the static payload types of RFC 3551, tables 4 and 5 (the same
-// table as rtpflow's, which this package does not import).
-var staticPayloadTypes = [35]struct {
+type staticPayloadType struct {
 	name  string
 	clock int
-}{
+}
+
+// staticPayloadTypes are the static payload types of RFC 3551, tables 4 and 5 (the same
+// table as rtpflow's, which this package does not import).
+var staticPayloadTypes = [35]staticPayloadType{
 	0: {"PCMU", 8000}, 3: {"GSM", 8000}, 4: {"G723", 8000}, 5: {"DVI4", 8000},
 	6: {"DVI4", 16000}, 7: {"LPC", 8000}, 8: {"PCMA", 8000}, 9: {"G722", 8000},
 	10: {"L16", 44100}, 11: {"L16", 44100}, 12: {"QCELP", 8000}, 13: {"CN", 8000},

@@ -135,6 +135,12 @@ func TestParseSDP(t *testing.T) {
 			{netip.MustParseAddrPort("192.0.2.7:8000"), 18, "G729", 8000, "audio"},
 			{netip.MustParseAddrPort("192.0.2.7:8000"), 13, "CN", 8000, "audio"},
 		}},
+		{"rtpmap in lower case for static types, media type in mixed case", crlf("SIP/2.0 200 OK\nContent-Type: application/sdp\n\n" +
+			"c=IN IP4 192.0.2.7\nm=Audio 8000 RTP/AVP 0 8 97\na=rtpmap:0 pcmu/8000\na=rtpmap:8 pcma/8000\na=rtpmap:97 iLBC/8000\n"), []PayloadHint{
+			{netip.MustParseAddrPort("192.0.2.7:8000"), 0, "PCMU", 8000, "audio"},
+			{netip.MustParseAddrPort("192.0.2.7:8000"), 8, "PCMA", 8000, "audio"},
+			{netip.MustParseAddrPort("192.0.2.7:8000"), 97, "iLBC", 8000, "audio"},
+		}},
 		{"dynamic payload type without rtpmap", crlf("SIP/2.0 200 OK\nContent-Type: application/sdp\n\n" +
 			"c=IN IP4 192.0.2.7\nm=video 9000 RTP/AVP 99\n"), []PayloadHint{
 			{netip.MustParseAddrPort("192.0.2.7:9000"), 99, "", 0, "video"},
