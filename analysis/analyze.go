@@ -67,6 +67,7 @@ type analyzer struct {
 	cur    *flow             // the TCP flow whose segment is being fed, for emit
 	relay  relayTracker      // the two legs of a relay, at a TURN server capture
 	emit   func(*transport.Message)
+	lent   []*tcpframe.Conn // fed packets of the current batch (Config.BorrowPayload)
 }
 
 func newAnalyzer(opts Options) *analyzer {
@@ -107,6 +108,7 @@ func (a *analyzer) run(ctx context.Context, rd *capture.Reader) error {
 			}
 			break
 		}
+		a.detach()
 		free <- b
 	}
 	if err := ctx.Err(); err != nil {
@@ -119,6 +121,16 @@ func (a *analyzer) run(ctx context.Context, rd *capture.Reader) error {
 		}
 	}
 	return nil
+}
+
+// detach makes the TCP connections fed since the last call copy what they still hold of
+// the batch's packets, before the batch goes back to the reader.
+func (a *analyzer) detach() {
+	for _, c := range a.lent {
+		c.Detach()
+	}
+	clear(a.lent)
+	a.lent = a.lent[:0]
 }
 
 func (a *analyzer) packet(p *capture.Packet, dg digests) {
@@ -177,10 +189,15 @@ func (a *analyzer) packet(p *capture.Packet, dg digests) {
 
 	if proto == transport.TCP {
 		if f.conn == nil {
-			f.conn = tcpframe.NewConn(tcpframe.Config{LateBudget: a.opts.lateBudget()}, f.a, f.b)
+			// The batch's packets stay put until run gives it back: the Conn may point into
+			// them until then (detach).
+			f.conn = tcpframe.NewConn(tcpframe.Config{LateBudget: a.opts.lateBudget(), BorrowPayload: true}, f.a, f.b)
 		}
 		a.cur = f
 		f.conn.Segment(p, a.emit)
+		if n := len(a.lent); n == 0 || a.lent[n-1] != f.conn {
+			a.lent = append(a.lent, f.conn)
+		}
 		return
 	}
 	m := transport.Message{
@@ -237,9 +254,17 @@ func (a *analyzer) message(f *flow, m *transport.Message, udp bool) {
 			cls = forced
 		}
 	}
+	s := &f.sides[f.dir(m.Src)]
+	// SIP is text: its first byte falls in the ChannelData range (INVITE, ACK, BYE), which
+	// fails validation, or in QUIC's (SIP/2.0 responses, UPDATE, PRACK).
+	if (cls == demux.ClassOther || cls == demux.ClassQUIC) && demux.IsSIP(m.Payload) {
+		f.sip = true
+		s.other += m.Wire.Total
+		a.sdp(m)
+		return
+	}
 	f.saw(cls)
 	a.relay.udp(a, f, m, cls)
-	s := &f.sides[f.dir(m.Src)]
 	switch cls {
 	case demux.ClassSTUN:
 		if a.turn.STUN(m, &a.inner) {
@@ -264,11 +289,6 @@ func (a *analyzer) message(f *flow, m *transport.Message, udp bool) {
 		s.rtcp += m.Wire.Total
 	default:
 		s.other += m.Wire.Total
-		// SIP is text: its first byte falls in the ChannelData range (INVITE, ACK, BYE),
-		// which fails validation, or in QUIC's (SIP/2.0 responses, UPDATE, PRACK).
-		if (cls == demux.ClassOther || cls == demux.ClassQUIC) && demux.IsSIP(m.Payload) {
-			a.sdp(m)
-		}
 	}
 }
 

@@ -71,7 +71,7 @@ func (a *analyzer) build(name string, rd *capture.Reader) report.Capture {
 
 func (a *analyzer) secs(t int64) float64 { return quantile.Round(float64(t-a.first)/1e9, 6) }
 
-// interesting says whether a flow is worth listing: it carried real-time traffic or TURN.
+// interesting says whether a flow is worth listing: it carried real-time traffic, TURN or SIP.
 func (f *flow) interesting() bool {
 	for _, c := range []demux.Class{demux.ClassSTUN, demux.ClassRTP, demux.ClassRTCP, demux.ClassChannelData,
 		demux.ClassDTLS, demux.ClassZRTP} {
@@ -79,7 +79,7 @@ func (f *flow) interesting() bool {
 			return true
 		}
 	}
-	return f.turn || (f.conn != nil && f.conn.Framing() != "unknown" && f.conn.Framing() != "none")
+	return f.turn || f.sip || (f.conn != nil && f.conn.Framing() != "unknown" && f.conn.Framing() != "none")
 }
 
 // buildLegs makes a leg of every flow that carried media streams or TURN, and returns the
@@ -176,7 +176,14 @@ func sortedAddrs(set map[netip.AddrPort]bool) []string {
 func (a *analyzer) buildFlows(c *report.Capture, legOf map[int]string) {
 	var other int64
 	for _, f := range a.flowList {
-		if _, isLeg := legOf[f.idx]; !isLeg && !f.interesting() {
+		_, isLeg := legOf[f.idx]
+		if !isLeg && f.has(demux.ClassRTP) {
+			// RTP by its first bytes but no stream: heuristic RTP finds it in any UDP (DNS
+			// transaction IDs 0x80-0xBF); without sequence continuity it is something else.
+			f.content &^= 1 << demux.ClassRTP
+			f.saw(demux.ClassOther)
+		}
+		if !isLeg && !f.interesting() {
 			other++
 			continue
 		}

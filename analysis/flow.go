@@ -41,6 +41,7 @@ type flow struct {
 	content     uint16  // bit per demux.Class seen, directly or inside TURN
 	turn        bool    // carried TURN (Allocate, ChannelData, indications)
 	relayed     bool    // carried datagrams to or from a peer through TURN
+	sip         bool    // carried SIP signalling
 	client      netip.AddrPort
 	conn        *tcpframe.Conn
 }
@@ -63,6 +64,9 @@ func (f *flow) contentNames() []string {
 		if f.has(c) {
 			names = append(names, c.String())
 		}
+	}
+	if f.sip {
+		names = append(names, "sip")
 	}
 	return names
 }

@@ -172,30 +172,25 @@ func validZRTP(b []byte) Class {
 //	0 0 1 C S L E E  [connection id] seq(1|2) [length(2)]         32-63, unified header
 func validDTLS(b []byte, truncated bool) Class {
 	if b[0]&0xE0 == 0x20 {
-		// Unified header: the connection ID's length is not in the packet, so only a
-		// header without one can be checked for its length.
+		// DTLS 1.3 unified header (RFC 9147 4). Its first byte alone is any byte of 0x20-0x3F,
+		// a quarter of random traffic (DNS transaction IDs, say), so only a header whose
+		// length is present and accounts for the datagram exactly (or is followed by another
+		// record) counts. Headers with a connection ID, whose length the packet does not
+		// carry, or without a length are not told apart from noise; WebRTC does not
+		// negotiate connection IDs.
 		const cBit, sBit, lBit = 0x10, 0x08, 0x04
-		seq := 1
+		if b[0]&cBit != 0 || b[0]&lBit == 0 {
+			return ClassOther
+		}
+		h := 1 + 1 + 2
 		if b[0]&sBit != 0 {
-			seq = 2
+			h++
 		}
-		if b[0]&cBit != 0 {
-			if len(b) >= 1+seq+1 || truncated {
-				return ClassDTLS
-			}
-			return ClassOther
-		}
-		if b[0]&lBit == 0 {
-			if len(b) > 1+seq || truncated {
-				return ClassDTLS
-			}
-			return ClassOther
-		}
-		h := 1 + seq + 2
 		if len(b) < h {
 			return ClassOther
 		}
-		if h+int(binary.BigEndian.Uint16(b[h-2:h])) <= len(b) || truncated {
+		end := h + int(binary.BigEndian.Uint16(b[h-2:h]))
+		if end == len(b) || truncated && end > len(b) || end < len(b) && b[end] >= 20 && b[end] <= 63 {
 			return ClassDTLS
 		}
 		return ClassOther

@@ -75,6 +75,13 @@ func TestClassify(t *testing.T) {
 		{name: "dtls 1.3 unified header, 16-bit seq, length",
 			data: []byte{0x2C, 0x00, 0x07, 0x00, 0x02, 0xAA, 0xBB}, // 001 C=0 S=1 L=1 EE=00, seq=7, len=2
 			want: ClassDTLS},
+		{name: "dtls 1.3 unified header, connection ID: not told from noise",
+			data: []byte{0x3C, 0x00, 0x07, 0x00, 0x02, 0xAA, 0xBB}, want: ClassOther},
+		{name: "dtls 1.3 unified header without length: not told from noise",
+			data: []byte{0x28, 0x00, 0x07, 0xAA, 0xBB}, want: ClassOther},
+		{name: "dns query whose id starts with 0x2c",
+			data: []byte{0x2C, 0x1A, 0x01, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03, 'w', 'w', 'w', 0x00, 0x00, 0x01, 0x00, 0x01},
+			want: ClassOther},
 		{name: "dtls 1.3 unified header, length beyond buffer",
 			data: []byte{0x2C, 0x00, 0x07, 0x00, 0x09, 0xAA}, want: ClassOther, truncated: ClassDTLS, truncatedC: true},
 
