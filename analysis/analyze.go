@@ -249,8 +249,8 @@ func (a *analyzer) tcpMessage(m *transport.Message) { a.message(a.cur, m, false)
 // message demultiplexes one UDP datagram or unframed TCP message by its first byte.
 func (a *analyzer) message(f *flow, m *transport.Message, udp bool) {
 	cls := classify(m)
-	if udp {
-		if forced, ok := a.opts.forcedClass(m.Src.Port(), m.Dst.Port()); ok {
+	if udp && len(a.opts.DecodeAs) > 0 && len(m.Payload) > 0 {
+		if forced, ok := a.opts.forcedClass(m.Src.Port(), m.Dst.Port(), m.Payload[0]); ok {
 			cls = forced
 		}
 	}

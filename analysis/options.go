@@ -64,8 +64,10 @@ func (o Options) maxFlows() int {
 	return o.MaxFlows
 }
 
-// forcedClass returns the class --decode-as imposes on a UDP datagram between the ports.
-func (o Options) forcedClass(sport, dport uint16) (demux.Class, bool) {
+// forcedClass returns the class --decode-as imposes on a UDP datagram between the ports:
+// rtp, rtcp and stun as named; turn as ChannelData when the first byte is in its range
+// (0x40-0x4F), else STUN. The parsers downstream still validate what they parse.
+func (o Options) forcedClass(sport, dport uint16, first byte) (demux.Class, bool) {
 	for _, d := range o.DecodeAs {
 		if d.Port != sport && d.Port != dport {
 			continue
@@ -76,6 +78,11 @@ func (o Options) forcedClass(sport, dport uint16) (demux.Class, bool) {
 		case "rtcp":
 			return demux.ClassRTCP, true
 		case "stun":
+			return demux.ClassSTUN, true
+		case "turn":
+			if first >= 0x40 && first <= 0x4F {
+				return demux.ClassChannelData, true
+			}
 			return demux.ClassSTUN, true
 		}
 	}

@@ -255,3 +255,24 @@ func TestWrapArounds(t *testing.T) {
 			st.Expected, deref(st.Lost), st.Reordered, st.JitterMS.Max, st.DelayMS.Max)
 	}
 }
+
+// TestDecodeAs: payload type 77 with the marker bit makes a second byte of 205, which RFC
+// 5761 reads as RTCP (SR..); no stream is found until --decode-as rtp names the port.
+func TestDecodeAs(t *testing.T) {
+	s := audio()
+	s.PT = 77
+	var pkts []callgen.Packet
+	for i, p := range s.Packets() {
+		rtp := s.RTP(i)
+		rtp[1] |= 0x80 // marker
+		pkts = append(pkts, callgen.Packet{T: p.T, Frame: pcapgen.EtherUDP(s.Src, s.Dst, rtp)})
+	}
+	data := pcapOf(t, pkts)
+	if c := analyze(t, data, Options{}); len(c.Streams) != 0 {
+		t.Errorf("without --decode-as: %d streams, want 0", len(c.Streams))
+	}
+	c := analyze(t, data, Options{DecodeAs: []DecodeAs{{Proto: "rtp", Port: bob.Port()}}})
+	if st := onlyStream(t, c); st.Packets != 500 || st.PayloadType != 77 || st.Markers != 500 {
+		t.Errorf("stream packets %d pt %d markers %d, want 500 77 500", st.Packets, st.PayloadType, st.Markers)
+	}
+}
