@@ -20,6 +20,11 @@ type Config struct {
 	// retransmitted bytes count as useless (they arrived too late anyway). 0 means
 	// DefaultLateBudget.
 	LateBudget time.Duration
+	// BorrowPayload lets Segment keep pointing into the payloads of the packets it is given
+	// instead of copying them, until Detach: the caller promises to call Detach before the
+	// bytes of any packet given to Segment since the last Detach are reused. Segments in
+	// order whose messages end within them are then unframed without a copy.
+	BorrowPayload bool
 }
 
 const (
@@ -77,6 +82,7 @@ type Rest struct {
 // It is not safe for concurrent use.
 type Conn struct {
 	window, late int64
+	borrow       bool
 	dirs         [2]dir
 	hs           handshake
 	now          int64
@@ -103,7 +109,7 @@ func NewConn(cfg Config, a, b netip.AddrPort) *Conn {
 	if late <= 0 {
 		late = int64(DefaultLateBudget)
 	}
-	c := &Conn{window: w, late: late}
+	c := &Conn{window: w, late: late, borrow: cfg.BorrowPayload}
 	c.hs.client = -1
 	c.dirs[0] = dir{c: c, idx: 0, src: a, dst: b}
 	c.dirs[1] = dir{c: c, idx: 1, src: b, dst: a}
@@ -131,6 +137,13 @@ func (c *Conn) Segment(p *capture.Packet, emit func(m *transport.Message)) {
 	for c.dirs[0].emitReady(false) || c.dirs[1].emitReady(false) {
 	}
 	c.emit = nil
+}
+
+// Detach copies what the connection still holds of the packets given to Segment, so that
+// their bytes may be reused (Config.BorrowPayload). It is cheap when nothing is held.
+func (c *Conn) Detach() {
+	c.dirs[0].detach()
+	c.dirs[1].detach()
 }
 
 // Close ends the capture: holes never filled are skipped as capture gaps, partial frames

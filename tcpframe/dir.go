@@ -51,6 +51,8 @@ type dir struct {
 	farNext int64
 	farRun  int
 
+	borrowed int // messages queued since the last detach whose payload is in their packet
+
 	acks ackRing
 	sent sentRing
 	retx retxRing
@@ -84,6 +86,9 @@ type pending struct {
 	xBytes, xHdr int64
 	lateBytes    int64
 	snapped      bool
+	// ext is the payload in the packet it came in, when the segment was unframed without
+	// copying it into the buffer (Config.BorrowPayload); Conn.Detach copies it in.
+	ext []byte
 }
 
 func (d *dir) peer() *dir { return &d.c.dirs[1-d.idx] }
@@ -185,6 +190,9 @@ func (d *dir) data(s, P, H int64, payload []byte, t int64) {
 	e := s + P
 	if d.ended || d.finSeen && s >= d.finOff {
 		d.rest.Unframed += P + H
+		return
+	}
+	if d.c.borrow && d.inOrder(s, P, H, payload, t) {
 		return
 	}
 	// A segment wholly beyond the window: bogus, or the capture lost more than a window.
@@ -668,6 +676,11 @@ func (d *dir) take(adv, pay, payLen int64) {
 		d.cs.pop()
 	}
 	d.framed = y
+	d.queue(m)
+}
+
+// queue holds back the message m, which ends at framed.
+func (d *dir) queue(m pending) {
 	if d.qh > 0 && d.qh == len(d.q) {
 		d.q, d.qh = d.q[:0], 0
 	} else if d.qh > 256 && d.qh > len(d.q)/2 {
@@ -675,7 +688,7 @@ func (d *dir) take(adv, pay, payLen int64) {
 		d.q, d.qh = d.q[:n], 0
 	}
 	d.q = append(d.q, m)
-	d.qBytes += adv
+	d.qBytes += m.end - m.start
 	if len(d.q)-d.qh > maxQueued {
 		d.emitHead()
 	}
@@ -763,7 +776,7 @@ func (d *dir) emitHead() {
 	retr := m.xBytes + m.xHdr
 	msg := &c.msg
 	*msg = transport.Message{
-		Payload:   d.bytes(m.pay, m.pay+m.payLen),
+		Payload:   m.payload(d),
 		Proto:     transport.TCP,
 		Src:       d.src,
 		Dst:       d.dst,
@@ -827,4 +840,69 @@ func (d *dir) summary() report.TCPDir {
 		HOLDelayedMessages:         s.holMessages,
 		HOLDelayMS:                 d.hol.Summary(),
 	}
+}
+
+// payload returns the message's payload bytes.
+func (m *pending) payload(d *dir) []byte {
+	if m.ext != nil {
+		return m.ext
+	}
+	return d.bytes(m.pay, m.pay+m.payLen)
+}
+
+// inOrder handles a whole segment [s, s+P) that starts where the in-order bytes end, with
+// nothing buffered beyond them and the framing in sync, the common case, and reports whether
+// it did. It does what insert, advanceDelivered and frame would, with the same figures, but
+// takes the messages whole within the segment straight from the packet (pending.ext) instead
+// of copying them into the buffer; only the rest of a frame the segment leaves unfinished is
+// copied. Conn.Detach copies the messages still held back before the packet goes.
+func (d *dir) inOrder(s, P, H int64, payload []byte, t int64) bool {
+	e := s + P
+	if s != d.highest || s != d.delivered || s != d.framed || d.cs.n() != 0 || int64(len(payload)) != P ||
+		d.finSeen || e-d.released() > d.c.window ||
+		d.fr.kind == FramingNone || d.fr.kind == FramingUnknown || !d.fr.sync {
+		return false
+	}
+	d.farRun = 0
+	d.ensureBuf(e) // where insert would: the buffer's layout stays the same
+	d.st.streamBytes += P
+	d.highest = e
+	d.sent.push(s, e, t, false)
+	dlv := max(t, d.lastDlv)
+	d.lastDlv, d.delivered = dlv, e
+	for d.framed < e {
+		data := payload[d.framed-s:]
+		adv, msg, err := d.fr.split(data, false)
+		if err != nil || adv == 0 || msg == nil {
+			break // frame, run by advance, takes it from here over the same bytes
+		}
+		off := int64(cap(data) - cap(msg))
+		y := d.framed + int64(adv)
+		m := pending{start: d.framed, end: y, pay: d.framed + off, payLen: int64(len(msg)),
+			first: t, complete: t, lastCopy: t, dlv: dlv, hdr: share(H, P, s, d.framed, y),
+			ext: msg[:len(msg):len(msg)]}
+		d.framed = y
+		d.borrowed++
+		d.queue(m)
+	}
+	if d.framed < e {
+		copy(d.bytes(d.framed, e), payload[d.framed-s:])
+		d.cs.insert(0, chunk{start: d.framed, end: e, first: t, last: t, lastCopy: t, dlv: dlv,
+			segStart: s, segP: P, segH: H})
+	}
+	return true
+}
+
+// detach copies the payloads of the messages held back that still point into their packets.
+func (d *dir) detach() {
+	if d.borrowed == 0 {
+		return
+	}
+	for i := d.qh; i < len(d.q); i++ {
+		if m := &d.q[i]; m.ext != nil {
+			copy(d.bytes(m.pay, m.pay+m.payLen), m.ext)
+			m.ext = nil
+		}
+	}
+	d.borrowed = 0
 }

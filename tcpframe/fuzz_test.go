@@ -4,11 +4,16 @@ import (
 	"encoding/binary"
 	"flag"
 	"fmt"
+	"net/netip"
 	"os"
 	"path/filepath"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+
 	"github.com/callpcap/callpcap/capture"
+	"github.com/callpcap/callpcap/report"
 	"github.com/callpcap/callpcap/transport"
 )
 
@@ -81,7 +86,8 @@ func FuzzTLS(f *testing.F) {
 
 // fuzzSeg is one segment of FuzzConn's input: an 8-byte header, then the payload.
 //
-//	byte 0: bit 0 from B, bit 1 seq delta ×4096, bit 2 snapped, bit 3 zero window, bit 4 SACK
+//	byte 0: bit 0 from B, bit 1 seq delta ×4096, bit 2 snapped, bit 3 zero window, bit 4 SACK,
+//	        bit 5 detach after it (when borrowing)
 //	byte 1: TCP flags
 //	bytes 2-3: seq delta from the direction's next sequence number (int16)
 //	bytes 4-5: ack delta from the other direction's next sequence number (int16)
@@ -108,11 +114,46 @@ func encodeSegs(segs []fuzzSeg) []byte {
 	return b
 }
 
-// runFuzzConn decodes segments from data, feeds them to a Conn and checks its invariants.
+// runFuzzConn decodes segments from data, feeds them to a Conn and checks its invariants,
+// then feeds them again to a Conn that borrows the payloads (Config.BorrowPayload) and checks
+// that it emits the same messages and figures.
 func runFuzzConn(t *testing.T, data []byte) {
-	c := NewConn(Config{}, addrA, addrB)
+	copied := feedFuzzConn(t, data, false)
+	borrowed := feedFuzzConn(t, data, true)
+	if diff := cmp.Diff(copied, borrowed, cmp.AllowUnexported(fuzzRun{}), cmpopts.EquateComparable(netip.AddrPort{})); diff != "" {
+		t.Fatalf("borrowing payloads changed the result (-copied +borrowed):\n%s", diff)
+	}
+}
+
+// fuzzRun is what a Conn emitted and reported for FuzzConn's input.
+type fuzzRun struct {
+	msgs    []transport.Message
+	payload [][]byte
+	summary report.FlowTCP
+	rest    [2]Rest
+}
+
+// feedFuzzConn runs FuzzConn's input through one Conn. With borrow, every payload is in a
+// buffer of its own, and the buffers are overwritten once the Conn is detached from them
+// (after every third segment, or after any segment with bit 5 of its control byte set).
+func feedFuzzConn(t *testing.T, data []byte, borrow bool) fuzzRun {
+	c := NewConn(Config{BorrowPayload: borrow}, addrA, addrB)
+	var run fuzzRun
+	var lent [][]byte
+	detach := func() {
+		c.Detach()
+		for _, b := range lent {
+			for i := range b {
+				b[i] = 0xA5
+			}
+		}
+		lent = lent[:0]
+	}
 	var totals, wire [2]int64
 	emit := func(m *transport.Message) {
+		run.msgs = append(run.msgs, *m)
+		run.msgs[len(run.msgs)-1].Payload = nil
+		run.payload = append(run.payload, append([]byte{}, m.Payload...))
 		w := m.Wire
 		if w.Total != w.Headers+w.Framing+w.Retransmitted+int64(len(m.Payload)) || w.Headers < 0 || w.Framing < 0 || w.Retransmitted < 0 {
 			t.Fatalf("message wire %+v, payload %d", w, len(m.Payload))
@@ -130,12 +171,16 @@ func runFuzzConn(t *testing.T, data []byte) {
 	next[0], next[1] = 1000, 0xFFFFF000
 	now := int64(0)
 	p := &capture.Packet{Kind: capture.KindTCP, IPProto: 6, HeaderLen: hdrLen}
-	for len(data) >= 8 {
+	for segs := 1; len(data) >= 8; segs++ {
 		h := data[:8]
 		data = data[8:]
 		n := min(int(h[6]), len(data))
 		payload := data[:n]
 		data = data[n:]
+		if borrow {
+			payload = append([]byte{}, payload...)
+			lent = append(lent, payload)
+		}
 		i := int(h[0] & 1)
 		delta := int32(int16(binary.BigEndian.Uint16(h[2:])))
 		if h[0]&2 != 0 {
@@ -165,6 +210,9 @@ func runFuzzConn(t *testing.T, data []byte) {
 		}
 		wire[i] += int64(p.WireLen)
 		c.Segment(p, emit)
+		if borrow && (segs%3 == 0 || h[0]&32 != 0) {
+			detach()
+		}
 		for k := range c.dirs {
 			d := &c.dirs[k]
 			if d.highest-d.released() > c.window || int64(len(d.buf)) > c.window {
@@ -177,8 +225,10 @@ func runFuzzConn(t *testing.T, data []byte) {
 	}
 	c.Close(emit)
 	s := c.Summary()
+	run.summary = s
 	for k, dw := range [2]int64{s.AToB.WireBytes, s.BToA.WireBytes} {
 		r := c.Rest(k)
+		run.rest[k] = r
 		if sum := totals[k] + r.ACKs + r.Control + r.Retransmitted + r.Unframed; dw != wire[k] || sum != dw {
 			t.Fatalf("dir %d: wire %d fed %d, messages %d + rest %+v = %d", k, dw, wire[k], totals[k], r, sum)
 		}
@@ -186,6 +236,7 @@ func runFuzzConn(t *testing.T, data []byte) {
 			t.Fatalf("dir %d: %d messages held after Close", k, len(d.q)-d.qh)
 		}
 	}
+	return run
 }
 
 func fuzzConnSeeds() [][]byte {

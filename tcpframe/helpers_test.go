@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/callpcap/callpcap/capture"
 	"github.com/callpcap/callpcap/transport"
 )
@@ -53,16 +55,32 @@ type got struct {
 }
 
 // feeder drives a Conn and checks every emitted message's own accounting.
+//
+// A shadow Conn that borrows the payloads (Config.BorrowPayload) is fed the same segments,
+// each payload in a buffer of its own that is overwritten after it is detached; close checks
+// that it emitted the same messages.
 type feeder struct {
 	t      *testing.T
 	c      *Conn
 	msgs   []got
 	wire   [2]int64
 	totals [2]int64
+
+	shadow     *Conn
+	shadowMsgs []got
+	shadowEmit func(m *transport.Message)
 }
 
 func newFeeder(t *testing.T, cfg Config) *feeder {
-	return &feeder{t: t, c: NewConn(cfg, addrA, addrB)}
+	f := &feeder{t: t, c: NewConn(cfg, addrA, addrB)}
+	cfg.BorrowPayload = true
+	f.shadow = NewConn(cfg, addrA, addrB)
+	f.shadowEmit = func(m *transport.Message) {
+		f.shadowMsgs = append(f.shadowMsgs, got{payload: append([]byte(nil), m.Payload...),
+			firstSeen: m.FirstSeen, complete: m.Complete, delivered: m.Delivered,
+			wire: m.Wire, retransmitted: m.Retransmitted, snapped: m.Snapped})
+	}
+	return f
 }
 
 func (f *feeder) emit(m *transport.Message) {
@@ -92,12 +110,32 @@ func (f *feeder) send(p *capture.Packet) {
 		f.wire[1] += int64(p.WireLen)
 	}
 	f.c.Segment(p, f.emit)
+
+	q := *p
+	q.Payload = append([]byte(nil), p.Payload...)
+	f.shadow.Segment(&q, f.shadowEmit)
+	f.shadow.Detach()
+	for i := range q.Payload {
+		q.Payload[i] = 0xA5
+	}
 }
 
 // close ends the capture and checks that the wire bytes add up exactly per direction.
 func (f *feeder) close() {
 	f.t.Helper()
 	f.c.Close(f.emit)
+	f.shadow.Close(f.shadowEmit)
+	var want []got
+	for _, m := range f.msgs {
+		m.dir = 0
+		want = append(want, m)
+	}
+	if diff := cmp.Diff(want, f.shadowMsgs, cmp.AllowUnexported(got{})); diff != "" {
+		f.t.Errorf("borrowing payloads changed the messages (-copied +borrowed):\n%s", diff)
+	}
+	if diff := cmp.Diff(f.c.Summary(), f.shadow.Summary()); diff != "" {
+		f.t.Errorf("borrowing payloads changed the summary (-copied +borrowed):\n%s", diff)
+	}
 	s := f.c.Summary()
 	for i, d := range [2]int64{s.AToB.WireBytes, s.BToA.WireBytes} {
 		r := f.c.Rest(i)
