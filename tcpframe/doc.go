@@ -18,7 +18,9 @@
 // spurious when the peer had ACKed them (or a D-SACK says so). Close flushes everything at the
 // end of the capture; Summary gives the report's figures. The in-order path allocates
 // nothing once the buffers have grown, provided emit is a func value made once (a method
-// value written at each call allocates).
+// value written at each call allocates). Segment copies the payload bytes it keeps, unless
+// Config.BorrowPayload: then it points into the packets until Detach, and in-order messages
+// emitted before that are never copied.
 //
 // Unframers have the shape of bufio.SplitFunc (SplitRFC4571, TURNSplitter.Split, SplitTLS)
 // and are driven by the Conn, so that a gap resets the unframer instead of ending the stream.
