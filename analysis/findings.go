@@ -115,7 +115,7 @@ func Findings(c *report.Capture) []report.Finding {
 				add("slow_ramp", "warn", "%s: the media bitrate took %s to reach 90%% of %s (a healthy call over UDP gets there in under 5 s).",
 					name, fmtSecs(*r.T90S), fmtRate(r.TargetKbps))
 			}
-			if r.Stable != nil && !*r.Stable && r.T90S != nil && d.ActiveS-*r.T90S >= minStabilitySpanS {
+			if r.Stable != nil && !*r.Stable && r.T90S != nil && d.ActiveS-*r.T90S >= minStabilitySpanS && r.PlateauKbps > 0 {
 				cv := ""
 				if r.CVAfterT90 != nil {
 					cv = fmt.Sprintf(" (coefficient of variation %.2f)", *r.CVAfterT90)

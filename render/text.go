@@ -193,6 +193,8 @@ func (t *textWriter) direction(d *report.Direction, streams map[string]*report.S
 		first += "   ramp"
 		if r.T50S != nil {
 			first += " t50 " + seconds(*r.T50S)
+		} else {
+			first += " t50 never"
 		}
 		if r.T90S != nil {
 			first += "  t90 " + seconds(*r.T90S)
