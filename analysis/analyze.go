@@ -191,7 +191,8 @@ func (a *analyzer) packet(p *capture.Packet, dg digests) {
 		if f.conn == nil {
 			// The batch's packets stay put until run gives it back: the Conn may point into
 			// them until then (detach).
-			f.conn = tcpframe.NewConn(tcpframe.Config{LateBudget: a.opts.lateBudget(), BorrowPayload: true}, f.a, f.b)
+			f.conn = tcpframe.NewConn(tcpframe.Config{LateBudget: a.opts.lateBudget(), BorrowPayload: true,
+				Framing: a.opts.forcedFraming(f.a.Port(), f.b.Port())}, f.a, f.b)
 		}
 		a.cur = f
 		f.conn.Segment(p, a.emit)

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/callpcap/callpcap/demux"
+	"github.com/callpcap/callpcap/tcpframe"
 )
 
 // Options are the analysis settings; the zero value means the documented defaults.
@@ -87,4 +88,21 @@ func (o Options) forcedClass(sport, dport uint16, first byte) (demux.Class, bool
 		}
 	}
 	return 0, false
+}
+
+// forcedFraming returns the TCP framing --decode-as imposes on a connection between the
+// ports: rfc4571 as named, turn as TURN over TCP; FramingNone (detect) otherwise.
+func (o Options) forcedFraming(aport, bport uint16) tcpframe.Framing {
+	for _, d := range o.DecodeAs {
+		if d.Port != aport && d.Port != bport {
+			continue
+		}
+		switch d.Proto {
+		case "rfc4571":
+			return tcpframe.FramingRFC4571
+		case "turn":
+			return tcpframe.FramingTURN
+		}
+	}
+	return tcpframe.FramingNone
 }

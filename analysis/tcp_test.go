@@ -384,3 +384,36 @@ func TestICETCP(t *testing.T) {
 	}
 	checkFindings(t, c.Findings, map[string][]string{"media_over_tcp": {"over TCP (ice-tcp) between 10.0.0.1:51234 and 198.51.100.9:9"}})
 }
+
+// TestDecodeAsTCP: --decode-as imposes a TCP framing. rfc4571 on the ICE-TCP call's port
+// gives what detection finds; turn on it finds no frame that validates, so no stream.
+func TestDecodeAsTCP(t *testing.T) {
+	peer := netip.MustParseAddrPort("198.51.100.9:9")
+	ss := tcpStreams(nil)
+	for i := range ss {
+		if ss[i].Src == bob {
+			ss[i].Src, ss[i].Dst = peer, tcpClient
+		} else {
+			ss[i].Dst = peer
+		}
+	}
+	dir := func(s *callgen.Stream) int {
+		if s.Src == peer {
+			return 1
+		}
+		return 0
+	}
+	call := callgen.TCPCall{Client: tcpClient, Server: peer, ISN: [2]uint32{7, 1 << 31}}
+	data := pcapOf(t, call.Packets(callgen.MediaWrites(callgen.Frame4571, dir, ss...)))
+	detected := analyze(t, data, Options{})
+	forced := analyze(t, data, Options{DecodeAs: []DecodeAs{{Proto: "rfc4571", Port: 9}}})
+	if len(forced.Streams) != len(detected.Streams) || len(forced.Streams) == 0 ||
+		*forced.Flows[0].Framing != "rfc4571" || forced.Streams[0].Packets != detected.Streams[0].Packets {
+		t.Errorf("forced rfc4571: %d streams, framing %v; detected %d streams", len(forced.Streams),
+			*forced.Flows[0].Framing, len(detected.Streams))
+	}
+	wrong := analyze(t, data, Options{DecodeAs: []DecodeAs{{Proto: "turn", Port: 9}}})
+	if len(wrong.Streams) != 0 || *wrong.Flows[0].Framing != "turn" {
+		t.Errorf("forced turn: %d streams, framing %v; want none and turn", len(wrong.Streams), *wrong.Flows[0].Framing)
+	}
+}

@@ -20,6 +20,10 @@ type Config struct {
 	// retransmitted bytes count as useless (they arrived too late anyway). 0 means
 	// DefaultLateBudget.
 	LateBudget time.Duration
+	// Framing, when RFC 4571, TURN or TLS, is imposed on both directions instead of being
+	// detected from their first bytes (--decode-as). Headers are still validated: the
+	// unframer starts by scanning for one, as after a capture gap.
+	Framing Framing
 	// BorrowPayload lets Segment keep pointing into the payloads of the packets it is given
 	// instead of copying them, until Detach: the caller promises to call Detach before the
 	// bytes of any packet given to Segment since the last Detach are reused. Segments in
@@ -113,6 +117,9 @@ func NewConn(cfg Config, a, b netip.AddrPort) *Conn {
 	c.hs.client = -1
 	c.dirs[0] = dir{c: c, idx: 0, src: a, dst: b}
 	c.dirs[1] = dir{c: c, idx: 1, src: b, dst: a}
+	if probeOf(cfg.Framing) != nil {
+		c.dirs[0].fr.kind, c.dirs[1].fr.kind = cfg.Framing, cfg.Framing
+	}
 	return c
 }
 
