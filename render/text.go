@@ -3,6 +3,7 @@ package render
 import (
 	"fmt"
 	"io"
+	"path/filepath"
 	"strings"
 	"unicode/utf8"
 
@@ -318,6 +319,9 @@ func (t *textWriter) comparison(c *report.Comparison) {
 	}
 	for _, e := range c.Entries {
 		name := e.File
+		if len(name) > 24 {
+			name = filepath.Base(name)
+		}
 		if len(name) > 24 {
 			name = "…" + name[len(name)-23:]
 		}
