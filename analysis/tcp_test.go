@@ -336,23 +336,7 @@ func TestCaptureGapIsNotDroppedBeforeTCP(t *testing.T) {
 // ICE-TCP (RFC 4571): the same media each way with a 2-byte length per packet, directly
 // between the two endpoints.
 func TestICETCP(t *testing.T) {
-	peer := netip.MustParseAddrPort("198.51.100.9:9")
-	ss := tcpStreams(nil)
-	for i := range ss {
-		if ss[i].Src == bob {
-			ss[i].Src, ss[i].Dst = peer, tcpClient
-		} else {
-			ss[i].Dst = peer
-		}
-	}
-	dir := func(s *callgen.Stream) int {
-		if s.Src == peer {
-			return 1
-		}
-		return 0
-	}
-	call := callgen.TCPCall{Client: tcpClient, Server: peer, ISN: [2]uint32{7, 1 << 31}}
-	pkts := call.Packets(callgen.MediaWrites(callgen.Frame4571, dir, ss...))
+	pkts, peer := iceTCPCall()
 	frames := sumFrames(pkts, tcpClient)
 	c := analyze(t, pcapOf(t, pkts), Options{})
 	if len(c.Legs) != 1 || c.Legs[0].Transport != "ice-tcp" || c.Legs[0].Client != tcpClient.String() ||
@@ -388,6 +372,24 @@ func TestICETCP(t *testing.T) {
 // TestDecodeAsTCP: --decode-as imposes a TCP framing. rfc4571 on the ICE-TCP call's port
 // gives what detection finds; turn on it finds no frame that validates, so no stream.
 func TestDecodeAsTCP(t *testing.T) {
+	pkts, _ := iceTCPCall()
+	data := pcapOf(t, pkts)
+	detected := analyze(t, data, Options{})
+	forced := analyze(t, data, Options{DecodeAs: []DecodeAs{{Proto: "rfc4571", Port: 9}}})
+	if len(forced.Streams) != len(detected.Streams) || len(forced.Streams) == 0 ||
+		*forced.Flows[0].Framing != "rfc4571" || forced.Streams[0].Packets != detected.Streams[0].Packets {
+		t.Errorf("forced rfc4571: %d streams, framing %v; detected %d streams", len(forced.Streams),
+			*forced.Flows[0].Framing, len(detected.Streams))
+	}
+	wrong := analyze(t, data, Options{DecodeAs: []DecodeAs{{Proto: "turn", Port: 9}}})
+	if len(wrong.Streams) != 0 || *wrong.Flows[0].Framing != "turn" {
+		t.Errorf("forced turn: %d streams, framing %v; want none and turn", len(wrong.Streams), *wrong.Flows[0].Framing)
+	}
+}
+
+// iceTCPCall is the media of tcpStreams between tcpClient and a peer on port 9 over ICE-TCP
+// (RFC 4571 framing), without TURN.
+func iceTCPCall() ([]callgen.Packet, netip.AddrPort) {
 	peer := netip.MustParseAddrPort("198.51.100.9:9")
 	ss := tcpStreams(nil)
 	for i := range ss {
@@ -404,16 +406,5 @@ func TestDecodeAsTCP(t *testing.T) {
 		return 0
 	}
 	call := callgen.TCPCall{Client: tcpClient, Server: peer, ISN: [2]uint32{7, 1 << 31}}
-	data := pcapOf(t, call.Packets(callgen.MediaWrites(callgen.Frame4571, dir, ss...)))
-	detected := analyze(t, data, Options{})
-	forced := analyze(t, data, Options{DecodeAs: []DecodeAs{{Proto: "rfc4571", Port: 9}}})
-	if len(forced.Streams) != len(detected.Streams) || len(forced.Streams) == 0 ||
-		*forced.Flows[0].Framing != "rfc4571" || forced.Streams[0].Packets != detected.Streams[0].Packets {
-		t.Errorf("forced rfc4571: %d streams, framing %v; detected %d streams", len(forced.Streams),
-			*forced.Flows[0].Framing, len(detected.Streams))
-	}
-	wrong := analyze(t, data, Options{DecodeAs: []DecodeAs{{Proto: "turn", Port: 9}}})
-	if len(wrong.Streams) != 0 || *wrong.Flows[0].Framing != "turn" {
-		t.Errorf("forced turn: %d streams, framing %v; want none and turn", len(wrong.Streams), *wrong.Flows[0].Framing)
-	}
+	return call.Packets(callgen.MediaWrites(callgen.Frame4571, dir, ss...)), peer
 }
