@@ -25,20 +25,9 @@ func WriteUDPBench(out io.Writer, packets int) error {
 		{Src: a, Dst: b, SSRC: 0x33333333, PT: 111, ClockRate: 48000, Interval: 20 * time.Millisecond, PayloadSize: 160},
 		{Src: b, Dst: a, SSRC: 0x44444444, PT: 111, ClockRate: 48000, Interval: 20 * time.Millisecond, PayloadSize: 160},
 	}
-	next := make([]int64, len(streams)) // next send time of each stream, from the capture start
-	idx := make([]int, len(streams))
+	in := newInterleaver(streams)
 	for n := 0; n < packets; {
-		k := 0
-		for i := range streams {
-			if next[i] < next[k] {
-				k = i
-			}
-		}
-		s := &streams[k]
-		i := idx[k]
-		idx[k]++
-		t := next[k]
-		next[k] += int64(s.Interval)
+		s, i, t := in.next()
 		if i%997 == 500 {
 			continue
 		}
@@ -79,25 +68,14 @@ func WriteTCPBench(out io.Writer, packets int) error {
 	start := 200 * time.Millisecond
 	setup := TURNTCPSetup(70*time.Millisecond, 60*time.Millisecond,
 		netip.MustParseAddrPort("203.0.113.7:50012"), benchTCPPeer, channel)
-	next := make([]int64, len(streams))
-	idx := make([]int, len(streams))
+	in := newInterleaver(streams)
 	source := func() (TCPWrite, bool) {
 		if len(setup) > 0 {
 			wr := setup[0]
 			setup = setup[1:]
 			return wr, true
 		}
-		k := 0
-		for i := range streams {
-			if next[i] < next[k] {
-				k = i
-			}
-		}
-		s := &streams[k]
-		i := idx[k]
-		idx[k]++
-		t := next[k]
-		next[k] += int64(s.Interval)
+		s, i, t := in.next()
 		dir := 0
 		if s.Src == benchTCPPeer {
 			dir = 1
@@ -120,4 +98,30 @@ func WriteTCPBench(out io.Writer, packets int) error {
 		return err
 	}
 	return bw.Flush()
+}
+
+// interleaver hands out the packets of several streams in the order they are sent.
+type interleaver struct {
+	streams []Stream
+	at      []int64 // send time of each stream's next packet, from the start
+	idx     []int   // index of each stream's next packet
+}
+
+func newInterleaver(streams []Stream) *interleaver {
+	return &interleaver{streams: streams, at: make([]int64, len(streams)), idx: make([]int, len(streams))}
+}
+
+// next returns the stream whose next packet is sent first (the earliest of equal times),
+// that packet's index and its send time.
+func (v *interleaver) next() (s *Stream, i int, t int64) {
+	k := 0
+	for j := range v.streams {
+		if v.at[j] < v.at[k] {
+			k = j
+		}
+	}
+	s, i, t = &v.streams[k], v.idx[k], v.at[k]
+	v.idx[k]++
+	v.at[k] += int64(s.Interval)
+	return s, i, t
 }
