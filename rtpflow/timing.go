@@ -174,7 +174,7 @@ func (s *Stream) delaySecond(at, rel int64) {
 	if i != s.dOpen {
 		return // an older second (unsorted arrival): no median update
 	}
-	if s.dCount%s.dStride == 0 {
+	if s.dCount&(s.dStride-1) == 0 { // dStride is a power of two: no division
 		if len(s.dbuf) == medianBuf {
 			for j := 0; j < medianBuf/2; j++ {
 				s.dbuf[j] = s.dbuf[2*j]
@@ -182,7 +182,7 @@ func (s *Stream) delaySecond(at, rel int64) {
 			s.dbuf = s.dbuf[:medianBuf/2]
 			s.dStride *= 2
 		}
-		if s.dCount%s.dStride == 0 {
+		if s.dCount&(s.dStride-1) == 0 {
 			if s.dbuf == nil {
 				s.dbuf = make([]int64, 0, medianBuf)
 			}

@@ -52,6 +52,7 @@ type dir struct {
 	farRun  int
 
 	borrowed int // messages queued since the last detach whose payload is in their packet
+	qBuf     int // messages held back whose payload is in buf (ext nil)
 
 	acks ackRing
 	sent sentRing
@@ -412,9 +413,12 @@ func (d *dir) ensureBuf(hi int64) {
 	if hi-d.bufOff <= int64(len(d.buf)) {
 		return
 	}
+	// Only chunks and the messages held back in buf hold bytes that matter: without them
+	// (in-order segments unframed from their packets) there is nothing to move.
+	live := d.cs.n() > 0 || d.qBuf > 0
 	rel := d.released()
 	if rel > d.bufOff {
-		if d.highest > rel {
+		if live && d.highest > rel {
 			copy(d.buf, d.buf[rel-d.bufOff:d.highest-d.bufOff])
 		}
 		d.bufOff = rel
@@ -423,7 +427,7 @@ func (d *dir) ensureBuf(hi int64) {
 		n := max(int64(2*len(d.buf)), need, 4096)
 		n = min(n, d.c.window)
 		nb := make([]byte, n)
-		if d.highest > d.bufOff {
+		if live && d.highest > d.bufOff {
 			copy(nb, d.buf[:d.highest-d.bufOff])
 		}
 		d.buf = nb
@@ -689,6 +693,9 @@ func (d *dir) queue(m pending) {
 	}
 	d.q = append(d.q, m)
 	d.qBytes += m.end - m.start
+	if m.ext == nil {
+		d.qBuf++
+	}
 	if len(d.q)-d.qh > maxQueued {
 		d.emitHead()
 	}
@@ -808,6 +815,9 @@ func (d *dir) emitHead() {
 	if rb := m.xBytes + m.lateBytes; rb > 0 && delivered-m.first > c.late {
 		d.st.uselessBytes += rb
 	}
+	if m.ext == nil {
+		d.qBuf--
+	}
 	d.qh++
 	d.qBytes -= m.end - m.start
 	if c.emit != nil {
@@ -905,4 +915,5 @@ func (d *dir) detach() {
 		}
 	}
 	d.borrowed = 0
+	d.qBuf = len(d.q) - d.qh
 }
