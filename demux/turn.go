@@ -195,6 +195,11 @@ func (t *Tracker) turnRequest(m *transport.Message, e *txn) {
 		e.channel, e.peer = ch, p
 		e.addedChannel = t.bind(a, ch, p, false)
 		t.addPeer(a, p)
+		// A channel binding installs a permission for the peer too (RFC 8656 12).
+		if t.addPermission(a, p, false) {
+			e.permAdded |= 1
+		}
+		e.perms[0], e.nperms = p, 1
 	}
 }
 
@@ -258,9 +263,17 @@ func (t *Tracker) turnResponse(m *transport.Message, success, matched bool, e *t
 		}
 		if success {
 			t.bind(a, e.channel, e.peer, true)
-		} else if e.addedChannel {
+			t.addPermission(a, e.peer, true)
+			return
+		}
+		if e.addedChannel {
 			if j := a.channel(e.channel); j >= 0 && !a.channels[j].confirmed && a.channels[j].peer == e.peer {
 				a.channels = slices.Delete(a.channels, j, j+1)
+			}
+		}
+		if e.permAdded&1 != 0 {
+			if j := a.permission(e.peer.Addr()); j >= 0 && !a.perms[j].confirmed {
+				a.perms = slices.Delete(a.perms, j, j+1)
 			}
 		}
 	}

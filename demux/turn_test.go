@@ -137,7 +137,10 @@ func TestTURNProvisionalChannel(t *testing.T) {
 	want := report.TURN{
 		Allocations: []report.Allocation{{
 			Server: server, Client: client, Transport: "tcp",
-			Channels: []report.Channel{{Number: 0x4001, Peer: bob}},
+			// The binding to bob installs a permission for bob (RFC 8656 12); carol's,
+			// refused, is undone with its channel.
+			Permissions: 1,
+			Channels:    []report.Channel{{Number: 0x4001, Peer: bob}},
 		}},
 		Errors: []report.TURNError{{Code: 400, Count: 1}},
 	}
