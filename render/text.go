@@ -270,8 +270,8 @@ func (t *textWriter) direction(d *report.Direction, streams map[string]*report.S
 
 func (t *textWriter) signalling(c *report.Capture) {
 	if ice := c.ICE; ice.Checks > 0 {
-		s := fmt.Sprintf("ICE  %s checks, %s successes, %s failures", thousands(ice.Checks),
-			thousands(ice.Successes), thousands(ice.Failures))
+		s := fmt.Sprintf("ICE  %s, %s, %s", count(ice.Checks, "check", "checks"),
+			count(ice.Successes, "success", "successes"), count(ice.Failures, "failure", "failures"))
 		if ice.RTTMS != nil {
 			s += fmt.Sprintf(", RTT p50 %s", ms(ice.RTTMS.P50))
 		}
@@ -285,7 +285,8 @@ func (t *textWriter) signalling(c *report.Capture) {
 		if a.Relayed != nil {
 			s += ", relayed " + *a.Relayed
 		}
-		s += fmt.Sprintf(", %d permissions, %d channels", a.Permissions, len(a.Channels))
+		s += fmt.Sprintf(", %s, %s", count(int64(a.Permissions), "permission", "permissions"),
+			count(int64(len(a.Channels)), "channel", "channels"))
 		t.line("%s", s)
 	}
 	if len(c.TURN.Errors) > 0 {
@@ -331,4 +332,12 @@ func (t *textWriter) comparison(c *report.Comparison) {
 			thousands(e.LatePackets), opt(e.DelayP95MS, ms))
 		t.line("    %s", e.Direction)
 	}
+}
+
+// count writes n with the singular or plural noun.
+func count(n int64, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return thousands(n) + " " + many
 }
