@@ -314,7 +314,7 @@ func (a *analyzer) wrapped(f *flow, m *transport.Message) {
 	}
 	cls := classify(m)
 	f.saw(cls)
-	f.relayed = true
+	f.relayed++
 	switch cls {
 	case demux.ClassRTP:
 		a.relay.wrapped(f, client, path, m)

@@ -105,7 +105,7 @@ func (a *analyzer) buildLegs(c *report.Capture, streams []*rtpflow.Stream) map[i
 	allocs := a.turn.Allocations()
 	legOf := map[int]string{}
 	for _, f := range a.flowList {
-		if !media[f.idx] && !f.relayed {
+		if !media[f.idx] && !a.relaysMedia(f) {
 			continue
 		}
 		id := fmt.Sprintf("l%d", len(c.Legs)+1)
@@ -140,6 +140,20 @@ func (a *analyzer) buildLegs(c *report.Capture, streams []*rtpflow.Stream) map[i
 		c.Legs = append(c.Legs, leg)
 	}
 	return legOf
+}
+
+// minRelayed is how many datagrams a flow must relay through TURN, without an allocation in
+// the capture or a reportable stream, to be a leg: one ChannelData-looking message is any
+// TCP payload starting with 0x40-0x4F ("HTTP/1.1" is channel 0x4854).
+const minRelayed = 10
+
+// relaysMedia says whether a flow without a reportable stream still carried media through
+// TURN: datagrams relayed on a flow whose allocation the capture shows, or enough of them.
+func (a *analyzer) relaysMedia(f *flow) bool {
+	if f.relayed == 0 {
+		return false
+	}
+	return f.relayed >= minRelayed || a.turn.IsTURNServer(f.a) || a.turn.IsTURNServer(f.b)
 }
 
 func (a *analyzer) legTransport(f *flow) string {

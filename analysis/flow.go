@@ -40,7 +40,7 @@ type flow struct {
 	sides       [2]side // [0] a->b, [1] b->a
 	content     uint16  // bit per demux.Class seen, directly or inside TURN
 	turn        bool    // carried TURN (Allocate, ChannelData, indications)
-	relayed     bool    // carried datagrams to or from a peer through TURN
+	relayed     int64   // datagrams carried to or from a peer through TURN
 	sip         bool    // carried SIP signalling
 	client      netip.AddrPort
 	conn        *tcpframe.Conn

@@ -61,7 +61,7 @@ func (t *textWriter) parts(first, indent, sep string, pieces ...string) {
 			line += p
 		case utf8.RuneCountInString(line+sep+p) > textWidth:
 			t.line("%s", line)
-			line = indent + p
+			line = indent + strings.TrimLeft(p, " ")
 		default:
 			line += sep + p
 		}
@@ -77,16 +77,16 @@ func (t *textWriter) wrap(first, indent, text string) {
 
 func (t *textWriter) capture(c *report.Capture) {
 	if c.Error != "" {
-		t.line("%s  error: %s", c.File, c.Error)
+		t.wrap(c.File+"  error: ", "  ", c.Error)
 		return
 	}
-	head := fmt.Sprintf("%s  %s, %s, %s packets, %s, %s", c.File, c.Format,
-		strings.Join(c.LinkTypes, "+"), thousands(c.Packets), bytesSI(c.WireBytes), seconds(c.DurationS))
+	head := []string{fmt.Sprintf("%s  %s", c.File, c.Format), strings.Join(c.LinkTypes, "+"),
+		thousands(c.Packets) + " packets", bytesSI(c.WireBytes), seconds(c.DurationS)}
 	if c.Compression != "" && c.Compression != "none" {
-		head += ", " + c.Compression
+		head = append(head, c.Compression)
 	}
-	t.line("%s", head)
-	t.line("%s", Headline(c))
+	t.parts("", "  ", ", ", head...)
+	t.wrap("", "  ", Headline(c))
 	for _, w := range c.Warnings {
 		t.wrap("warning: ", "  ", w)
 	}
@@ -94,7 +94,7 @@ func (t *textWriter) capture(c *report.Capture) {
 		t.line("")
 		t.line("Legs")
 		for _, l := range c.Legs {
-			t.parts("  ", "      ", "  ", legParts(&l)...)
+			t.parts("  ", "      ", " ", legParts(&l)...)
 		}
 	}
 	streams := make(map[string]*report.Stream, len(c.Streams))
@@ -174,12 +174,16 @@ func legParts(l *report.Leg) []string {
 	if !strings.HasPrefix(l.Transport, "turn-") {
 		return []string{fmt.Sprintf("%s  %-8s  %s <-> %s", l.ID, l.Transport, l.Client, l.Server)}
 	}
-	parts := []string{fmt.Sprintf("%s  %-8s  %s -> TURN %s", l.ID, l.Transport, l.Client, l.Server)}
+	// Joined by single spaces: the pieces carry their own wider gaps.
+	parts := []string{fmt.Sprintf("%s  %-8s  %s", l.ID, l.Transport, l.Client), "-> TURN " + l.Server}
 	if l.Relayed != nil {
-		parts = append(parts, "relayed "+*l.Relayed)
+		parts = append(parts, " relayed "+*l.Relayed)
 	}
-	if len(l.Peers) > 0 {
-		parts = append(parts, "peers "+strings.Join(l.Peers, " "))
+	for i, p := range l.Peers {
+		if i == 0 {
+			p = " peers " + p
+		}
+		parts = append(parts, p)
 	}
 	return parts
 }
@@ -281,13 +285,13 @@ func (t *textWriter) signalling(c *report.Capture) {
 		}
 	}
 	for _, a := range c.TURN.Allocations {
-		s := fmt.Sprintf("TURN allocation on %s (%s) by %s", a.Server, a.Transport, a.Client)
+		parts := []string{fmt.Sprintf("TURN allocation on %s (%s)", a.Server, a.Transport), "by " + a.Client + ","}
 		if a.Relayed != nil {
-			s += ", relayed " + *a.Relayed
+			parts = append(parts, "relayed "+*a.Relayed+",")
 		}
-		s += fmt.Sprintf(", %s, %s", count(int64(a.Permissions), "permission", "permissions"),
+		parts = append(parts, count(int64(a.Permissions), "permission,", "permissions,"),
 			count(int64(len(a.Channels)), "channel", "channels"))
-		t.line("%s", s)
+		t.parts("", "  ", " ", parts...)
 	}
 	if len(c.TURN.Errors) > 0 {
 		var parts []string
