@@ -408,24 +408,3 @@ func iceTCPCall() ([]callgen.Packet, netip.AddrPort) {
 	call := callgen.TCPCall{Client: tcpClient, Server: peer, ISN: [2]uint32{7, 1 << 31}}
 	return call.Packets(callgen.MediaWrites(callgen.Frame4571, dir, ss...)), peer
 }
-
-// TestHTTPIsNotTURN: an HTTP response starts with "HT", channel 0x4854 of a ChannelData
-// header; one such message must not make a TURN leg.
-func TestHTTPIsNotTURN(t *testing.T) {
-	web := netip.MustParseAddrPort("203.0.113.80:80")
-	body := []byte("HTTP/1.1 200 OK\r\nContent-Length: 3\r\n\r\nabc")
-	call := callgen.TCPCall{Client: tcpClient, Server: web, ISN: [2]uint32{100, 200}}
-	pkts := call.Packets([]callgen.TCPWrite{
-		{T: 100 * time.Millisecond, Dir: 0, Data: []byte("GET / HTTP/1.1\r\nHost: x\r\n\r\n")},
-		{T: 200 * time.Millisecond, Dir: 1, Data: body},
-	})
-	c := analyze(t, pcapOf(t, pkts), Options{})
-	if len(c.Legs) != 0 || len(c.Streams) != 0 {
-		t.Errorf("legs %+v streams %d, want none", c.Legs, len(c.Streams))
-	}
-	for _, f := range c.Findings {
-		if f.Code == "media_over_tcp" {
-			t.Errorf("unexpected finding %q", f.Text)
-		}
-	}
-}
