@@ -29,23 +29,7 @@ const (
 // packet after the 2-byte length; the frame is rejected unless the packet's first byte is of
 // a class ICE-TCP carries (RFC 7983): STUN with its magic cookie, DTLS, RTP or RTCP.
 func SplitRFC4571(data []byte, atEOF bool) (advance int, msg []byte, err error) {
-	size, _, r := probeRFC4571(data)
-	switch r {
-	case probeInvalid:
-		return 0, nil, ErrBadHeader
-	case probeNeedMore:
-		if atEOF && len(data) > 0 {
-			return len(data), nil, nil
-		}
-		return 0, nil, nil
-	}
-	if len(data) < size {
-		if atEOF {
-			return len(data), nil, nil
-		}
-		return 0, nil, nil
-	}
-	return size, data[rfc4571HeaderLen:size], nil
+	return splitFixed(probeRFC4571, rfc4571HeaderLen, data, atEOF)
 }
 
 func probeRFC4571(b []byte) (size, alt int, r probeResult) {

@@ -27,6 +27,39 @@ const (
 // ChannelData message from a peer that does not pad), or 0.
 type probeFunc func(data []byte) (size, alt int, r probeResult)
 
+// head runs probe on data and settles what every SplitFunc answers alike: an invalid header
+// (ErrBadHeader), or too few bytes to read one (need more data; at the end of the stream,
+// skip what is left). ok is true when a header was read, with size and alt as probe gave them.
+func head(probe probeFunc, data []byte, atEOF bool) (size, alt int, ok bool, advance int, err error) {
+	size, alt, r := probe(data)
+	switch r {
+	case probeInvalid:
+		return 0, 0, false, 0, ErrBadHeader
+	case probeNeedMore:
+		if atEOF && len(data) > 0 {
+			return 0, 0, false, len(data), nil
+		}
+		return 0, 0, false, 0, nil
+	}
+	return size, alt, true, 0, nil
+}
+
+// splitFixed is the SplitFunc of a framing whose message follows a header of hdr bytes and
+// fills the rest of the frame (RFC 4571, TLS records).
+func splitFixed(probe probeFunc, hdr int, data []byte, atEOF bool) (advance int, msg []byte, err error) {
+	size, _, ok, advance, err := head(probe, data, atEOF)
+	if !ok {
+		return advance, nil, err
+	}
+	if len(data) < size {
+		if atEOF {
+			return len(data), nil, nil // a frame cut by the end of the stream
+		}
+		return 0, nil, nil
+	}
+	return size, data[hdr:size], nil
+}
+
 // Resync looks for the first offset of data at which probe accepts a header whose successor
 // (the header right after the frame) validates too. It returns the bytes that can be
 // dropped now and whether data[skip:] starts with such a confirmed header. When found is false

@@ -22,23 +22,7 @@ const (
 // message: its fragment, with the 5-byte record header as framing. The media inside is
 // encrypted; the records are only counted and sized.
 func SplitTLS(data []byte, atEOF bool) (advance int, msg []byte, err error) {
-	size, _, r := probeTLS(data)
-	switch r {
-	case probeInvalid:
-		return 0, nil, ErrBadHeader
-	case probeNeedMore:
-		if atEOF && len(data) > 0 {
-			return len(data), nil, nil
-		}
-		return 0, nil, nil
-	}
-	if len(data) < size {
-		if atEOF {
-			return len(data), nil, nil
-		}
-		return 0, nil, nil
-	}
-	return size, data[tlsHeaderLen:size], nil
+	return splitFixed(probeTLS, tlsHeaderLen, data, atEOF)
 }
 
 func probeTLS(b []byte) (size, alt int, r probeResult) {

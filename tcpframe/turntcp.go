@@ -34,15 +34,9 @@ type TURNSplitter struct {
 
 // Split is the SplitFunc of TURN over TCP.
 func (t *TURNSplitter) Split(data []byte, atEOF bool) (advance int, msg []byte, err error) {
-	size, alt, r := probeTURN(data)
-	switch r {
-	case probeInvalid:
-		return 0, nil, ErrBadHeader
-	case probeNeedMore:
-		if atEOF && len(data) > 0 {
-			return len(data), nil, nil
-		}
-		return 0, nil, nil
+	size, alt, ok, advance, err := head(probeTURN, data, atEOF)
+	if !ok {
+		return advance, nil, err
 	}
 	msgLen, adv := size, size
 	if alt != 0 {
