@@ -205,19 +205,7 @@ func (r *Reader) nextPcapNG(p *Packet) error {
 			if len(body) < 20 {
 				return fmt.Errorf("%w: enhanced packet block too short", ErrCorrupt)
 			}
-			id, caplen := r.u32(body), r.u32(body[12:])
-			if caplen > uint32(len(body)-20) {
-				return fmt.Errorf("%w: packet length %d overruns its block", ErrCorrupt, caplen)
-			}
-			ifc, err := r.iface(id)
-			if err != nil {
-				return err
-			}
-			ts := uint64(r.u32(body[4:]))<<32 | uint64(r.u32(body[8:]))
-			t := r.nanos(ts, ifc)
-			r.lastTime = t
-			r.decode(p, t, r.section+int(id), ifc.link, body[20:20+caplen], int(r.u32(body[16:])))
-			return nil
+			return r.timedPacket(p, r.u32(body), body)
 		case blockSPB:
 			// original_len(4) data: the captured length is what the block holds, cut to the
 			// first interface's snap length.
@@ -242,19 +230,7 @@ func (r *Reader) nextPcapNG(p *Packet) error {
 			if len(body) < 20 {
 				return fmt.Errorf("%w: packet block too short", ErrCorrupt)
 			}
-			id, caplen := uint32(r.u16(body)), r.u32(body[12:])
-			if caplen > uint32(len(body)-20) {
-				return fmt.Errorf("%w: packet length %d overruns its block", ErrCorrupt, caplen)
-			}
-			ifc, err := r.iface(id)
-			if err != nil {
-				return err
-			}
-			ts := uint64(r.u32(body[4:]))<<32 | uint64(r.u32(body[8:]))
-			t := r.nanos(ts, ifc)
-			r.lastTime = t
-			r.decode(p, t, r.section+int(id), ifc.link, body[20:20+caplen], int(r.u32(body[16:])))
-			return nil
+			return r.timedPacket(p, uint32(r.u16(body)), body)
 		case blockSHB:
 			if err := r.section0(body); err != nil {
 				return err
@@ -349,4 +325,23 @@ func (r *Reader) u64(b []byte) uint64 {
 		return binary.LittleEndian.Uint64(b)
 	}
 	return binary.BigEndian.Uint64(b)
+}
+
+// timedPacket decodes the packet of an EPB or an obsolete packet block, whose bodies share
+// the layout after their interface id: timestamp_high(4) timestamp_low(4) at 4,
+// captured_len(4) at 12, original_len(4) at 16, data at 20. len(body) >= 20.
+func (r *Reader) timedPacket(p *Packet, id uint32, body []byte) error {
+	caplen := r.u32(body[12:])
+	if caplen > uint32(len(body)-20) {
+		return fmt.Errorf("%w: packet length %d overruns its block", ErrCorrupt, caplen)
+	}
+	ifc, err := r.iface(id)
+	if err != nil {
+		return err
+	}
+	ts := uint64(r.u32(body[4:]))<<32 | uint64(r.u32(body[8:]))
+	t := r.nanos(ts, ifc)
+	r.lastTime = t
+	r.decode(p, t, r.section+int(id), ifc.link, body[20:20+caplen], int(r.u32(body[16:])))
+	return nil
 }
