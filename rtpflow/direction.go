@@ -28,8 +28,8 @@ type DirectionMetrics struct {
 //     fastest retransmission, and its sequence numbers say nothing about loss); late and
 //     delay count each packet against its own stream's baseline; delay percentiles come
 //     from the merged stream distributions, max is exact;
-//   - series run on the tracker's 1-second grid from the second holding the direction's
-//     first media packet (Series.T0S is that second's start), for as many seconds as the
+//   - series run in 1-second steps from the direction's first media packet (Series.T0S,
+//     the grid every stream of the direction shares), for as many seconds as the
 //     longest stream's series (at most 6 hours). media_kbps is the payload of non-duplicate
 //     packets of media streams; rtx_kbps the payload of RTX streams plus all padding;
 //     wire_kbps and retransmitted_kbps the m.Wire.Total and m.Wire.Retransmitted of every
@@ -124,7 +124,7 @@ func (t *Tracker) series(streams, timed []*Stream, t0 int64) report.Series {
 		end = max(end, s.secBase+int64(len(s.secs)))
 	}
 	n := int(min(end-base, maxSeriesSeconds))
-	sr.T0S = quantile.Round(float64(t.origin+base*1e9-t0)/1e9, 6)
+	sr.T0S = quantile.Round(float64(timed[0].origin+base*1e9-t0)/1e9, 6)
 	media := make([]float64, n)
 	rtx := make([]float64, n)
 	wire := make([]float64, n)

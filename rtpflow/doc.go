@@ -23,8 +23,9 @@
 //     and largest value, plus a log histogram above the window (delayDist): late and
 //     over_ms counts are exact whenever no bin holds values on both sides of a threshold,
 //     including when the minimum comes after the delayed packets.
-//   - Series: one 1-second grid per tracker, anchored at its first message; a series
-//     starts at the grid second of its first packet, stops at a jump of more than an hour,
+//   - Series: one 1-second grid per call direction (Path.Src to Path.Dst), anchored at its
+//     first media packet (DESIGN); a stream's series starts at the grid second of its first
+//     packet, stops at a jump of more than an hour,
 //     and is capped at 6 hours.
 //   - Qualification: MinPackets packets, 80% of the steps continuing, half forward, payload
 //     type stable (Stream.qualifies).

@@ -27,9 +27,9 @@ func TestSeriesBreakAndBounds(t *testing.T) {
 }
 
 func TestDirectionSeriesAlignment(t *testing.T) {
-	// Audio from T0+0.5 s; video from T0+2.25 s. The grid is anchored at the tracker's first
-	// message (T0, an RTCP packet): the direction's series starts at the second holding its
-	// first media packet, second 0; video's seconds land at 2, 3, ...
+	// Audio from T0+0.5 s; video from T0+2.25 s, after an RTCP packet at T0. The series
+	// run from the direction's first media packet (DESIGN): seconds [0.5, 1.5), [1.5, 2.5),
+	// ...; video's first 13 packets (2.25-2.49) land in the second second.
 	tr := NewTracker(Config{})
 	tr.RTCP(pathB, msg([]byte{0x81, 201, 0, 1, 0, 0, 0, 9}, T0))
 	var as []arrival
@@ -45,19 +45,22 @@ func TestDirectionSeriesAlignment(t *testing.T) {
 	ss := tr.Streams()
 	dm := tr.Direction(ss, T0)
 	want := []float64{
-		25 * 1.28,          // 0.5-1.0: 25 audio packets
-		50 * 1.28,          // 1.0-2.0
-		50*1.28 + 38*8,     // 2.0-3.0: audio + video from 2.25 (38 packets: 2.25..2.99)
-		50*1.28 + 50*8,     // 3.0-4.0
-		25*1.28 + 12*8 + 0, // 4.0-4.5 audio (25), video 4.0..4.23 (12)
+		50 * 1.28,      // 0.5-1.5: 50 audio packets
+		50*1.28 + 13*8, // 1.5-2.5: audio + video from 2.25 (13 packets: 2.25..2.49)
+		50*1.28 + 50*8, // 2.5-3.5
+		50*1.28 + 37*8, // 3.5-4.5: audio to 4.48, video 3.51..4.23 (37)
 	}
-	if dm.Series.T0S != 0 || len(dm.Series.MediaKbps) != len(want) {
+	if dm.Series.T0S != 0.5 || len(dm.Series.MediaKbps) != len(want) {
 		t.Fatalf("t0 %v, series %v", dm.Series.T0S, dm.Series.MediaKbps)
 	}
 	for i := range want {
 		if d := dm.Series.MediaKbps[i] - want[i]; d > 1e-9 || d < -1e-9 {
 			t.Errorf("second %d: %v kbps, want %v", i, dm.Series.MediaKbps[i], want[i])
 		}
+	}
+	// The other direction's series start at its own first media packet.
+	if v := tr.directionOrigin(pathA, 0); v != T0+500*ms1 {
+		t.Errorf("direction origin %d ms, want 500", (v-T0)/ms1)
 	}
 	if dm.FirstNs != T0+500*ms1 || dm.LastNs != T0+500*ms1+199*20*ms1 {
 		t.Errorf("first %d last %d", dm.FirstNs-T0, dm.LastNs-T0)

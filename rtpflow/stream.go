@@ -27,9 +27,12 @@ const (
 type Stream struct {
 	t    *Tracker
 	path Path
-	ssrc uint32
-	snd  *sender
-	tw   *twccState
+	// origin is the first media packet of the stream's call direction (Path.Src to
+	// Path.Dst): its series' 1-second grid, shared by every stream of the direction.
+	origin int64
+	ssrc   uint32
+	snd    *sender
+	tw     *twccState
 
 	// qualification: steps between consecutive packets in arrival order
 	pt, prevPT                    uint8
@@ -69,7 +72,7 @@ type Stream struct {
 	at0, send0     int64
 	delay, hol     delayDist
 
-	// 1-second series on the tracker's grid
+	// 1-second series on the direction's grid (origin)
 	secBase      int64
 	secs         []second
 	seriesBroken bool
@@ -138,7 +141,8 @@ func (s *Stream) add(h *header, m *transport.Message) {
 	at := m.Delivered
 	if s.packets == 0 {
 		s.pt, s.firstAt = h.pt, at
-		s.secBase = floorDiv(at-s.t.origin, 1e9)
+		s.origin = s.t.directionOrigin(s.path, at)
+		s.secBase = floorDiv(at-s.origin, 1e9)
 	} else {
 		s.pairs++
 		switch d := int16(h.seq - s.prevSeq); {
@@ -312,7 +316,7 @@ func (s *Stream) secIndex(at int64) int {
 	if s.seriesBroken {
 		return -1
 	}
-	i := floorDiv(at-s.t.origin, 1e9) - s.secBase
+	i := floorDiv(at-s.origin, 1e9) - s.secBase
 	if i < 0 {
 		i = 0
 	}

@@ -96,7 +96,7 @@ func ptr[T any](v T) *T { return &v }
 //   - payload_bytes, header_bytes, padding_bytes and markers count every packet,
 //     duplicates included, as packets does;
 //   - bitrate.series_kbps is the payload (without padding) of non-duplicate packets per
-//     second of the tracker's 1-second grid, from the second holding the stream's first
+//     second of its direction's 1-second grid, from the second holding the stream's first
 //     packet; mean_kbps is the same bytes over last − first arrival;
 //   - jitter_ms and delay_ms are null without a clock rate (a dynamic payload type over too
 //     short a time to infer one) and no abs-send-time;

@@ -2,8 +2,8 @@ package rtpflow
 
 import "slices"
 
-// Series bounds. Series run on a 1-second grid anchored at the first message the tracker
-// saw; a stream's series starts at the grid second of its first packet.
+// Series bounds. Series run on a 1-second grid anchored at the first media packet of their
+// call direction; a stream's series starts at the grid second of its first packet.
 const (
 	// maxSeriesSeconds caps a series at 6 hours: later seconds are left out of the series
 	// (the totals still count them).

@@ -67,7 +67,8 @@ type Tracker struct {
 	senders    map[senderKey]*sender
 	twcc       map[netip.AddrPort]*twccState
 	rtcp       rtcpTracker
-	origin     int64 // capture time of the first message seen: the series' 1-second grid
+	origin     int64                       // capture time of the first message seen
+	origins    map[[2]netip.AddrPort]int64 // first media packet of each call direction: its series grid
 	hasOrigin  bool
 	seq        int // streams created
 
@@ -100,6 +101,7 @@ func NewTracker(cfg Config) *Tracker {
 		streams: make(map[streamKey]*Stream),
 		senders: make(map[senderKey]*sender),
 		twcc:    make(map[netip.AddrPort]*twccState),
+		origins: make(map[[2]netip.AddrPort]int64),
 	}
 	t.span = max(t.budget, lateThresholds[len(lateThresholds)-1].ns) + 10*binWidth
 	t.rtcp.init(cfg.MaxStreams)
@@ -113,6 +115,19 @@ func (t *Tracker) see(at int64) {
 	if !t.hasOrigin {
 		t.hasOrigin, t.origin = true, at
 	}
+}
+
+// directionOrigin returns the time of the first media packet of the call direction of p
+// (DESIGN: series start at each direction's first packet), at if this is it.
+func (t *Tracker) directionOrigin(p Path, at int64) int64 {
+	k := [2]netip.AddrPort{p.Src, p.Dst}
+	if o, ok := t.origins[k]; ok {
+		return o
+	}
+	if len(t.origins) < t.cfg.MaxStreams {
+		t.origins[k] = at
+	}
+	return at
 }
 
 // RTP accounts one message the demux classified as RTP. It decodes the header in place and
