@@ -32,7 +32,9 @@ const (
 )
 
 // header is an RTP header decoded in place: extBody points into the packet. The zero value
-// is ready; unmarshal resets every field.
+// is ready; unmarshal resets every field. Hand-written rather than pion/rtp's Header: this
+// runs for every packet, must not allocate (pion's Unmarshal builds its CSRC and extension
+// slices), must accept a packet cut by the snap length, and needs only these fields.
 type header struct {
 	padding, extension, marker bool
 	pt                         uint8
