@@ -33,8 +33,8 @@ const (
 
 // header is an RTP header decoded in place: extBody points into the packet. The zero value
 // is ready; unmarshal resets every field. Hand-written rather than pion/rtp's Header: this
-// runs for every packet, must not allocate (pion's Unmarshal builds its CSRC and extension
-// slices), must accept a packet cut by the snap length, and needs only these fields.
+// runs for every packet and must not allocate, must read a packet cut by the snap length
+// (its padding count is then not in the captured bytes), and needs only these fields.
 type header struct {
 	padding, extension, marker bool
 	pt                         uint8
