@@ -1,5 +1,7 @@
 package report
 
+import "encoding/json"
+
 // Schema names this JSON contract; it changes only when a field changes meaning.
 const Schema = "callpcap.report/v1"
 
@@ -364,4 +366,17 @@ type ComparisonEntry struct {
 	LatePackets         int64    `json:"late_packets"`
 	LatePct             *float64 `json:"late_pct"`
 	DelayP95MS          *float64 `json:"delay_p95_ms"`
+}
+
+// MarshalJSON writes a capture that could not be read as {"file", "error"} alone: none of
+// its figures were measured, and a zero would read as a measurement.
+func (c Capture) MarshalJSON() ([]byte, error) {
+	if c.Error != "" {
+		return json.Marshal(struct {
+			File  string `json:"file"`
+			Error string `json:"error"`
+		}{c.File, c.Error})
+	}
+	type plain Capture // without this method
+	return json.Marshal(plain(c))
 }

@@ -89,6 +89,12 @@ func TestJSONForUnreadableOnly(t *testing.T) {
 	if len(r.Captures) != 1 || r.Captures[0].File != f || r.Captures[0].Error == "" {
 		t.Errorf("captures = %+v, want one entry with an error", r.Captures)
 	}
+	// The entry is {"file", "error"} alone: no figure was measured.
+	var raw struct{ Captures []map[string]any }
+	json.Unmarshal([]byte(stdout), &raw)
+	if len(raw.Captures) != 1 || len(raw.Captures[0]) != 2 {
+		t.Errorf("entry %v, want only file and error", raw.Captures)
+	}
 }
 
 // TestStdinAndOutputFile reads a capture from standard input and writes JSON to -o.
