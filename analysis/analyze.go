@@ -21,6 +21,9 @@ import (
 // the command maps it to exit code 1.
 var ErrUnreadable = errors.New("not a readable capture")
 
+// maxIfaceCounts bounds the per-interface counts of snapped packets.
+const maxIfaceCounts = 64
+
 // timeJump is a gap in capture time that is reported as a break rather than analysed as
 // silence (merged captures, clocks near 1970).
 const timeJump = int64(time.Hour)
@@ -57,6 +60,7 @@ type analyzer struct {
 	packets, wire               int64
 	first, last, prev           int64
 	snapped, undecodable, dups  int64
+	snappedIn                   []int64 // snapped packets per capture interface
 	unknownLink, nonIP, ipOther int64
 	truncated                   bool
 	warnings                    []string
@@ -152,6 +156,12 @@ func (a *analyzer) packet(p *capture.Packet, dg digests) {
 	}
 	if p.CapLen < p.FrameLen {
 		a.snapped++
+		if p.Iface < maxIfaceCounts {
+			for len(a.snappedIn) <= p.Iface {
+				a.snappedIn = append(a.snappedIn, 0)
+			}
+			a.snappedIn[p.Iface]++
+		}
 	}
 	switch p.Kind {
 	case capture.KindUndecodable:

@@ -56,6 +56,14 @@ func (a *analyzer) build(name string, rd *capture.Reader) report.Capture {
 	}
 	if a.snapped > 0 {
 		a.warnf("%d packets were cut by the snap length: their lengths are counted from the original frame size", a.snapped)
+		if len(a.snappedIn) > 1 {
+			// Several interfaces (a TURN server capturing both legs): say which were cut.
+			for i, n := range a.snappedIn {
+				if n > 0 {
+					a.warnf("interface %d: %d packets cut by its snap length", i, n)
+				}
+			}
+		}
 	}
 
 	streams := a.rtp.Streams()
