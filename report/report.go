@@ -1,6 +1,9 @@
 package report
 
-import "encoding/json"
+import (
+	"bytes"
+	"encoding/json"
+)
 
 // Schema names this JSON contract; it changes only when a field changes meaning.
 const Schema = "callpcap.report/v1"
@@ -371,12 +374,21 @@ type ComparisonEntry struct {
 // MarshalJSON writes a capture that could not be read as {"file", "error"} alone: none of
 // its figures were measured, and a zero would read as a measurement.
 func (c Capture) MarshalJSON() ([]byte, error) {
+	type plain Capture // without this method
+	var v any = plain(c)
 	if c.Error != "" {
-		return json.Marshal(struct {
+		v = struct {
 			File  string `json:"file"`
 			Error string `json:"error"`
-		}{c.File, c.Error})
+		}{c.File, c.Error}
 	}
-	type plain Capture // without this method
-	return json.Marshal(plain(c))
+	// Like the outer encoder, keep "->" in the findings as it is (json.Marshal would
+	// escape it to \u003e).
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
 }
