@@ -110,7 +110,6 @@ func (r *rtcpTracker) state(ssrc uint32) *rtcpState {
 // SSRC, attributed to that SSRC (for an SR, the stream it describes; for receiver reports
 // and feedback, the reporter's own stream, the media SSRC being encrypted).
 func (t *Tracker) RTCP(p Path, m *transport.Message) {
-	t.see(m.Delivered)
 	r := &t.rtcp
 	b := m.Payload
 	pkts, err := rtcp.Unmarshal(b)

@@ -67,10 +67,8 @@ type Tracker struct {
 	senders    map[senderKey]*sender
 	twcc       map[netip.AddrPort]*twccState
 	rtcp       rtcpTracker
-	origin     int64                       // capture time of the first message seen
 	origins    map[[2]netip.AddrPort]int64 // first media packet of each call direction: its series grid
-	hasOrigin  bool
-	seq        int // streams created
+	seq        int                         // streams created
 
 	untracked  int64 // packets of streams beyond MaxStreams
 	lastSweep  int64
@@ -111,12 +109,6 @@ func NewTracker(cfg Config) *Tracker {
 // Config returns the configuration in effect, defaults filled in.
 func (t *Tracker) Config() Config { return t.cfg }
 
-func (t *Tracker) see(at int64) {
-	if !t.hasOrigin {
-		t.hasOrigin, t.origin = true, at
-	}
-}
-
 // directionOrigin returns the time of the first media packet of the call direction of p
 // (DESIGN: series start at each direction's first packet), at if this is it.
 func (t *Tracker) directionOrigin(p Path, at int64) int64 {
@@ -144,7 +136,6 @@ func (t *Tracker) RTP(p Path, m *transport.Message) bool {
 		// length, as everywhere else.
 		h.payloadLen += int(max(m.Len()-int64(len(m.Payload)), 0))
 	}
-	t.see(m.Delivered)
 	s := t.last
 	if s == nil || s.ssrc != h.ssrc || s.path != p {
 		s = t.lookup(p, h.ssrc, m.Delivered)
@@ -241,25 +232,24 @@ func (t *Tracker) sweep(at int64) bool {
 	if t.last != nil && t.last.evicted {
 		t.last = nil
 	}
-	live := t.order[:0]
-	for _, s := range t.order {
+	t.order = dropEvicted(t.order)
+	for _, snd := range t.senders {
+		snd.streams = dropEvicted(snd.streams)
+	}
+	return true
+}
+
+// dropEvicted removes the evicted streams from ss in place, clearing the freed tail so the
+// streams can be collected.
+func dropEvicted(ss []*Stream) []*Stream {
+	live := ss[:0]
+	for _, s := range ss {
 		if !s.evicted {
 			live = append(live, s)
 		}
 	}
-	clear(t.order[len(live):])
-	t.order = live
-	for _, snd := range t.senders {
-		l := snd.streams[:0]
-		for _, s := range snd.streams {
-			if !s.evicted {
-				l = append(l, s)
-			}
-		}
-		clear(snd.streams[len(l):])
-		snd.streams = l
-	}
-	return true
+	clear(ss[len(live):])
+	return live
 }
 
 // Counts says what the tracker could not follow, for the caller's warnings.
