@@ -10,8 +10,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/callpcap/callpcap/capture"
-	"github.com/callpcap/callpcap/internal/callgen"
-	"github.com/callpcap/callpcap/internal/pcapgen"
+	"github.com/callpcap/callpcap/internal/testgen/callgen"
+	"github.com/callpcap/callpcap/internal/testgen/pcapgen"
 	"github.com/callpcap/callpcap/report"
 )
 

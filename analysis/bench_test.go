@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/callpcap/callpcap/capture"
-	"github.com/callpcap/callpcap/internal/callgen"
+	"github.com/callpcap/callpcap/internal/testgen/callgen"
 )
 
 // benchCapture writes a 200,000-packet call with write once per benchmark run, synced so
@@ -89,7 +89,7 @@ func benchAnalyze(b *testing.B, write func(io.Writer, int) error) {
 // BenchmarkFile analyzes the capture named by $CALLPCAP_BENCH_FILE (skipped when unset),
 // for profiling on large generated captures:
 //
-//	go run ./internal/callgen/gencall -packets 1000000 -o /tmp/udp.pcap
+//	go run ./internal/testgen/callgen/gencall -packets 1000000 -o /tmp/udp.pcap
 //	CALLPCAP_BENCH_FILE=/tmp/udp.pcap go test -run '^$' -bench BenchmarkFile -cpuprofile cpu.prof ./analysis
 func BenchmarkFile(b *testing.B) {
 	path := os.Getenv("CALLPCAP_BENCH_FILE")

@@ -8,7 +8,7 @@ import (
 
 	"github.com/callpcap/callpcap/capture"
 	"github.com/callpcap/callpcap/demux"
-	"github.com/callpcap/callpcap/internal/quantile"
+	"github.com/callpcap/callpcap/internal/numfmt"
 	"github.com/callpcap/callpcap/report"
 	"github.com/callpcap/callpcap/rtpflow"
 	"github.com/callpcap/callpcap/transport"
@@ -46,7 +46,7 @@ func (a *analyzer) build(name string, rd *capture.Reader) report.Capture {
 	if a.packets > 0 {
 		s := time.Unix(0, a.first).UTC().Format("2006-01-02T15:04:05.000000Z")
 		c.Start = &s
-		c.DurationS = quantile.Round(float64(a.last-a.first)/1e9, 6)
+		c.DurationS = numfmt.Round(float64(a.last-a.first)/1e9, 6)
 	}
 	if a.unknownLink > 0 {
 		a.warnf("%d packets on link types this tool does not decode were counted, not analysed", a.unknownLink)
@@ -77,7 +77,7 @@ func (a *analyzer) build(name string, rd *capture.Reader) report.Capture {
 	return c
 }
 
-func (a *analyzer) secs(t int64) float64 { return quantile.Round(float64(t-a.first)/1e9, 6) }
+func (a *analyzer) secs(t int64) float64 { return numfmt.Round(float64(t-a.first)/1e9, 6) }
 
 // interesting says whether a flow is worth listing: it carried real-time traffic, TURN or SIP.
 func (f *flow) interesting() bool {
@@ -290,7 +290,7 @@ func (a *analyzer) direction(id string, k dirKey, ss []*rtpflow.Stream, legOf ma
 		Loss: m.Loss, Late: m.Late, DelayMS: m.Delay, Ramp: m.Ramp, Series: m.Series,
 		FirstS: a.secs(m.FirstNs), LastS: a.secs(m.LastNs),
 	}
-	d.ActiveS = quantile.Round(float64(m.LastNs-m.FirstNs)/1e9, 6)
+	d.ActiveS = numfmt.Round(float64(m.LastNs-m.FirstNs)/1e9, 6)
 	w := m.Wire
 	o := report.Overhead{
 		LinkIPTransport:    w.Headers,
@@ -340,16 +340,16 @@ func (a *analyzer) direction(id string, k dirKey, ss []*rtpflow.Stream, legOf ma
 		}
 	}
 	if tcpPayload > 0 {
-		p := quantile.Round(100*float64(tcpRetx)/float64(tcpPayload), 3)
+		p := numfmt.Round(100*float64(tcpRetx)/float64(tcpPayload), 3)
 		d.TCPRetransmittedPct = &p
 	}
 	d.OverheadBytes = o
 	d.WireBytes = d.MediaPayloadBytes + o.Sum()
 	if d.ActiveS > 0 {
-		d.WireKbps = quantile.Round(float64(d.WireBytes)*8/1000/d.ActiveS, 3)
+		d.WireKbps = numfmt.Round(float64(d.WireBytes)*8/1000/d.ActiveS, 3)
 	}
 	if d.WireBytes > 0 {
-		e := quantile.Round(float64(d.MediaPayloadBytes)/float64(d.WireBytes), 4)
+		e := numfmt.Round(float64(d.MediaPayloadBytes)/float64(d.WireBytes), 4)
 		d.Efficiency = &e
 	}
 	return d

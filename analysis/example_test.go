@@ -5,8 +5,8 @@ import (
 	"testing"
 
 	"github.com/callpcap/callpcap/capture"
-	"github.com/callpcap/callpcap/internal/callgen"
-	"github.com/callpcap/callpcap/internal/pcapgen"
+	"github.com/callpcap/callpcap/internal/testgen/callgen"
+	"github.com/callpcap/callpcap/internal/testgen/pcapgen"
 )
 
 // TestExampleCall checks the UDP example capture against its construction.

@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"github.com/callpcap/callpcap/capture"
-	"github.com/callpcap/callpcap/internal/callgen"
-	"github.com/callpcap/callpcap/internal/pcapgen"
+	"github.com/callpcap/callpcap/internal/testgen/callgen"
+	"github.com/callpcap/callpcap/internal/testgen/pcapgen"
 )
 
 // FuzzAnalyze runs the whole pipeline on arbitrary bytes: whatever the input, Analyze returns

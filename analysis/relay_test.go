@@ -12,8 +12,8 @@ import (
 	"github.com/pion/stun/v3"
 
 	"github.com/callpcap/callpcap/capture"
-	"github.com/callpcap/callpcap/internal/callgen"
-	"github.com/callpcap/callpcap/internal/pcapgen"
+	"github.com/callpcap/callpcap/internal/testgen/callgen"
+	"github.com/callpcap/callpcap/internal/testgen/pcapgen"
 	"github.com/callpcap/callpcap/report"
 )
 

@@ -9,8 +9,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/callpcap/callpcap/internal/callgen"
-	"github.com/callpcap/callpcap/internal/pcapgen"
+	"github.com/callpcap/callpcap/internal/testgen/callgen"
+	"github.com/callpcap/callpcap/internal/testgen/pcapgen"
 )
 
 // sipInvite is bob's INVITE to alice, offering AMR on payload type 97 at mediaAddr: where

@@ -9,7 +9,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/callpcap/callpcap/internal/callgen"
+	"github.com/callpcap/callpcap/internal/testgen/callgen"
 	"github.com/callpcap/callpcap/report"
 )
 

@@ -14,9 +14,9 @@ import (
 	"github.com/pion/stun/v3"
 
 	"github.com/callpcap/callpcap/capture"
-	"github.com/callpcap/callpcap/internal/callgen"
-	"github.com/callpcap/callpcap/internal/pcapgen"
-	"github.com/callpcap/callpcap/internal/quantile"
+	"github.com/callpcap/callpcap/internal/numfmt"
+	"github.com/callpcap/callpcap/internal/testgen/callgen"
+	"github.com/callpcap/callpcap/internal/testgen/pcapgen"
 )
 
 func TestGzipGivesTheSameReport(t *testing.T) {
@@ -236,7 +236,7 @@ func TestKnownJitter(t *testing.T) {
 		sum += j
 		mx = math.Max(mx, j)
 	}
-	want := [3]float64{quantile.Round(sum/499, 3), quantile.Round(mx, 3), quantile.Round(j, 3)}
+	want := [3]float64{numfmt.Round(sum/499, 3), numfmt.Round(mx, 3), numfmt.Round(j, 3)}
 	got := [3]float64{st.JitterMS.Mean, st.JitterMS.Max, st.JitterMS.Last}
 	if got != want {
 		t.Errorf("jitter mean/max/last = %v, want %v", got, want)

@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/callpcap/callpcap/capture"
-	"github.com/callpcap/callpcap/internal/pcapgen"
+	"github.com/callpcap/callpcap/internal/testgen/pcapgen"
 )
 
 // TestNextAllocs: the per-packet path allocates nothing (DESIGN, Performance).

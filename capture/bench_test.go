@@ -11,7 +11,7 @@ import (
 	"github.com/gopacket/gopacket/pcapgo"
 
 	"github.com/callpcap/callpcap/capture"
-	"github.com/callpcap/callpcap/internal/pcapgen"
+	"github.com/callpcap/callpcap/internal/testgen/pcapgen"
 )
 
 const benchPackets = 200_000

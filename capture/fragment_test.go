@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/callpcap/callpcap/capture"
-	"github.com/callpcap/callpcap/internal/pcapgen"
+	"github.com/callpcap/callpcap/internal/testgen/pcapgen"
 	"github.com/google/go-cmp/cmp"
 )
 

@@ -9,7 +9,7 @@ import (
 	"testing/iotest"
 
 	"github.com/callpcap/callpcap/capture"
-	"github.com/callpcap/callpcap/internal/pcapgen"
+	"github.com/callpcap/callpcap/internal/testgen/pcapgen"
 	"github.com/google/go-cmp/cmp"
 	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zstd"

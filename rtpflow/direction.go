@@ -3,7 +3,7 @@ package rtpflow
 import (
 	"slices"
 
-	"github.com/callpcap/callpcap/internal/quantile"
+	"github.com/callpcap/callpcap/internal/numfmt"
 	"github.com/callpcap/callpcap/report"
 )
 
@@ -90,12 +90,12 @@ func (t *Tracker) Direction(streams []*Stream, t0 int64) DirectionMetrics {
 		}
 	}
 	if dm.Loss.Expected > 0 {
-		dm.Loss.Pct = ptr(quantile.Round(100*float64(dm.Loss.Lost)/float64(dm.Loss.Expected), 3))
+		dm.Loss.Pct = ptr(numfmt.Round(100*float64(dm.Loss.Lost)/float64(dm.Loss.Expected), 3))
 	}
 	if samples > 0 {
 		late.BudgetMS = ms(t.budget)
 		late.Packets = lateN
-		late.Pct = quantile.Round(100*float64(lateN)/float64(samples), 3)
+		late.Pct = numfmt.Round(100*float64(lateN)/float64(samples), 3)
 		dm.Late = &late
 		q := quantiles(segs, samples, 50, 95, 99)
 		dm.Delay = &report.Delay{Samples: samples, Min: 0,
@@ -103,7 +103,7 @@ func (t *Tracker) Direction(streams []*Stream, t0 int64) DirectionMetrics {
 			P99: ms(min(int64(q[2]), maxDelay)), Max: ms(maxDelay)}
 	}
 	if d := dm.LastNs - dm.FirstNs; d > 0 {
-		dm.GoodputKbps = quantile.Round(float64(dm.MediaPayloadBytes)*8e6/float64(d), 3)
+		dm.GoodputKbps = numfmt.Round(float64(dm.MediaPayloadBytes)*8e6/float64(d), 3)
 	}
 	dm.Series = t.series(streams, timed, t0)
 	dm.Ramp = Ramp(dm.Series.MediaKbps, t.cfg.RampTargetKbps)
@@ -124,7 +124,7 @@ func (t *Tracker) series(streams, timed []*Stream, t0 int64) report.Series {
 		end = max(end, s.secBase+int64(len(s.secs)))
 	}
 	n := int(min(end-base, maxSeriesSeconds))
-	sr.T0S = quantile.Round(float64(timed[0].origin+base*1e9-t0)/1e9, 6)
+	sr.T0S = numfmt.Round(float64(timed[0].origin+base*1e9-t0)/1e9, 6)
 	media := make([]float64, n)
 	rtx := make([]float64, n)
 	wire := make([]float64, n)
@@ -188,7 +188,7 @@ func (t *Tracker) series(streams, timed []*Stream, t0 int64) report.Series {
 	}
 	kbps := func(v []float64) []float64 {
 		for i := range v {
-			v[i] = quantile.Round(v[i]*8/1000, 3)
+			v[i] = numfmt.Round(v[i]*8/1000, 3)
 		}
 		return v
 	}

@@ -6,7 +6,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/callpcap/callpcap/internal/quantile"
+	"github.com/callpcap/callpcap/internal/numfmt"
 	"github.com/callpcap/callpcap/transport"
 )
 
@@ -198,4 +198,4 @@ func slicesSortBy[T any](s []T, key func(T) int64) {
 	})
 }
 
-func quantile3(v float64) float64 { return quantile.Round(v, 3) }
+func quantile3(v float64) float64 { return numfmt.Round(v, 3) }

@@ -4,7 +4,7 @@ import (
 	"math"
 	"slices"
 
-	"github.com/callpcap/callpcap/internal/quantile"
+	"github.com/callpcap/callpcap/internal/numfmt"
 	"github.com/callpcap/callpcap/report"
 )
 
@@ -31,7 +31,7 @@ func Ramp(kbps []float64, target float64) *report.Ramp {
 	}
 	r := &report.Ramp{TargetSource: "plateau"}
 	plateau := median(kbps[n/2:])
-	r.PlateauKbps = quantile.Round(plateau, 3)
+	r.PlateauKbps = numfmt.Round(plateau, 3)
 	if target > 0 {
 		r.TargetSource, r.TargetKbps = "option", target
 	} else {
@@ -87,7 +87,7 @@ func Ramp(kbps []float64, target float64) *report.Ramp {
 		sq += (v - mean) * (v - mean)
 	}
 	if mean > 0 {
-		cv := quantile.Round(math.Sqrt(sq/float64(len(after)))/mean, 4)
+		cv := numfmt.Round(math.Sqrt(sq/float64(len(after)))/mean, 4)
 		r.CVAfterT90 = &cv
 	}
 	return r

@@ -6,6 +6,7 @@ import (
 
 	"github.com/pion/rtcp"
 
+	"github.com/callpcap/callpcap/internal/numfmt"
 	"github.com/callpcap/callpcap/internal/quantile"
 	"github.com/callpcap/callpcap/report"
 	"github.com/callpcap/callpcap/transport"
@@ -293,16 +294,16 @@ func (r *rtcpTracker) summary(ssrc uint32, clock int) *report.RTCP {
 		out.Types[k] = st.types[i]
 	}
 	if st.hasRB {
-		f := quantile.Round(float64(st.fraction)*100/256, 3)
+		f := numfmt.Round(float64(st.fraction)*100/256, 3)
 		c := int64(st.cumLost)
 		out.FractionLost, out.CumulativeLost = &f, &c
 		if clock > 0 {
-			j := quantile.Round(float64(st.jitter)*1000/float64(clock), 3)
+			j := numfmt.Round(float64(st.jitter)*1000/float64(clock), 3)
 			out.JitterMS = &j
 		}
 	}
 	if st.hasREMB {
-		k := quantile.Round(st.remb/1000, 3)
+		k := numfmt.Round(st.remb/1000, 3)
 		out.REMBKbps = &k
 	}
 	return out

@@ -6,7 +6,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/callpcap/callpcap/internal/quantile"
+	"github.com/callpcap/callpcap/internal/numfmt"
 	"github.com/callpcap/callpcap/report"
 )
 
@@ -42,7 +42,7 @@ func TestStreamLossPattern(t *testing.T) {
 		}
 	}
 	for i := range series {
-		series[i] = quantile.Round(series[i], 3)
+		series[i] = numfmt.Round(series[i], 3)
 	}
 	want := report.Stream{
 		Src: "10.0.0.1:5000", Dst: "198.51.100.9:6000", SSRC: "0x000000a1",
@@ -56,7 +56,7 @@ func TestStreamLossPattern(t *testing.T) {
 		DelayMS:    &report.Delay{Reference: "rtp_timestamp", Samples: 993},
 		Late: &report.Late{BudgetMS: 150, OverMS: map[string]int64{
 			"50": 0, "100": 0, "200": 0, "400": 0, "1000": 0}},
-		Bitrate: report.Bitrate{MeanKbps: quantile.Round(993*160*8e6/19.98e9, 3), SeriesKbps: series},
+		Bitrate: report.Bitrate{MeanKbps: numfmt.Round(993*160*8e6/19.98e9, 3), SeriesKbps: series},
 	}
 	if diff := cmp.Diff(want, s.Summary(T0)); diff != "" {
 		t.Errorf("Summary (-want +got):\n%s", diff)
@@ -123,7 +123,7 @@ func TestStreamDuplicatesReorderWrap(t *testing.T) {
 			got.Packets, got.Expected, *got.Lost, got.Duplicates, got.Reordered)
 	}
 	mean, mx, last := rfcJitter(ats, tss, 8000)
-	want := &report.Jitter{Mean: quantile.Round(mean, 3), Max: quantile.Round(mx, 3), Last: quantile.Round(last, 3)}
+	want := &report.Jitter{Mean: numfmt.Round(mean, 3), Max: numfmt.Round(mx, 3), Last: numfmt.Round(last, 3)}
 	if diff := cmp.Diff(want, got.JitterMS); diff != "" {
 		t.Errorf("jitter (-want +got):\n%s", diff)
 	}
@@ -157,7 +157,7 @@ func TestJitterAlternating(t *testing.T) {
 		sum += j
 		mx = max(mx, j)
 	}
-	want := &report.Jitter{Mean: quantile.Round(sum/(n-1)/8, 3), Max: quantile.Round(mx/8, 3), Last: quantile.Round(j/8, 3)}
+	want := &report.Jitter{Mean: numfmt.Round(sum/(n-1)/8, 3), Max: numfmt.Round(mx/8, 3), Last: numfmt.Round(j/8, 3)}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("jitter (-want +got):\n%s", diff)
 	}

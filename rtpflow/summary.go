@@ -3,7 +3,7 @@ package rtpflow
 import (
 	"fmt"
 
-	"github.com/callpcap/callpcap/internal/quantile"
+	"github.com/callpcap/callpcap/internal/numfmt"
 	"github.com/callpcap/callpcap/report"
 )
 
@@ -85,7 +85,7 @@ func (s *Stream) kind() string {
 	return "audio"
 }
 
-func ms(ns int64) float64 { return quantile.Round(float64(ns)/1e6, 3) }
+func ms(ns int64) float64 { return numfmt.Round(float64(ns)/1e6, 3) }
 
 func ptr[T any](v T) *T { return &v }
 
@@ -121,8 +121,8 @@ func (s *Stream) Summary(t0 int64) report.Stream {
 		PayloadType:       int(s.pt),
 		Kind:              s.kind(),
 		ClockRateInferred: s.clockInferred,
-		FirstS:            quantile.Round(float64(s.firstAt-t0)/1e9, 6),
-		LastS:             quantile.Round(float64(s.lastAt-t0)/1e9, 6),
+		FirstS:            numfmt.Round(float64(s.firstAt-t0)/1e9, 6),
+		LastS:             numfmt.Round(float64(s.lastAt-t0)/1e9, 6),
 		Packets:           s.packets,
 		PayloadBytes:      s.payloadBytes,
 		HeaderBytes:       s.headerBytes,
@@ -155,14 +155,14 @@ func (s *Stream) Summary(t0 int64) report.Stream {
 		lost := s.lost()
 		out.Lost = ptr(lost)
 		if e := s.expected(); e > 0 {
-			out.LossPct = ptr(quantile.Round(100*float64(lost)/float64(e), 3))
+			out.LossPct = ptr(numfmt.Round(100*float64(lost)/float64(e), 3))
 		}
 	}
 	if s.hasRTX {
 		out.RecoveredByRTX = ptr(s.recovered)
 	}
 	if mean, mx, last, ok := s.jit.MS(); ok {
-		out.JitterMS = &report.Jitter{Mean: quantile.Round(mean, 3), Max: quantile.Round(mx, 3), Last: quantile.Round(last, 3)}
+		out.JitterMS = &report.Jitter{Mean: numfmt.Round(mean, 3), Max: numfmt.Round(mx, 3), Last: numfmt.Round(last, 3)}
 	}
 	if s.packets >= 2 {
 		out.MaxGapMS = ptr(ms(s.gap))
@@ -218,7 +218,7 @@ func (s *Stream) late() *report.Late {
 	l := &report.Late{
 		BudgetMS:   ms(s.t.budget),
 		Packets:    n,
-		Pct:        quantile.Round(100*float64(n)/float64(d.n), 3),
+		Pct:        numfmt.Round(100*float64(n)/float64(d.n), 3),
 		HOLBlocked: s.hol.countAbove(d.minRel + s.t.budget),
 		OverMS:     make(map[string]int64, len(lateThresholds)),
 	}
@@ -231,10 +231,10 @@ func (s *Stream) late() *report.Late {
 func (s *Stream) bitrate() report.Bitrate {
 	b := report.Bitrate{SeriesKbps: make([]float64, len(s.secs))}
 	for i := range s.secs {
-		b.SeriesKbps[i] = quantile.Round(float64(s.secs[i].payload)*8/1000, 3)
+		b.SeriesKbps[i] = numfmt.Round(float64(s.secs[i].payload)*8/1000, 3)
 	}
 	if dur := s.lastAt - s.firstAt; dur > 0 {
-		b.MeanKbps = quantile.Round(float64(s.wire.MediaPayloadBytes)*8e6/float64(dur), 3)
+		b.MeanKbps = numfmt.Round(float64(s.wire.MediaPayloadBytes)*8e6/float64(dur), 3)
 	}
 	return b
 }

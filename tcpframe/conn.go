@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"github.com/callpcap/callpcap/capture"
-	"github.com/callpcap/callpcap/internal/quantile"
+	"github.com/callpcap/callpcap/internal/numfmt"
 	"github.com/callpcap/callpcap/report"
 	"github.com/callpcap/callpcap/transport"
 )
@@ -251,7 +251,7 @@ func (c *Conn) handshake(d *dir, p *capture.Packet) {
 func (c *Conn) Summary() report.FlowTCP {
 	var s report.FlowTCP
 	if c.hs.rtt > 0 {
-		v := quantile.Round(float64(c.hs.rtt)/1e6, 3)
+		v := numfmt.Round(float64(c.hs.rtt)/1e6, 3)
 		s.HandshakeRTTMS = &v
 	}
 	s.AToB = c.dirs[0].summary()

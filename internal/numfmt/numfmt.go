@@ -1,6 +1,7 @@
-// Package numfmt formats the figures of a report for people: thousands separators, rates,
-// percentages and durations with the precision their size deserves. The text report and
-// the findings' sentences share it so that a number reads the same everywhere.
+// Package numfmt shapes the figures of a report: rounded for the JSON (Round), and formatted
+// for people with thousands separators, rates, percentages and durations with the precision
+// their size deserves. The text report and the findings' sentences share it so that a number
+// reads the same everywhere.
 package numfmt
 
 import (
@@ -8,6 +9,13 @@ import (
 	"math"
 	"strconv"
 )
+
+// Round rounds v to d decimal places, so that the report's figures do not carry float noise
+// (0.1+0.2 is 0.3 in the JSON).
+func Round(v float64, d int) float64 {
+	p := math.Pow(10, float64(d))
+	return math.Round(v*p) / p
+}
 
 // Thousands formats n with comma separators: 120345 -> "120,345".
 func Thousands(n int64) string {

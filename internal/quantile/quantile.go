@@ -13,6 +13,7 @@ import (
 
 	"github.com/HdrHistogram/hdrhistogram-go"
 
+	"github.com/callpcap/callpcap/internal/numfmt"
 	"github.com/callpcap/callpcap/report"
 )
 
@@ -102,16 +103,10 @@ func (q *Hist) Summary() *report.Quantiles {
 	}
 	return &report.Quantiles{
 		Samples: q.n,
-		Min:     Round(q.min, 3),
-		P50:     Round(q.Quantile(50), 3),
-		P95:     Round(q.Quantile(95), 3),
-		P99:     Round(q.Quantile(99), 3),
-		Max:     Round(q.max, 3),
+		Min:     numfmt.Round(q.min, 3),
+		P50:     numfmt.Round(q.Quantile(50), 3),
+		P95:     numfmt.Round(q.Quantile(95), 3),
+		P99:     numfmt.Round(q.Quantile(99), 3),
+		Max:     numfmt.Round(q.max, 3),
 	}
-}
-
-// Round rounds v to d decimal places, so that reports do not carry float noise.
-func Round(v float64, d int) float64 {
-	p := math.Pow(10, float64(d))
-	return math.Round(v*p) / p
 }

@@ -10,7 +10,7 @@ import (
 	"github.com/pion/stun/v3"
 
 	"github.com/callpcap/callpcap/capture"
-	"github.com/callpcap/callpcap/internal/pcapgen"
+	"github.com/callpcap/callpcap/internal/testgen/pcapgen"
 )
 
 // TCPCall is a TCP connection between a client and a server (a TURN server, or an ICE-TCP

@@ -10,7 +10,7 @@ import (
 	"sort"
 	"time"
 
-	"github.com/callpcap/callpcap/internal/pcapgen"
+	"github.com/callpcap/callpcap/internal/testgen/pcapgen"
 )
 
 // Stream is one RTP stream to synthesize. Packet i (0-based) has sequence number

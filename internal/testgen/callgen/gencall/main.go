@@ -1,8 +1,8 @@
 // Command gencall writes a large synthetic call capture for the benchmarks (see
 // callgen.WriteUDPBench and WriteTCPBench); memory stays flat whatever the size.
 //
-//	go run ./internal/callgen/gencall -packets 1000000 -o /tmp/udp.pcap
-//	go run ./internal/callgen/gencall -tcp -packets 1000000 -o /tmp/tcp.pcap
+//	go run ./internal/testgen/callgen/gencall -packets 1000000 -o /tmp/udp.pcap
+//	go run ./internal/testgen/callgen/gencall -tcp -packets 1000000 -o /tmp/tcp.pcap
 package main
 
 import (
@@ -10,7 +10,7 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/callpcap/callpcap/internal/callgen"
+	"github.com/callpcap/callpcap/internal/testgen/callgen"
 )
 
 func main() {

@@ -7,7 +7,7 @@ import (
 
 	"github.com/pion/stun/v3"
 
-	"github.com/callpcap/callpcap/internal/pcapgen"
+	"github.com/callpcap/callpcap/internal/testgen/pcapgen"
 )
 
 // Addresses of the example call.

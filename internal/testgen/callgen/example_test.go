@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/callpcap/callpcap/capture"
-	"github.com/callpcap/callpcap/internal/pcapgen"
+	"github.com/callpcap/callpcap/internal/testgen/pcapgen"
 )
 
 var update = flag.Bool("update", false, "rewrite the example captures in testdata/")
@@ -34,7 +34,7 @@ func TestExampleCaptures(t *testing.T) {
 		"turn-udp-call.pcap.gz": ExampleTURNCall(),
 		"turn-tcp-call.pcap.gz": ExampleTURNTCPCall(),
 	} {
-		t.Run(name, func(t *testing.T) { checkExample(t, filepath.Join("..", "..", "testdata", name), pkts) })
+		t.Run(name, func(t *testing.T) { checkExample(t, filepath.Join("..", "..", "..", "testdata", name), pkts) })
 	}
 }
 
@@ -47,9 +47,9 @@ func checkExample(t *testing.T, examplePath string, pkts []Packet) {
 	}
 	want, err := os.ReadFile(examplePath)
 	if err != nil {
-		t.Fatalf("%v (go test ./internal/callgen -update writes it)", err)
+		t.Fatalf("%v (go test ./internal/testgen/callgen -update writes it)", err)
 	}
 	if !bytes.Equal(got, want) {
-		t.Errorf("%s is not what ExampleTURNCall writes: run go test ./internal/callgen -update", examplePath)
+		t.Errorf("%s is not what ExampleTURNCall writes: run go test ./internal/testgen/callgen -update", examplePath)
 	}
 }

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/callpcap/callpcap/capture"
-	"github.com/callpcap/callpcap/internal/pcapgen"
+	"github.com/callpcap/callpcap/internal/testgen/pcapgen"
 )
 
 // WriteUDPBench writes a large call for the benchmarks: video (1100-byte payloads every
