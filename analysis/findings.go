@@ -26,9 +26,10 @@ const (
 )
 
 // Findings diagnoses a capture's report: one sentence each, with the numbers in it, most
-// severe first. It reads the report model only, so it can be tested on a report built by hand.
+// severe first, and [] when there is nothing to say (never nil: a list in the report is never
+// null). It reads the report model only, so it can be tested on a report built by hand.
 func Findings(c *report.Capture) []report.Finding {
-	var fs []report.Finding
+	fs := []report.Finding{}
 	add := func(code, sev, format string, args ...any) {
 		fs = append(fs, report.Finding{Code: code, Severity: sev, Text: fmt.Sprintf(format, args...)})
 	}
