@@ -12,6 +12,7 @@ import (
 	"github.com/callpcap/callpcap/capture"
 	"github.com/callpcap/callpcap/internal/testgen/callgen"
 	"github.com/callpcap/callpcap/internal/testgen/pcapgen"
+	"github.com/callpcap/callpcap/internal/testgen/schematest"
 	"github.com/callpcap/callpcap/report"
 )
 
@@ -37,12 +38,14 @@ func pcapOf(t *testing.T, pkts []callgen.Packet) []byte {
 	return buf.Bytes()
 }
 
+// analyze analyses a capture and checks its report against the JSON contract.
 func analyze(t *testing.T, data []byte, opts Options) report.Capture {
 	t.Helper()
 	c, err := Analyze(context.Background(), "test.pcap", bytes.NewReader(data), opts)
 	if err != nil {
 		t.Fatalf("Analyze: %v", err)
 	}
+	schematest.CheckCapture(t, c)
 	return c
 }
 

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/callpcap/callpcap/internal/testgen/schematest"
 	"github.com/callpcap/callpcap/report"
 )
 
@@ -83,6 +84,8 @@ func readManifest(t *testing.T) map[string][]manifestStream {
 	return out
 }
 
+// analyzeFile analyses a corpus file and checks its report, or its {file, error} entry,
+// against the JSON contract.
 func analyzeFile(t *testing.T, name string) (report.Capture, error) {
 	t.Helper()
 	f, err := os.Open(filepath.Join(corpusDir, name))
@@ -90,7 +93,9 @@ func analyzeFile(t *testing.T, name string) (report.Capture, error) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	return Analyze(context.Background(), name, f, Options{})
+	c, err := Analyze(context.Background(), name, f, Options{})
+	schematest.CheckCapture(t, c)
+	return c, err
 }
 
 // TestCorpus analyses every real capture: none may panic or fail except the damaged ones,

@@ -17,6 +17,7 @@ import (
 	"github.com/callpcap/callpcap/internal/numfmt"
 	"github.com/callpcap/callpcap/internal/testgen/callgen"
 	"github.com/callpcap/callpcap/internal/testgen/pcapgen"
+	"github.com/callpcap/callpcap/internal/testgen/schematest"
 )
 
 func TestGzipGivesTheSameReport(t *testing.T) {
@@ -186,6 +187,7 @@ func TestTruncatedCapture(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Analyze: %v", err)
 	}
+	schematest.CheckCapture(t, c)
 	if !c.Truncated || len(c.Warnings) == 0 || c.Packets != 499 {
 		t.Errorf("truncated %v warnings %q packets %d, want true, one, 499", c.Truncated, c.Warnings, c.Packets)
 	}
@@ -193,6 +195,7 @@ func TestTruncatedCapture(t *testing.T) {
 
 func TestNotACapture(t *testing.T) {
 	c, err := Analyze(context.Background(), "x", bytes.NewReader([]byte("hello, this is not a capture")), Options{})
+	schematest.CheckCapture(t, c) // {file, error} alone
 	if !errors.Is(err, ErrUnreadable) || c.Error == "" || c.File != "x" {
 		t.Errorf("err %v, capture %+v", err, c)
 	}

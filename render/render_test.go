@@ -12,6 +12,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/callpcap/callpcap/internal/testgen/schematest"
 	"github.com/callpcap/callpcap/report"
 )
 
@@ -23,9 +24,16 @@ func str(v string) *string   { return &v }
 func boolp(v bool) *bool     { return &v }
 
 // handMade is the report of DESIGN.md's example, built by hand: renderers must need nothing
-// else.
+// else. It is a whole report, as the JSON contract (report/schema.json) wants it: every list
+// is there, empty or not.
 func handMade() *report.Report {
 	tcp := "turn"
+	aToB := report.TCPDir{Vantage: "sender", Segments: 60000, DataSegments: 59000, PureAcks: 1000,
+		WireBytes: 70000000, PayloadBytes: 66000000, StreamBytes: 65000000, RetransmittedSegments: 900,
+		RetransmittedBytes: 1000000, UselessRetransmittedBytes: 600000, OutOfOrderSegments: 12,
+		RTTMS:    &report.Quantiles{Samples: 5000, Min: 40.1, P50: 45, P95: 120, P99: 180, Max: 300},
+		Messages: 58000, FramingBytes: 232000, HOLDelayedMessages: 700,
+		HOLDelayMS: &report.Quantiles{Samples: 700, Min: 1, P50: 40, P95: 110, P99: 160, Max: 250}}
 	return &report.Report{
 		Schema:  report.Schema,
 		Tool:    report.Tool{Name: "callpcap", Version: "0.1.0"},
@@ -35,13 +43,17 @@ func handMade() *report.Report {
 			Packets: 120345, WireBytes: 151234567, Start: str("2026-11-29T10:00:00.123456Z"), DurationS: 93.2,
 			Warnings: []string{},
 			Flows: []report.Flow{{ID: "f1", Proto: "tcp", A: "10.0.0.1:51234", B: "203.0.113.7:443",
-				Content: []string{"stun", "channeldata", "rtp"}, Framing: &tcp}},
+				FirstS: 0.01, LastS: 93.1, Packets: 90000, WireBytes: 80000000,
+				Content: []string{"stun", "channeldata", "rtp"}, Framing: &tcp,
+				TCP: &report.FlowTCP{HandshakeRTTMS: f64(41.2), AToB: aToB, BToA: report.TCPDir{Vantage: "unknown"}}}},
 			Legs: []report.Leg{{ID: "l1", Transport: "turn-tcp", Client: "10.0.0.1:51234", Server: "203.0.113.7:443",
 				Relayed: str("203.0.113.7:50012"), Peers: []string{"198.51.100.9:61000"}, Flows: []string{"f1"}}},
 			Streams: []report.Stream{{ID: "s1", Leg: "l1", Direction: "d1", Src: "10.0.0.1:51234", Dst: "198.51.100.9:61000",
 				SSRC: "0x1a2b3c4d", PayloadType: 96, Kind: "video", Packets: 23000, Expected: 23010, Lost: i64(10),
 				LossPct: f64(0.043), Reordered: 3, JitterMS: &report.Jitter{Mean: 2.1, Max: 14.8, Last: 1.9},
-				Late: &report.Late{BudgetMS: 150, Packets: 212, Pct: 0.92, HOLBlocked: 198}}},
+				Extensions: report.Extensions{IDs: []int{}},
+				Late:       &report.Late{BudgetMS: 150, Packets: 212, Pct: 0.92, HOLBlocked: 198},
+				Bitrate:    report.Bitrate{SeriesKbps: []float64{}}}},
 			Directions: []report.Direction{{ID: "d1", From: "10.0.0.1:51234", To: "198.51.100.9:61000",
 				Legs: []string{"l1"}, Transport: "turn-tcp", Streams: []string{"s1"}, GoodputKbps: 2280, WireKbps: 2620,
 				Efficiency: f64(0.87), Loss: report.Loss{Expected: 26010, Lost: 10, Pct: f64(0.038)},
@@ -50,8 +62,12 @@ func handMade() *report.Report {
 				TCPRetransmittedPct: f64(1.5),
 				Ramp: &report.Ramp{TargetKbps: 2400, TargetSource: "plateau", PlateauKbps: 2400, T50S: f64(6),
 					T90S: f64(28), Stable: boolp(true), CVAfterT90: f64(0.08)},
-				Series: report.Series{MediaKbps: []float64{0, 300, 800, 1200, 1600, 2000, 2300, 2400, 2400, 2350}}}},
-			ICE: report.ICE{Checks: 40, Successes: 12, RTTMS: &report.Quantiles{Samples: 12, P50: 40}},
+				Series: report.Series{StepS: 1, MediaKbps: []float64{0, 300, 800, 1200, 1600, 2000, 2300, 2400, 2400, 2350},
+					WireKbps: []float64{}, RTXKbps: []float64{}, Lost: []int64{}, Late: []int64{},
+					RetransmittedKbps: []float64{}, DelayP50MS: []*float64{}, DelayMaxMS: []*float64{}}}},
+			ICE: report.ICE{Checks: 40, Successes: 12, RTTMS: &report.Quantiles{Samples: 12, P50: 40},
+				Ufrags: []string{}, Nominated: []string{}},
+			TURN: report.TURN{Allocations: []report.Allocation{}, Errors: []report.TURNError{}},
 			Findings: []report.Finding{{Code: "media_over_tcp", Severity: "warn",
 				Text: "Media was relayed over TCP through TURN 203.0.113.7:443 (tcp): every loss on that path turns into delay."}},
 		}},
@@ -77,6 +93,7 @@ func TestJSONRoundTrip(t *testing.T) {
 	if err := JSON(&j, handMade()); err != nil {
 		t.Fatal(err)
 	}
+	schematest.Check(t, j.Bytes())
 	var back report.Report
 	if err := json.Unmarshal(j.Bytes(), &back); err != nil {
 		t.Fatal(err)

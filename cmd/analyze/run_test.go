@@ -9,17 +9,22 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/callpcap/callpcap/internal/testgen/schematest"
 	"github.com/callpcap/callpcap/report"
 )
 
 var corpus = filepath.Join("..", "..", "..", "shared", "corpus")
 
-// runCmd runs the command as main does and returns the exit code, stdout and stderr.
+// runCmd runs the command as main does and returns the exit code, stdout and stderr. A JSON
+// report on stdout is checked against the contract, report/schema.json.
 func runCmd(t *testing.T, stdin string, args ...string) (int, string, string) {
 	t.Helper()
 	var out, errb bytes.Buffer
 	err := run(context.Background(), args, strings.NewReader(stdin), &out, &errb)
 	code := exitCode(err, &errb)
+	if strings.HasPrefix(out.String(), "{") {
+		schematest.Check(t, out.Bytes())
+	}
 	return code, out.String(), errb.String()
 }
 
@@ -109,6 +114,7 @@ func TestStdinAndOutputFile(t *testing.T) {
 		t.Fatalf("exit %d stdout %q stderr %q", code, stdout, stderr)
 	}
 	b, _ := os.ReadFile(out)
+	schematest.Check(t, b)
 	var r report.Report
 	if err := json.Unmarshal(b, &r); err != nil {
 		t.Fatalf("-o r.json is not JSON: %v", err)

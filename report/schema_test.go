@@ -1,0 +1,67 @@
+package report_test
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/callpcap/callpcap/internal/testgen/schematest"
+	"github.com/callpcap/callpcap/report"
+)
+
+// minimal is a valid report: one capture without packets, one that could not be read.
+func minimal() *report.Report {
+	return schematest.Wrap(
+		report.Capture{File: "empty.pcap", Format: "pcap", Compression: "none", LinkTypes: []string{"ETHERNET"},
+			Warnings: []string{}, Flows: []report.Flow{}, Legs: []report.Leg{}, Streams: []report.Stream{},
+			Directions: []report.Direction{}, ICE: report.ICE{Ufrags: []string{}, Nominated: []string{}},
+			TURN:     report.TURN{Allocations: []report.Allocation{}, Errors: []report.TURNError{}},
+			Findings: []report.Finding{}},
+		report.Capture{File: "notes.txt", Error: "capture: not a capture file", Packets: 7})
+}
+
+// TestSchemaIsClosed: the schema accepts a valid report and rejects what breaks the
+// contract: a renamed field, a null list, a value outside its enum, figures beside an error.
+func TestSchemaIsClosed(t *testing.T) {
+	b, err := json.Marshal(minimal())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := schematest.Validate(b); err != nil {
+		t.Fatalf("a valid report fails: %v\n%s", err, b)
+	}
+	cases := []struct {
+		name   string
+		breaks func(r map[string]any, readable, unreadable map[string]any)
+	}{
+		{"renamed field", func(r, c, _ map[string]any) { c["wire_byte"] = c["wire_bytes"]; delete(c, "wire_bytes") }},
+		{"unknown field", func(r, c, _ map[string]any) { c["wire_kbytes"] = 1 }},
+		{"null list", func(r, c, _ map[string]any) { c["warnings"] = nil }},
+		{"missing list", func(r, c, _ map[string]any) { delete(c, "findings") }},
+		{"compression", func(r, c, _ map[string]any) { c["compression"] = "bzip2" }},
+		{"start without packets", func(r, c, _ map[string]any) { c["start"] = "2026-11-29T10:00:00.000000Z" }},
+		{"negative count", func(r, c, _ map[string]any) { c["capture_duplicates"] = -1 }},
+		{"figures beside an error", func(r, _, u map[string]any) { u["packets"] = 7 }},
+		{"schema name", func(r, _, _ map[string]any) { r["schema"] = "callpcap.report/v2" }},
+		{"null captures", func(r, _, _ map[string]any) { r["captures"] = nil }},
+		{"finding code", func(r, c, _ map[string]any) {
+			c["findings"] = []any{map[string]any{"code": "media_over_pigeon", "severity": "warn", "text": "..."}}
+		}},
+		{"severity", func(r, c, _ map[string]any) {
+			c["findings"] = []any{map[string]any{"code": "rtp_loss", "severity": "fatal", "text": "..."}}
+		}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			var r map[string]any
+			if err := json.Unmarshal(b, &r); err != nil {
+				t.Fatal(err)
+			}
+			caps := r["captures"].([]any)
+			tc.breaks(r, caps[0].(map[string]any), caps[1].(map[string]any))
+			broken, _ := json.Marshal(r)
+			if schematest.Validate(broken) == nil {
+				t.Errorf("the schema accepts %s", broken)
+			}
+		})
+	}
+}
