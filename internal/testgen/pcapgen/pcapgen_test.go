@@ -3,6 +3,7 @@ package pcapgen
 import (
 	"bytes"
 	"encoding/binary"
+	"io"
 	"net/netip"
 	"testing"
 
@@ -241,5 +242,35 @@ func must(t *testing.T, err error) {
 	t.Helper()
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestEmpty: the header-only files are valid captures of nothing.
+func TestEmpty(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		data   []byte
+		format string
+	}{
+		{"pcap", EmptyPcap(), "pcap"},
+		{"pcapng", EmptyPcapNG(), "pcapng"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r, err := capture.Open(bytes.NewReader(tc.data))
+			if err != nil {
+				t.Fatalf("Open: %v", err)
+			}
+			defer r.Close()
+			var p capture.Packet
+			if err := r.Next(&p); err != io.EOF {
+				t.Errorf("Next = %v, want io.EOF", err)
+			}
+			if got := r.LinkTypes(); r.Format() != tc.format || len(got) != 1 || got[0] != capture.LinkEthernet {
+				t.Errorf("format %s, link types %v; want %s, [ETHERNET]", r.Format(), got, tc.format)
+			}
+		})
+	}
+	if n := len(EmptyPcap()); n != 24 {
+		t.Errorf("EmptyPcap is %d bytes, want the 24 of a pcap file header", n)
 	}
 }
