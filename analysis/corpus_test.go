@@ -5,19 +5,15 @@ import (
 	"context"
 	"net/netip"
 	"os"
-	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/callpcap/callpcap/internal/testgen/corpus"
 	"github.com/callpcap/callpcap/internal/testgen/schematest"
 	"github.com/callpcap/callpcap/report"
 )
-
-// corpusDir holds real captures written by others (see its MANIFEST.md); the repository
-// sits beside it.
-var corpusDir = filepath.Join("..", "..", "shared", "corpus")
 
 // damaged are the corpus files whose headers are broken or of an unknown version: a
 // one-line error is right for them.
@@ -61,9 +57,9 @@ type manifestStream struct {
 
 func readManifest(t *testing.T) map[string][]manifestStream {
 	t.Helper()
-	f, err := os.Open(filepath.Join(corpusDir, "MANIFEST.md"))
+	f, err := os.Open(corpus.Path(t, "MANIFEST.md"))
 	if err != nil {
-		t.Skipf("corpus not available: %v", err)
+		t.Fatal(err)
 	}
 	defer f.Close()
 	row := regexp.MustCompile(`^\|\s*(\S+) -> (\S+)\s*\|\s*(0x[0-9A-Fa-f]+)\s*\|[^|]*\|\s*(\d+)\s*\|`)
@@ -88,7 +84,7 @@ func readManifest(t *testing.T) map[string][]manifestStream {
 // against the JSON contract.
 func analyzeFile(t *testing.T, name string) (report.Capture, error) {
 	t.Helper()
-	f, err := os.Open(filepath.Join(corpusDir, name))
+	f, err := os.Open(corpus.Path(t, name))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -103,9 +99,9 @@ func analyzeFile(t *testing.T, name string) (report.Capture, error) {
 // false positives it points out.
 func TestCorpus(t *testing.T) {
 	manifest := readManifest(t)
-	entries, err := os.ReadDir(corpusDir)
+	entries, err := os.ReadDir(corpus.Dir(t))
 	if err != nil {
-		t.Skipf("corpus not available: %v", err)
+		t.Fatal(err)
 	}
 	for _, e := range entries {
 		name := e.Name()

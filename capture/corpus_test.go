@@ -8,16 +8,17 @@ import (
 	"regexp"
 	"strconv"
 	"testing"
+
+	"github.com/callpcap/callpcap/internal/testgen/corpus"
 )
 
-var corpusDir = filepath.Join("..", "..", "shared", "corpus")
-
-// manifestCounts reads "## name" headings and their "packets: N" from MANIFEST.md.
+// manifestCounts reads "## name" headings and their "packets: N" from the shared corpus's
+// MANIFEST.md.
 func manifestCounts(t *testing.T) map[string]int {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(corpusDir, "MANIFEST.md"))
+	b, err := os.ReadFile(corpus.Path(t, "MANIFEST.md"))
 	if err != nil {
-		t.Skipf("corpus not available: %v", err)
+		t.Fatal(err)
 	}
 	re := regexp.MustCompile(`(?m)^## (\S+)\n(?:.*\n)*?- format: .*?packets: (\d+);`)
 	out := map[string]int{}
@@ -87,9 +88,10 @@ func readAll(path string) (*Reader, corpusResult, error) {
 // gave (MANIFEST.md).
 func TestCorpus(t *testing.T) {
 	want := manifestCounts(t)
-	entries, err := os.ReadDir(corpusDir)
+	dir := corpus.Dir(t)
+	entries, err := os.ReadDir(dir)
 	if err != nil {
-		t.Skipf("corpus not available: %v", err)
+		t.Fatal(err)
 	}
 	checked := 0
 	for _, e := range entries {
@@ -98,7 +100,7 @@ func TestCorpus(t *testing.T) {
 			continue
 		}
 		t.Run(name, func(t *testing.T) {
-			r, res, err := readAll(filepath.Join(corpusDir, name))
+			r, res, err := readAll(filepath.Join(dir, name))
 			if corpusDamaged[name] {
 				if err == nil && res.err == nil {
 					t.Errorf("damaged file read without error (%d packets)", res.packets)
@@ -139,9 +141,9 @@ func TestCorpusDamaged(t *testing.T) {
 		"pcap-invalid-version-1.pcap":  ErrUnsupported,
 		"pcapng-invalid-vers-1.pcapng": ErrUnsupported,
 	} {
-		f, err := os.Open(filepath.Join(corpusDir, name))
+		f, err := os.Open(corpus.Path(t, name))
 		if err != nil {
-			t.Skipf("corpus not available: %v", err)
+			t.Fatal(err)
 		}
 		_, err = Open(f)
 		f.Close()

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/callpcap/callpcap/capture"
+	"github.com/callpcap/callpcap/internal/testgen/corpus"
 	"github.com/callpcap/callpcap/internal/testgen/pcapgen"
 	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zstd"
@@ -86,11 +87,11 @@ func FuzzReader(f *testing.F) {
 		f.Add(data)
 	}
 	// Small real captures, where the corpus is at hand.
-	corpus := filepath.Join("..", "..", "shared", "corpus")
-	if entries, err := os.ReadDir(corpus); err == nil {
+	if dir, ok := corpus.Lookup(); ok {
+		entries, _ := os.ReadDir(dir)
 		for _, e := range entries {
 			if info, err := e.Info(); err == nil && info.Size() < 4096 && e.Name() != "MANIFEST.md" {
-				if b, err := os.ReadFile(filepath.Join(corpus, e.Name())); err == nil {
+				if b, err := os.ReadFile(filepath.Join(dir, e.Name())); err == nil {
 					f.Add(b)
 				}
 			}

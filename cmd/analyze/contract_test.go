@@ -8,14 +8,18 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/callpcap/callpcap/internal/testgen/corpus"
+	"github.com/callpcap/callpcap/report"
 )
 
-// TestJSONContract checks that every name in DESIGN.md's JSON contract appears in the JSON
-// of real runs: the TURN-over-TCP example compared with the TURN-over-UDP one.
+// TestJSONContract checks that every name in DESIGN.md's JSON contract appears in
+// report/schema.json, and in the JSON of real runs: the TURN-over-TCP example compared with
+// the TURN-over-UDP one. DESIGN.md is in the shared folder beside the checkout.
 func TestJSONContract(t *testing.T) {
-	design, err := os.ReadFile(filepath.Join("..", "..", "..", "shared", "DESIGN.md"))
+	design, err := os.ReadFile(corpus.Shared(t, "DESIGN.md"))
 	if err != nil {
-		t.Skip("DESIGN.md not available")
+		t.Fatal(err)
 	}
 	block := string(design)
 	start := strings.Index(block, "```jsonc")
@@ -32,9 +36,26 @@ func TestJSONContract(t *testing.T) {
 		t.Fatalf("found only %d names in the contract", len(want))
 	}
 
+	var schema any
+	if err := json.Unmarshal(report.SchemaJSON, &schema); err != nil {
+		t.Fatal(err)
+	}
+	inSchema := map[string]bool{}
+	collectSchemaNames(schema, inSchema)
+	var notInSchema []string
+	for k := range want {
+		if !inSchema[k] {
+			notInSchema = append(notInSchema, k)
+		}
+	}
+	sort.Strings(notInSchema)
+	if len(notInSchema) > 0 {
+		t.Errorf("names of the contract missing from report/schema.json: %v", notInSchema)
+	}
+
 	code, stdout, stderr := runCmd(t, "", "--format", "json", "-q",
-		filepath.Join("..", "..", "testdata", "turn-tcp-call.pcap.gz"),
-		filepath.Join("..", "..", "testdata", "turn-udp-call.pcap.gz"))
+		filepath.Join(testdata, "turn-tcp-call.pcap.gz"),
+		filepath.Join(testdata, "turn-udp-call.pcap.gz"))
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -76,6 +97,38 @@ func stripComments(s string) string {
 		b.WriteString(line + "\n")
 	}
 	return b.String()
+}
+
+// collectSchemaNames gathers the property names a JSON Schema declares: the keys of every
+// "properties" object and the values of every "propertyNames" enum (over_ms's thresholds).
+func collectSchemaNames(v any, into map[string]bool) {
+	switch x := v.(type) {
+	case map[string]any:
+		if props, ok := x["properties"].(map[string]any); ok {
+			for k := range props {
+				into[k] = true
+			}
+		}
+		if pn, ok := x["propertyNames"].(map[string]any); ok {
+			for _, e := range asSlice(pn["enum"]) {
+				if s, ok := e.(string); ok {
+					into[s] = true
+				}
+			}
+		}
+		for _, e := range x {
+			collectSchemaNames(e, into)
+		}
+	case []any:
+		for _, e := range x {
+			collectSchemaNames(e, into)
+		}
+	}
+}
+
+func asSlice(v any) []any {
+	s, _ := v.([]any)
+	return s
 }
 
 func collectKeys(v any, into map[string]bool) {

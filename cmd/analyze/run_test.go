@@ -9,11 +9,47 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/callpcap/callpcap/internal/testgen/corpus"
+	"github.com/callpcap/callpcap/internal/testgen/pcapgen"
 	"github.com/callpcap/callpcap/internal/testgen/schematest"
 	"github.com/callpcap/callpcap/report"
 )
 
-var corpus = filepath.Join("..", "..", "..", "shared", "corpus")
+// testdata holds the repository's example captures.
+var testdata = filepath.Join("..", "..", "testdata")
+
+// inputs are the edge cases the command must handle, synthesized by the project's writers
+// in a temporary directory.
+type inputs struct {
+	empty      string // a pcap with its header and no packet
+	emptyNG    string // a pcapng with a section header, one interface and no packet
+	zero       string // a zero-byte file
+	notCapture string // text
+}
+
+func writeInputs(t *testing.T) inputs {
+	t.Helper()
+	dir := t.TempDir()
+	in := inputs{
+		empty:      filepath.Join(dir, "empty.pcap"),
+		emptyNG:    filepath.Join(dir, "empty.pcapng"),
+		zero:       filepath.Join(dir, "zero.pcap"),
+		notCapture: filepath.Join(dir, "notes.txt"),
+	}
+	for path, data := range map[string][]byte{
+		in.empty:      pcapgen.EmptyPcap(),
+		in.emptyNG:    pcapgen.EmptyPcapNG(),
+		in.zero:       nil,
+		in.notCapture: []byte("this is not a capture, just some text\n"),
+	} {
+		if err := os.WriteFile(path, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return in
+}
 
 // runCmd runs the command as main does and returns the exit code, stdout and stderr. A JSON
 // report on stdout is checked against the contract, report/schema.json.
@@ -29,15 +65,8 @@ func runCmd(t *testing.T, stdin string, args ...string) (int, string, string) {
 }
 
 func TestExitCodes(t *testing.T) {
-	dir := t.TempDir()
-	notCapture := filepath.Join(dir, "notes.txt")
-	os.WriteFile(notCapture, []byte("this is not a capture, just some text\n"), 0o644)
-	zero := filepath.Join(dir, "zero.pcap")
-	os.WriteFile(zero, nil, 0o644)
-	empty := filepath.Join(corpus, "empty.pcap")
-	if _, err := os.Stat(empty); err != nil {
-		t.Skip("corpus not available")
-	}
+	in := writeInputs(t)
+	dir, empty, notCapture, zero := t.TempDir(), in.empty, in.notCapture, in.zero
 	cases := []struct {
 		name       string
 		args       []string
@@ -55,7 +84,9 @@ func TestExitCodes(t *testing.T) {
 		{"not a capture", []string{notCapture}, 1, "notes.txt", "", true},
 		{"zero bytes", []string{zero}, 1, "zero.pcap", "", true},
 		{"missing file", []string{filepath.Join(dir, "nope.pcap")}, 1, "nope.pcap", "", true},
+		{"zero bytes on stdin", []string{"-"}, 1, "-: ", "", true},
 		{"empty capture", []string{empty}, 0, "", "No RTP media found", false},
+		{"empty pcapng", []string{in.emptyNG}, 0, "", "No RTP media found", false},
 		{"flags after files", []string{empty, "--format", "json", "-q"}, 0, "", `"schema": "callpcap.report/v1"`, false},
 		{"version", []string{"--version"}, 0, "", "0.1.0", false},
 		{"one bad of two", []string{notCapture, empty}, 1, "notes.txt", "empty.pcap", true},
@@ -102,11 +133,65 @@ func TestJSONForUnreadableOnly(t *testing.T) {
 	}
 }
 
-// TestStdinAndOutputFile reads a capture from standard input and writes JSON to -o.
+// TestStdinAndOutputFile reads captures from standard input and writes JSON to -o: a
+// header-only pcapng is a report of nothing, and a gzip-compressed call gives the report
+// the same file gives by name.
 func TestStdinAndOutputFile(t *testing.T) {
-	data, err := os.ReadFile(filepath.Join(corpus, "g711a.pcap"))
+	out := filepath.Join(t.TempDir(), "r.json")
+	readOut := func(t *testing.T) report.Report {
+		t.Helper()
+		b, err := os.ReadFile(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		schematest.Check(t, b)
+		var r report.Report
+		if err := json.Unmarshal(b, &r); err != nil {
+			t.Fatalf("-o r.json is not JSON: %v", err)
+		}
+		return r
+	}
+	t.Run("empty pcapng", func(t *testing.T) {
+		code, stdout, stderr := runCmd(t, string(pcapgen.EmptyPcapNG()), "-", "-o", out)
+		if code != 0 || stdout != "" {
+			t.Fatalf("exit %d stdout %q stderr %q", code, stdout, stderr)
+		}
+		r := readOut(t)
+		if len(r.Captures) != 1 || r.Captures[0].File != "-" || r.Captures[0].Format != "pcapng" || r.Captures[0].Packets != 0 {
+			t.Errorf("want one empty pcapng capture named -, got %+v", r.Captures)
+		}
+	})
+	t.Run("gzip call", func(t *testing.T) {
+		name := filepath.Join(testdata, "turn-udp-call.pcap.gz")
+		data, err := os.ReadFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		code, stdout, stderr := runCmd(t, string(data), "-", "-o", out, "-q")
+		if code != 0 || stdout != "" {
+			t.Fatalf("exit %d stdout %q stderr %q", code, stdout, stderr)
+		}
+		got := readOut(t)
+		code, byName, stderr := runCmd(t, "", name, "--format", "json", "-q")
+		if code != 0 {
+			t.Fatalf("exit %d stderr %q", code, stderr)
+		}
+		var want report.Report
+		if err := json.Unmarshal([]byte(byName), &want); err != nil {
+			t.Fatal(err)
+		}
+		want.Captures[0].File = "-"
+		if d := cmp.Diff(want, got); d != "" {
+			t.Errorf("the report from stdin differs from the file's (-file +stdin):\n%s", d)
+		}
+	})
+}
+
+// TestStdinAndOutputFileCorpus reads a real capture from standard input and writes JSON to -o.
+func TestStdinAndOutputFileCorpus(t *testing.T) {
+	data, err := os.ReadFile(corpus.Path(t, "g711a.pcap"))
 	if err != nil {
-		t.Skip("corpus not available")
+		t.Fatal(err)
 	}
 	out := filepath.Join(t.TempDir(), "r.json")
 	code, stdout, stderr := runCmd(t, string(data), "-", "-o", out)
