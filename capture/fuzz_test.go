@@ -2,8 +2,6 @@ package capture_test
 
 import (
 	"bytes"
-	"flag"
-	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -11,12 +9,11 @@ import (
 
 	"github.com/callpcap/callpcap/capture"
 	"github.com/callpcap/callpcap/internal/testgen/corpus"
+	"github.com/callpcap/callpcap/internal/testgen/golden"
 	"github.com/callpcap/callpcap/internal/testgen/pcapgen"
 	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zstd"
 )
-
-var updateSeeds = flag.Bool("update-seeds", false, "rewrite testdata/fuzz/FuzzReader seed files")
 
 // fuzzSeeds returns small captures that reach every part of the reader and decoder.
 func fuzzSeeds(t testing.TB) map[string][]byte {
@@ -67,16 +64,11 @@ func fuzzSeeds(t testing.TB) map[string][]byte {
 	return seeds
 }
 
-// TestWriteFuzzSeeds rewrites the committed seed corpus with -update-seeds.
+// TestWriteFuzzSeeds checks that testdata/fuzz/FuzzReader holds the seeds fuzzSeeds makes;
+// -update rewrites them.
 func TestWriteFuzzSeeds(t *testing.T) {
-	if !*updateSeeds {
-		t.Skip("run with -update-seeds to rewrite testdata/fuzz/FuzzReader")
-	}
-	dir := filepath.Join("testdata", "fuzz", "FuzzReader")
-	must(t, os.MkdirAll(dir, 0o755))
 	for name, data := range fuzzSeeds(t) {
-		s := fmt.Sprintf("go test fuzz v1\n[]byte(%q)\n", data)
-		must(t, os.WriteFile(filepath.Join(dir, "seed-"+name), []byte(s), 0o644))
+		golden.Check(t, filepath.Join("testdata", "fuzz", "FuzzReader", "seed-"+name), golden.FuzzSeed(data))
 	}
 }
 

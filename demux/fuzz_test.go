@@ -1,20 +1,15 @@
 package demux
 
 import (
-	"bytes"
 	"encoding/binary"
-	"flag"
-	"fmt"
-	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/pion/stun/v3"
 
+	"github.com/callpcap/callpcap/internal/testgen/golden"
 	"github.com/callpcap/callpcap/transport"
 )
-
-var update = flag.Bool("update", false, "rewrite the fuzz seed corpora in testdata/fuzz")
 
 // seedMessages are the STUN, TURN and ChannelData messages of the tests, as they would
 // appear on the wire: the seeds of every fuzz target.
@@ -64,34 +59,18 @@ func sequence(msgs ...[]byte) []byte {
 	return b
 }
 
-// writeSeeds rewrites testdata/fuzz/<name>/seed-* in the Go fuzz corpus format.
+// writeSeeds checks testdata/fuzz/<name>/seed-* against seeds, in the Go fuzz corpus
+// format; -update rewrites them.
 func writeSeeds(t *testing.T, name string, seeds map[string][]any) {
-	dir := filepath.Join("testdata", "fuzz", name)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	t.Helper()
 	for file, args := range seeds {
-		var b bytes.Buffer
-		b.WriteString("go test fuzz v1\n")
-		for _, a := range args {
-			switch v := a.(type) {
-			case []byte:
-				fmt.Fprintf(&b, "[]byte(%q)\n", v)
-			case bool:
-				fmt.Fprintf(&b, "bool(%v)\n", v)
-			}
-		}
-		if err := os.WriteFile(filepath.Join(dir, "seed-"+file), b.Bytes(), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		golden.Check(t, filepath.Join("testdata", "fuzz", name, "seed-"+file), golden.FuzzSeed(args...))
 	}
 }
 
-// TestWriteFuzzSeeds rewrites the seed corpora with -update.
+// TestWriteFuzzSeeds checks the seed corpora against the tests' messages; -update
+// rewrites them.
 func TestWriteFuzzSeeds(t *testing.T) {
-	if !*update {
-		t.Skip("run with -update to rewrite testdata/fuzz")
-	}
 	msgs := seedMessages(t)
 	classify, stunSeeds, cd := map[string][]any{}, map[string][]any{}, map[string][]any{}
 	for name, m := range msgs {

@@ -3,8 +3,6 @@ package render
 import (
 	"bytes"
 	"encoding/json"
-	"flag"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -12,11 +10,10 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/callpcap/callpcap/internal/testgen/golden"
 	"github.com/callpcap/callpcap/internal/testgen/schematest"
 	"github.com/callpcap/callpcap/report"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files")
 
 func f64(v float64) *float64 { return &v }
 func i64(v int64) *int64     { return &v }
@@ -79,7 +76,7 @@ func TestTextGolden(t *testing.T) {
 	if err := Text(&b, handMade()); err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "handmade.golden.txt", b.Bytes())
+	golden.Check(t, filepath.Join("testdata", "handmade.golden.txt"), b.Bytes())
 	for i, line := range strings.Split(b.String(), "\n") {
 		if n := utf8.RuneCountInString(line); n > textWidth {
 			t.Errorf("line %d is %d columns wide: %q", i+1, n, line)
@@ -114,22 +111,5 @@ func TestThousands(t *testing.T) {
 		if got := thousands(in); got != want {
 			t.Errorf("thousands(%d) = %q, want %q", in, got, want)
 		}
-	}
-}
-
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if d := cmp.Diff(string(want), string(got)); d != "" {
-		t.Errorf("%s differs (-want +got):\n%s", name, d)
 	}
 }

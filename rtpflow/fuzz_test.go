@@ -1,18 +1,14 @@
 package rtpflow
 
 import (
-	"flag"
-	"fmt"
-	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/pion/rtcp"
 
+	"github.com/callpcap/callpcap/internal/testgen/golden"
 	"github.com/callpcap/callpcap/transport"
 )
-
-var writeSeeds = flag.Bool("write-seeds", false, "rewrite the fuzz seed corpora in testdata/fuzz")
 
 // fuzzRecords encodes messages for FuzzRTP: per message a control byte (bit 0: RTCP, bit
 // 1: the reverse path, bits 2-7: milliseconds since the previous message), a length byte,
@@ -66,21 +62,11 @@ func fuzzSeeds(t testing.TB) map[string][]byte {
 	}
 }
 
-// TestWriteSeeds rewrites testdata/fuzz with -write-seeds.
+// TestWriteSeeds checks testdata/fuzz against fuzzSeeds; -update rewrites it.
 func TestWriteSeeds(t *testing.T) {
-	if !*writeSeeds {
-		t.Skip("run with -write-seeds to rewrite the corpora")
-	}
 	for name, b := range fuzzSeeds(t) {
 		for _, target := range []string{"FuzzRTP", "FuzzRTCP"} {
-			dir := filepath.Join("testdata", "fuzz", target)
-			if err := os.MkdirAll(dir, 0o755); err != nil {
-				t.Fatal(err)
-			}
-			body := fmt.Sprintf("go test fuzz v1\n[]byte(%q)\n", b)
-			if err := os.WriteFile(filepath.Join(dir, "seed-"+name), []byte(body), 0o644); err != nil {
-				t.Fatal(err)
-			}
+			golden.Check(t, filepath.Join("testdata", "fuzz", target, "seed-"+name), golden.FuzzSeed(b))
 		}
 	}
 }

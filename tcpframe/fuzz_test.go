@@ -2,10 +2,8 @@ package tcpframe
 
 import (
 	"encoding/binary"
-	"flag"
 	"fmt"
 	"net/netip"
-	"os"
 	"path/filepath"
 	"testing"
 
@@ -13,11 +11,10 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/callpcap/callpcap/capture"
+	"github.com/callpcap/callpcap/internal/testgen/golden"
 	"github.com/callpcap/callpcap/report"
 	"github.com/callpcap/callpcap/transport"
 )
-
-var updateSeeds = flag.Bool("update", false, "rewrite the fuzz seed corpus under testdata/fuzz")
 
 // checkSplit drives split over data as Conn does and checks what it returns.
 func checkSplit(t *testing.T, name string, split SplitFunc, probe probeFunc, data []byte) {
@@ -274,11 +271,8 @@ func FuzzConn(f *testing.F) {
 	f.Fuzz(runFuzzConn)
 }
 
-// TestWriteFuzzSeeds rewrites testdata/fuzz with -update.
+// TestWriteFuzzSeeds checks testdata/fuzz against the seeds below; -update rewrites it.
 func TestWriteFuzzSeeds(t *testing.T) {
-	if !*updateSeeds {
-		t.Skip("use -update to rewrite the seed corpus")
-	}
 	seeds := map[string][][]byte{
 		"FuzzConn":    fuzzConnSeeds(),
 		"FuzzRFC4571": {cat(rfc4571(stunMsg(1, 12)), rfc4571(dtlsRecord(40)), rfc4571(rtpPacket(100, 1))), cat(frame4571(0)[5:], frame4571(1))},
@@ -286,15 +280,8 @@ func TestWriteFuzzSeeds(t *testing.T) {
 		"FuzzTLS":     {cat(tlsRecord(22, 100), tlsRecord(20, 1), tlsRecord(23, 300)), cat([]byte{1, 2, 3}, tlsRecord(23, 17000))},
 	}
 	for name, list := range seeds {
-		dir := filepath.Join("testdata", "fuzz", name)
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			t.Fatal(err)
-		}
 		for i, b := range list {
-			body := fmt.Sprintf("go test fuzz v1\n[]byte(%q)\n", b)
-			if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("seed%d", i)), []byte(body), 0o644); err != nil {
-				t.Fatal(err)
-			}
+			golden.Check(t, filepath.Join("testdata", "fuzz", name, fmt.Sprintf("seed%d", i)), golden.FuzzSeed(b))
 		}
 	}
 }

@@ -3,16 +3,17 @@ package callgen
 import (
 	"bytes"
 	"compress/gzip"
-	"flag"
 	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/callpcap/callpcap/capture"
+	"github.com/callpcap/callpcap/internal/testgen/golden"
 	"github.com/callpcap/callpcap/internal/testgen/pcapgen"
 )
 
-var update = flag.Bool("update", false, "rewrite the example captures in testdata/")
+// update is -update: rewrite the example captures in testdata/.
+var update = golden.Update
 
 func exampleBytes(t *testing.T, pkts []Packet) []byte {
 	var raw bytes.Buffer
