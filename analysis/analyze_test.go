@@ -38,7 +38,8 @@ func pcapOf(t *testing.T, pkts []callgen.Packet) []byte {
 	return buf.Bytes()
 }
 
-// analyze analyses a capture and checks its report against the JSON contract.
+// analyze analyses a capture and checks its report against the JSON contract, and its wire
+// bytes against those counted without the analyzer (checkWire).
 func analyze(t *testing.T, data []byte, opts Options) report.Capture {
 	t.Helper()
 	c, err := Analyze(context.Background(), "test.pcap", bytes.NewReader(data), opts)
@@ -46,6 +47,7 @@ func analyze(t *testing.T, data []byte, opts Options) report.Capture {
 		t.Fatalf("Analyze: %v", err)
 	}
 	schematest.CheckCapture(t, c)
+	checkWire(t, data, c)
 	return c
 }
 

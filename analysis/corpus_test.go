@@ -2,6 +2,7 @@ package analysis
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"net/netip"
 	"os"
@@ -81,16 +82,18 @@ func readManifest(t *testing.T) map[string][]manifestStream {
 }
 
 // analyzeFile analyses a corpus file and checks its report, or its {file, error} entry,
-// against the JSON contract.
+// against the JSON contract, and its wire bytes against those counted without the analyzer.
 func analyzeFile(t *testing.T, name string) (report.Capture, error) {
 	t.Helper()
-	f, err := os.Open(corpus.Path(t, name))
+	data, err := os.ReadFile(corpus.Path(t, name))
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
-	c, err := Analyze(context.Background(), name, f, Options{})
+	c, err := Analyze(context.Background(), name, bytes.NewReader(data), Options{})
 	schematest.CheckCapture(t, c)
+	if err == nil {
+		checkWire(t, data, c)
+	}
 	return c, err
 }
 
