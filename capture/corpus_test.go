@@ -37,9 +37,9 @@ var corpusDamaged = map[string]bool{
 }
 
 type corpusResult struct {
-	packets, undecodable, snapped, fragments, reassembled int
-	kinds                                                 map[Kind]int
-	err                                                   error
+	packets, snapped, fragments, reassembled int
+	kinds                                    map[Kind]int // undecodable packets are kinds[KindUndecodable]
+	err                                      error
 }
 
 func readAll(path string) (*Reader, corpusResult, error) {
