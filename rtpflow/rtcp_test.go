@@ -40,7 +40,7 @@ func TestRTCP(t *testing.T) {
 		PacketChunks: []rtcp.PacketStatusChunk{&rtcp.RunLengthChunk{PacketStatusSymbol: rtcp.TypeTCCPacketReceivedSmallDelta, RunLength: 1}},
 		RecvDeltas:   []*rtcp.RecvDelta{{Type: rtcp.TypeTCCPacketReceivedSmallDelta, Delta: 250}}}
 	twcc.Header = rtcp.Header{Padding: true, Count: rtcp.FormatTCC, Type: rtcp.TypeTransportSpecificFeedback,
-		Length: uint16(twcc.Len()/4 - 1)}
+		Length: uint16(twcc.MarshalSize()/4 - 1)}
 	rr2 := &rtcp.ReceiverReport{SSRC: 0xB2, Reports: []rtcp.ReceptionReport{{
 		SSRC: 0xA1, FractionLost: 64, TotalLost: 12, Jitter: 80}}} // no SR yet: no RTT
 	tr.RTCP(pathB, msg(marshal(t, rr2, pli, remb), T0+2e9))
