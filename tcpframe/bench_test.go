@@ -11,13 +11,13 @@ import (
 // 1200 bytes, with an ACK from the receiver every second segment (a capture next to the
 // receiver: messages are emitted as soon as they are in order).
 type inOrder struct {
-	c        *Conn
-	data     *capture.Packet
-	ack      *capture.Packet
-	seq, now uint32
-	i        int
-	msgs     int
-	emitFn   func(m *transport.Message) // bound once: a method value per call would allocate
+	c      *Conn
+	data   *capture.Packet
+	ack    *capture.Packet
+	seq    uint32
+	i      int
+	msgs   int
+	emitFn func(m *transport.Message) // bound once: a method value per call would allocate
 }
 
 func newInOrder() *inOrder {
