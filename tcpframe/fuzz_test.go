@@ -94,7 +94,6 @@ type fuzzSeg struct {
 	ctl, flags byte
 	seqDelta   int16
 	ackDelta   int16
-	n          byte
 	dt         byte
 	payload    []byte
 }
