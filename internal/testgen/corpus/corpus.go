@@ -72,7 +72,7 @@ func missing(t testing.TB, what, name string) {
 	t.Helper()
 	msg := fmt.Sprintf("needs %s: ../shared/%s beside the checkout was not found", what, name)
 	if InCI() {
-		t.Fatal(msg + " (CI=true: a missing corpus is a failure)")
+		t.Fatal(msg + " (CI=true: without the shared folder the tests fail)")
 		return
 	}
 	t.Skip(msg + " (skipped outside CI)")
