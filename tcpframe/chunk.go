@@ -24,6 +24,10 @@ type chunk struct {
 	lateBytes int64 // bytes that filled a hole late: retransmissions whose original was not seen
 
 	snapped bool // some bytes were cut by the snap length (zeros stand for them)
+
+	// ext holds the bytes when they are still in their packet (borrowed, see store); nil
+	// when they are in the store's buffer.
+	ext []byte
 }
 
 // share is the header share of the bytes [x, y) of a segment starting at s.
@@ -48,6 +52,9 @@ func (c *chunk) split(k int64) chunk {
 	c.xBytes, r.xBytes = prop(c.xBytes)
 	c.xHdr, r.xHdr = prop(c.xHdr)
 	c.lateBytes, r.lateBytes = prop(c.lateBytes)
+	if c.ext != nil {
+		c.ext, r.ext = c.ext[:a], c.ext[a:]
+	}
 	c.end, r.start = k, k
 	return r
 }

@@ -115,8 +115,8 @@ func NewConn(cfg Config, a, b netip.AddrPort) *Conn {
 	}
 	c := &Conn{window: w, late: late, borrow: cfg.BorrowPayload}
 	c.hs.client = -1
-	c.dirs[0] = dir{c: c, idx: 0, src: a, dst: b}
-	c.dirs[1] = dir{c: c, idx: 1, src: b, dst: a}
+	c.dirs[0] = dir{c: c, idx: 0, src: a, dst: b, st: store{window: w}}
+	c.dirs[1] = dir{c: c, idx: 1, src: b, dst: a, st: store{window: w}}
 	if probeOf(cfg.Framing) != nil {
 		c.dirs[0].fr.kind, c.dirs[1].fr.kind = cfg.Framing, cfg.Framing
 	}

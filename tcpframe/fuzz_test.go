@@ -215,11 +215,11 @@ func feedFuzzConn(t *testing.T, data []byte, borrow bool) fuzzRun {
 		}
 		for k := range c.dirs {
 			d := &c.dirs[k]
-			if d.highest-d.released() > c.window || int64(len(d.buf)) > c.window {
-				t.Fatalf("dir %d: pending %d, buffer %d, window %d", k, d.highest-d.released(), len(d.buf), c.window)
+			if d.st.highest-d.released() > c.window || int64(len(d.st.buf)) > c.window {
+				t.Fatalf("dir %d: pending %d, buffer %d, window %d", k, d.st.highest-d.released(), len(d.st.buf), c.window)
 			}
-			if d.cs.n() > d.maxChunks()+2 {
-				t.Fatalf("dir %d: %d chunks", k, d.cs.n())
+			if d.st.cs.n() > d.st.maxChunks()+2 {
+				t.Fatalf("dir %d: %d chunks", k, d.st.cs.n())
 			}
 		}
 	}

@@ -1,0 +1,94 @@
+package tcpframe
+
+import (
+	"bytes"
+	"io"
+	"net/netip"
+	"testing"
+
+	"github.com/callpcap/callpcap/capture"
+	"github.com/callpcap/callpcap/internal/testgen/callgen"
+	"github.com/callpcap/callpcap/transport"
+)
+
+// benchPackets decodes a generated capture into packets that own their bytes, so that a
+// benchmark measures tcpframe alone: no reading, no decoding, no demux.
+func benchPackets(b *testing.B, write func(io.Writer, int) error, n int) []capture.Packet {
+	b.Helper()
+	var buf bytes.Buffer
+	if err := write(&buf, n); err != nil {
+		b.Fatal(err)
+	}
+	rd, err := capture.Open(&buf)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var out []capture.Packet
+	for {
+		var p capture.Packet
+		if err := rd.Next(&p); err != nil {
+			break
+		}
+		if p.Kind != capture.KindTCP {
+			continue
+		}
+		p.Data = nil
+		p.Payload = bytes.Clone(p.Payload)
+		out = append(out, p)
+	}
+	return out
+}
+
+// BenchmarkCaptureTCP feeds the TCP segments of a generated TURN-over-TCP call to Conns as
+// the analysis does (payloads borrowed, detached every 256 packets), with an emit that only
+// counts: the cost of reassembly, unframing and delivery dating per packet.
+func BenchmarkCaptureTCP(b *testing.B) {
+	benchConns(b, benchPackets(b, callgen.WriteTCPBench, 200_000))
+}
+
+// benchConns feeds pkts to one Conn per connection, found by an index made beforehand.
+func benchConns(b *testing.B, pkts []capture.Packet) {
+	idx := make([]int, len(pkts))
+	var ends [][2]netip.AddrPort
+	for i := range pkts {
+		src, dst := pkts[i].SrcAddrPort(), pkts[i].DstAddrPort()
+		idx[i] = -1
+		for j, e := range ends {
+			if e == [2]netip.AddrPort{src, dst} || e == [2]netip.AddrPort{dst, src} {
+				idx[i] = j
+			}
+		}
+		if idx[i] < 0 {
+			idx[i] = len(ends)
+			ends = append(ends, [2]netip.AddrPort{src, dst})
+		}
+	}
+	var msgs int
+	emit := func(m *transport.Message) { msgs++ }
+	b.ReportAllocs()
+	for b.Loop() {
+		conns := make([]*Conn, len(ends))
+		for i, e := range ends {
+			conns[i] = NewConn(Config{BorrowPayload: true}, e[0], e[1])
+		}
+		var lent []*Conn
+		for i := range pkts {
+			p := &pkts[i]
+			c := conns[idx[i]]
+			c.Segment(p, emit)
+			if n := len(lent); n == 0 || lent[n-1] != c {
+				lent = append(lent, c)
+			}
+			if i%256 == 255 {
+				for _, c := range lent {
+					c.Detach()
+				}
+				lent = lent[:0]
+			}
+		}
+		for _, c := range conns {
+			c.Close(emit)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(len(pkts)), "ns/packet")
+}
