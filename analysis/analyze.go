@@ -71,7 +71,10 @@ type analyzer struct {
 	cur    *flow             // the TCP flow whose segment is being fed, for emit
 	relay  relayTracker      // the two legs of a relay, at a TURN server capture
 	emit   func(*transport.Message)
-	lent   []*tcpframe.Conn // fed packets of the current batch (Config.BorrowPayload)
+	// TCP flows fed packets of the current batch and of the one before (lentPrev): their
+	// Conns may point into both (Config.BorrowPayload), and batchNo numbers the batches.
+	lent, lentPrev []*flow
+	batchNo        int
 }
 
 func newAnalyzer(opts Options) *analyzer {
@@ -100,7 +103,12 @@ func (a *analyzer) run(ctx context.Context, rd *capture.Reader) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	full, free := readBatches(ctx, rd)
+	// Each batch goes back to the reader one batch late: the TCP connections keep pointing
+	// into the packets of the batch before the current one (tcpframe's Detach), so that the
+	// messages they hold back for about a round trip are rarely copied.
+	var prev *batch
 	for b := range full {
+		a.batchNo++
 		for i := range b.pkts {
 			a.packet(&b.pkts[i], b.digests[i])
 		}
@@ -113,7 +121,10 @@ func (a *analyzer) run(ctx context.Context, rd *capture.Reader) error {
 			break
 		}
 		a.detach()
-		free <- b
+		if prev != nil {
+			free <- prev
+		}
+		prev = b
 	}
 	if err := ctx.Err(); err != nil {
 		return err
@@ -127,14 +138,20 @@ func (a *analyzer) run(ctx context.Context, rd *capture.Reader) error {
 	return nil
 }
 
-// detach makes the TCP connections fed since the last call copy what they still hold of
-// the batch's packets, before the batch goes back to the reader.
+// detach makes the TCP connections fed in the current or the previous batch copy what they
+// still hold of the previous batch's packets, before that batch goes back to the reader.
 func (a *analyzer) detach() {
-	for _, c := range a.lent {
-		c.Detach()
+	for _, f := range a.lentPrev {
+		f.conn.Detach()
+		f.detached = a.batchNo
 	}
-	clear(a.lent)
-	a.lent = a.lent[:0]
+	for _, f := range a.lent {
+		if f.detached != a.batchNo {
+			f.conn.Detach()
+		}
+	}
+	clear(a.lentPrev)
+	a.lentPrev, a.lent = a.lent, a.lentPrev[:0]
 }
 
 func (a *analyzer) packet(p *capture.Packet, dg digests) {
@@ -206,8 +223,9 @@ func (a *analyzer) packet(p *capture.Packet, dg digests) {
 		}
 		a.cur = f
 		f.conn.Segment(p, a.emit)
-		if n := len(a.lent); n == 0 || a.lent[n-1] != f.conn {
-			a.lent = append(a.lent, f.conn)
+		if f.lentIn != a.batchNo {
+			f.lentIn = a.batchNo
+			a.lent = append(a.lent, f)
 		}
 		return
 	}

@@ -44,6 +44,8 @@ type flow struct {
 	sip         bool    // carried SIP signalling
 	client      netip.AddrPort
 	conn        *tcpframe.Conn
+	// The batches (analyzer.batchNo) in which conn was last fed and last detached.
+	lentIn, detached int
 }
 
 func (f *flow) dir(src netip.AddrPort) int {

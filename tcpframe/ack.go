@@ -19,6 +19,7 @@ func (d *dir) onAck(h *capture.TCPHeader, t int64) {
 		d.acks.push(a, t)
 		if smp, ok := d.sent.ack(a, t); ok {
 			d.rtt.Record(float64(smp) / 1e6)
+			d.c.rttGen++
 		}
 	}
 	// The receiver has bytes the capture never saw: a capture gap.
@@ -41,8 +42,18 @@ func (d *dir) onAck(h *capture.TCPHeader, t int64) {
 }
 
 // vantage classifies the median delay from a data segment to the ACK covering it against
-// the connection RTT. It is recomputed as samples come, then every 16 samples.
+// the connection RTT. It is recomputed as samples come, then every 16 samples. It is asked
+// for several times per segment: while no RTT sample came in either direction since the last
+// call (rttGen), the answer is the last one.
 func (d *dir) vantage() Vantage {
+	if d.vc.gen == d.c.rttGen {
+		return d.vc.v
+	}
+	return d.vantageNow()
+}
+
+func (d *dir) vantageNow() Vantage {
+	d.vc.gen = d.c.rttGen
 	n, r := d.rtt.N(), d.c.rtt()
 	if n < minVantageSamples || r <= 0 {
 		return VantageUnknown

@@ -11,10 +11,17 @@ import (
 	"github.com/callpcap/callpcap/transport"
 )
 
+// benchCache keeps the decoded packets of the benchmark captures: the testing package may
+// call a benchmark function more than once.
+var benchCache = map[string][]capture.Packet{}
+
 // benchPackets decodes a generated capture into packets that own their bytes, so that a
 // benchmark measures tcpframe alone: no reading, no decoding, no demux.
-func benchPackets(b *testing.B, write func(io.Writer, int) error, n int) []capture.Packet {
+func benchPackets(b *testing.B, name string, write func(io.Writer, int) error, n int) []capture.Packet {
 	b.Helper()
+	if pkts, ok := benchCache[name]; ok {
+		return pkts
+	}
 	var buf bytes.Buffer
 	if err := write(&buf, n); err != nil {
 		b.Fatal(err)
@@ -36,6 +43,7 @@ func benchPackets(b *testing.B, write func(io.Writer, int) error, n int) []captu
 		p.Payload = bytes.Clone(p.Payload)
 		out = append(out, p)
 	}
+	benchCache[name] = out
 	return out
 }
 
@@ -43,7 +51,7 @@ func benchPackets(b *testing.B, write func(io.Writer, int) error, n int) []captu
 // the analysis does (payloads borrowed, detached every 256 packets), with an emit that only
 // counts: the cost of reassembly, unframing and delivery dating per packet.
 func BenchmarkCaptureTCP(b *testing.B) {
-	benchConns(b, benchPackets(b, callgen.WriteTCPBench, 200_000))
+	benchConns(b, benchPackets(b, "tcp", callgen.WriteTCPBench, 200_000))
 }
 
 // benchConns feeds pkts to one Conn per connection, found by an index made beforehand.

@@ -40,20 +40,25 @@ func (d *dir) queue(m pending) {
 	}
 }
 
-// detachQueue copies the payloads of the messages held back that still point into their
-// packets into the store's buffer.
-func (d *dir) detachQueue() {
+// detachQueue copies into the store's buffer the payloads of the messages held back that
+// still point into packets given before Detach call number before.
+func (d *dir) detachQueue(before uint32) {
 	if d.lent == 0 {
 		return
 	}
+	d.lent = 0
 	for i := d.qh; i < len(d.q); i++ {
-		if m := &d.q[i]; m.ext != nil {
+		m := &d.q[i]
+		switch {
+		case m.ext == nil:
+		case m.gen < before:
 			copy(d.st.bytes(m.pay, m.pay+m.payLen), m.ext)
 			m.ext = nil
+			d.qBuf++
+		default:
+			d.lent++
 		}
 	}
-	d.lent = 0
-	d.qBuf = len(d.q) - d.qh
 }
 
 // oldCopy accounts for a copy of bytes [x, y) below the store's framed offset (of segment
@@ -98,10 +103,14 @@ func (d *dir) oldCopy(x, y int64, g *dataSeg) {
 // before its response, before the ChannelData it enables). Never longer than maxHold, nor
 // beyond half the window.
 func (d *dir) emitReady(force bool) bool {
-	emitted := false
 	if d.qh == len(d.q) {
 		return false
 	}
+	return d.emitQueued(force)
+}
+
+func (d *dir) emitQueued(force bool) bool {
+	emitted := false
 	o := d.peer()
 	v := d.vantage() // emitting changes none of what it depends on
 	for d.qh < len(d.q) {
@@ -148,25 +157,15 @@ func (d *dir) emitHead() {
 	delivered = max(delivered, complete)
 	framing := m.end - m.start - m.payLen
 	retr := m.xBytes + m.xHdr
+	// Field by field: a composite literal would be built aside and copied with its pointers.
 	msg := &c.msg
-	*msg = transport.Message{
-		Payload:   m.payload(d),
-		Proto:     transport.TCP,
-		Src:       d.src,
-		Dst:       d.dst,
-		Iface:     d.iface,
-		FirstSeen: m.first,
-		Complete:  complete,
-		Delivered: delivered,
-		Wire: transport.Wire{
-			Total:         m.hdr + framing + retr + m.payLen,
-			Headers:       m.hdr,
-			Framing:       framing,
-			Retransmitted: retr,
-		},
-		Retransmitted: m.xBytes > 0 || m.lateBytes > 0,
-		Snapped:       m.snapped,
-	}
+	msg.Payload = m.payload(d)
+	msg.Src, msg.Dst, msg.Iface = d.src, d.dst, d.iface
+	msg.FirstSeen, msg.Complete, msg.Delivered = m.first, complete, delivered
+	msg.Wire = transport.Wire{Total: m.hdr + framing + retr + m.payLen, Headers: m.hdr, Framing: framing,
+		Retransmitted: retr}
+	msg.Retransmitted = m.xBytes > 0 || m.lateBytes > 0
+	msg.Snapped = m.snapped
 	d.stats.messages++
 	d.stats.framingBytes += framing
 	if d.fr.kind == FramingTURN && len(msg.Payload) >= channelDataHeaderLen &&

@@ -46,7 +46,7 @@ type dir struct {
 	qh     int
 	qBytes int64
 	qBuf   int // messages held back whose payload is in the store's buffer (ext nil)
-	lent   int // messages queued since the last detach whose payload is in their packet
+	lent   int // messages held back whose payload may be in their packet
 
 	farNext int64
 	farRun  int
@@ -59,6 +59,7 @@ type dir struct {
 	vc   struct {
 		n, r int64
 		v    Vantage
+		gen  uint64 // Conn.rttGen when v was last asked for
 	}
 
 	stats stats
@@ -150,7 +151,7 @@ func (d *dir) segment(p *capture.Packet) {
 		if int64(len(payload)) > pl {
 			payload = payload[:pl]
 		}
-		d.data(&dataSeg{start: off, size: pl, hdr: w - pl, payload: payload, t: t})
+		d.data(&dataSeg{start: off, size: pl, hdr: w - pl, payload: payload, t: t, gen: d.c.gen})
 	}
 	if fin && !d.finSeen {
 		d.finSeen, d.finOff = true, off+pl
@@ -195,10 +196,11 @@ func (d *dir) close() {
 	d.frame(true)
 }
 
-// detach copies what the direction still holds of the packets it was given.
-func (d *dir) detach() {
-	d.st.detach()
-	d.detachQueue()
+// detach copies what the direction still holds of the packets given before Detach call
+// number before.
+func (d *dir) detach(before uint32) {
+	d.detachQueue(before)
+	d.st.detach(before)
 }
 
 func (d *dir) summary() report.TCPDir {

@@ -139,15 +139,17 @@ type fuzzRun struct {
 func feedFuzzConn(t *testing.T, data []byte, borrow bool) fuzzRun {
 	c := NewConn(Config{BorrowPayload: borrow}, addrA, addrB)
 	var run fuzzRun
-	var lent [][]byte
+	// Payloads given since the last Detach (lent) and before it (old): a Detach lets the
+	// old ones be overwritten, as a reused read buffer would be.
+	var lent, old [][]byte
 	detach := func() {
 		c.Detach()
-		for _, b := range lent {
+		for _, b := range old {
 			for i := range b {
 				b[i] = 0xA5
 			}
 		}
-		lent = lent[:0]
+		old, lent = lent, old[:0]
 	}
 	var totals, wire [2]int64
 	emit := func(m *transport.Message) {

@@ -36,6 +36,7 @@ type dataSeg struct {
 	start, size, hdr int64
 	payload          []byte
 	t                int64
+	gen              uint32 // Conn.gen when the packet was given: what Detach goes by
 }
 
 func (g *dataSeg) end() int64 { return g.start + g.size }
@@ -50,6 +51,7 @@ type piece struct {
 	lateBytes                      int64 // bytes that filled a hole late
 	snapped                        bool
 	ext                            []byte // the bytes, when they are still in their packet
+	gen                            uint32 // the ext packet's Conn.gen
 }
 
 // bytes returns the buffered stream bytes [x, y); they must not be borrowed.
@@ -90,7 +92,7 @@ func (st *store) reserve(keep, hi int64, heldInBuf bool) {
 func (st *store) insert(g *dataSeg, lo, hi int64, late, borrow bool) (seen int64) {
 	if borrow && lo == st.highest && lo == g.start && hi == g.end() && int64(len(g.payload)) == g.size {
 		st.cs.insert(st.cs.n(), chunk{start: lo, end: hi, first: g.t, last: g.t, lastCopy: g.t,
-			segStart: g.start, segP: g.size, segH: g.hdr, ext: g.payload})
+			segStart: g.start, segP: g.size, segH: g.hdr, ext: g.payload, gen: g.gen})
 		st.borrowed = true
 		st.bytesIn += hi - lo
 		st.highest = hi
@@ -212,11 +214,11 @@ func (st *store) nextPresent() int64 {
 }
 
 // skipTo gives up the hole at delivered up to to (at most the next byte present): the
-// bytes there become in order, dated by their own arrival. framed must equal delivered.
-// It returns how many bytes were skipped.
+// bytes there become in order, dated by their own arrival. It returns how many bytes were
+// skipped: none while in-order bytes wait to be unframed or dropped (framed < delivered).
 func (st *store) skipTo(to int64) int64 {
 	to = min(to, st.nextPresent())
-	if to <= st.delivered {
+	if to <= st.delivered || st.framed < st.delivered {
 		return 0
 	}
 	n := to - st.delivered
@@ -228,7 +230,7 @@ func (st *store) skipTo(to int64) int64 {
 // reset empties the store and moves it to offset s (the capture lost more than a window).
 func (st *store) reset(s int64) {
 	for st.cs.n() > 0 {
-		st.dropChunk()
+		st.cs.pop()
 	}
 	st.framed, st.delivered, st.highest = s, s, s
 	st.bufOff = s
@@ -262,39 +264,27 @@ func (st *store) unborrow(c *chunk) {
 	c.ext = nil
 }
 
-// detach copies every borrowed chunk into the buffer: their packets are about to be reused.
-func (st *store) detach() {
+// detach copies into the buffer the borrowed chunks of packets given before Detach call
+// number before: those packets are about to be reused.
+func (st *store) detach(before uint32) {
 	if !st.borrowed {
 		return
 	}
+	st.borrowed = false
 	l := st.cs.live()
 	for i := range l {
-		st.unborrow(&l[i])
+		if l[i].gen < before {
+			st.unborrow(&l[i])
+		}
+		st.borrowed = st.borrowed || l[i].ext != nil
 	}
-	st.borrowed = false
 }
 
 // take removes the in-order bytes [framed, y) from the store and returns what they carried.
 func (st *store) take(y int64) piece {
-	var p piece
-	for i := 0; st.cs.n() > 0 && st.cs.live()[0].start < y; i++ {
-		c := st.front(y)
-		if i == 0 {
-			p.first = c.first
-			if c.ext != nil && c.end == y {
-				p.ext = c.ext
-			}
-		} else {
-			p.ext = nil
-		}
-		p.complete = max(p.complete, c.last)
-		p.lastCopy = max(p.lastCopy, c.lastCopy)
-		p.dlv = max(p.dlv, c.dlv)
-		p.hdr += c.hdr()
-		p.xBytes += c.xBytes
-		p.xHdr += c.xHdr
-		p.lateBytes += c.lateBytes
-		p.snapped = p.snapped || c.snapped
+	p := st.front(y)
+	for st.cs.n() > 0 && st.cs.live()[0].start < y {
+		p.add(st.front(y))
 	}
 	st.framed = y
 	return p
@@ -305,29 +295,25 @@ func (st *store) take(y int64) piece {
 func (st *store) drop(y int64) int64 {
 	var w int64
 	for st.cs.n() > 0 && st.cs.live()[0].start < y {
-		c := st.front(y)
-		w += c.end - c.start + c.hdr() + c.xBytes + c.xHdr
+		p := st.front(y)
+		w += p.hdr + p.xBytes + p.xHdr
 	}
+	w += y - st.framed
 	st.framed = y
 	return w
 }
 
-// front removes the first chunk, or its part before y, and returns it.
-func (st *store) front(y int64) chunk {
-	c := &st.cs.live()[0]
-	if c.end > y {
-		l := *c
-		*c = l.split(y)
-		return l
+// front removes the first run, or its part before y, and returns what it carried.
+func (st *store) front(y int64) piece {
+	c := &st.cs.list[st.cs.head]
+	if c.end <= y {
+		p := c.piece()
+		st.cs.pop()
+		return p
 	}
-	return st.dropChunk()
-}
-
-// dropChunk removes the first chunk and returns it.
-func (st *store) dropChunk() chunk {
-	c := st.cs.live()[0]
-	st.cs.pop()
-	return c
+	l := *c
+	l.cut(y, c)
+	return l.piece()
 }
 
 // maxChunks bounds the runs kept: beyond it they are merged, or a hole is given up.
@@ -336,6 +322,6 @@ func (st *store) maxChunks() int { return int(max(1024, st.window/256)) }
 // compact merges neighbouring runs (see chunks.mergeContiguous) and reports whether any
 // merged; borrowed runs are copied into the buffer first.
 func (st *store) compact() bool {
-	st.detach()
+	st.detach(^uint32(0))
 	return st.cs.mergeContiguous()
 }

@@ -5,8 +5,11 @@ package tcpframe
 // which it holds back (deliver.go) until their delivery can be dated.
 func (d *dir) frame(atEOF bool) {
 	st := &d.st
+	var data []byte // the in-order bytes [framed, delivered), fetched again when they moved
 	for st.framed < st.delivered {
-		data := st.inOrder()
+		if int64(len(data)) != st.delivered-st.framed {
+			data = st.inOrder()
+		}
 		switch d.fr.kind {
 		case FramingNone:
 			exactOK := d.synSeen && st.framed == 0
@@ -21,10 +24,12 @@ func (d *dir) frame(atEOF bool) {
 			d.fr.kind, d.fr.sync = k, k != FramingUnknown
 			if skip > 0 {
 				d.discard(int64(skip), false)
+				data = data[skip:]
 			}
 			continue
 		case FramingUnknown:
 			d.discard(int64(len(data)), true)
+			data = nil
 			continue
 		}
 		resynced := false
@@ -32,6 +37,7 @@ func (d *dir) frame(atEOF bool) {
 			skip, found := resync(probeOf(d.fr.kind), data, atEOF, false)
 			if skip > 0 {
 				d.discard(int64(skip), false)
+				data = data[skip:]
 				continue
 			}
 			if !found {
@@ -45,14 +51,17 @@ func (d *dir) frame(atEOF bool) {
 			d.fr.sync = false
 			if resynced { // cannot happen with a split that agrees with its probe; never loop
 				d.discard(1, false)
+				data = data[1:]
 			}
 		case adv == 0:
 			return
 		case msg == nil:
 			d.discard(int64(adv), false)
+			data = data[adv:]
 		default:
 			off := int64(cap(data) - cap(msg))
 			d.take(int64(adv), off, int64(len(msg)))
+			data = data[adv:]
 		}
 	}
 }
