@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"io"
 	"net/netip"
+	"os"
 	"testing"
 
 	"github.com/callpcap/callpcap/capture"
@@ -54,6 +55,28 @@ func BenchmarkCaptureTCP(b *testing.B) {
 	benchConns(b, benchPackets(b, "tcp", callgen.WriteTCPBench, 200_000))
 }
 
+// BenchmarkCaptureFile is BenchmarkCaptureTCP on the first 200k packets of the capture
+// named by $CALLPCAP_BENCH_FILE (skipped when unset), for profiling tcpframe on large
+// generated captures (internal/testgen/callgen/gencall).
+func BenchmarkCaptureFile(b *testing.B) {
+	path := os.Getenv("CALLPCAP_BENCH_FILE")
+	if path == "" {
+		b.Skip("CALLPCAP_BENCH_FILE not set")
+	}
+	benchConns(b, benchPackets(b, path, func(w io.Writer, n int) error {
+		f, err := os.Open(path)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		_, err = io.CopyN(w, f, 256<<20)
+		if err == io.EOF {
+			err = nil
+		}
+		return err
+	}, 0))
+}
+
 // benchConns feeds pkts to one Conn per connection, found by an index made beforehand.
 func benchConns(b *testing.B, pkts []capture.Packet) {
 	idx := make([]int, len(pkts))
@@ -87,7 +110,7 @@ func benchConns(b *testing.B, pkts []capture.Packet) {
 			if n := len(lent); n == 0 || lent[n-1] != c {
 				lent = append(lent, c)
 			}
-			if i%256 == 255 {
+			if i%benchDetach == benchDetach-1 {
 				for _, c := range lent {
 					c.Detach()
 				}
@@ -100,3 +123,7 @@ func benchConns(b *testing.B, pkts []capture.Packet) {
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(len(pkts)), "ns/packet")
 }
+
+// benchDetach is how many packets the benchmarks feed between calls to Detach: the
+// analysis's batch.
+var benchDetach = 256

@@ -311,9 +311,21 @@ func (st *store) front(y int64) piece {
 		st.cs.pop()
 		return p
 	}
-	l := *c
-	l.cut(y, c)
-	return l.piece()
+	if c.hdrFixed|c.xBytes|c.xHdr|c.lateBytes != 0 {
+		l := *c
+		l.cut(y, c)
+		return l.piece()
+	}
+	// The usual cut of a message from a run that was seen once: nothing to share out in
+	// proportion, only the header share of its bytes.
+	a := y - c.start
+	p := piece{first: c.first, complete: c.last, lastCopy: c.lastCopy, dlv: c.dlv, snapped: c.snapped, gen: c.gen,
+		hdr: share(c.segH, c.segP, c.segStart, c.start, y)}
+	if c.ext != nil {
+		p.ext, c.ext = c.ext[:a:a], c.ext[a:]
+	}
+	c.start = y
+	return p
 }
 
 // maxChunks bounds the runs kept: beyond it they are merged, or a hole is given up.
