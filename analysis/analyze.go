@@ -51,11 +51,10 @@ type analyzer struct {
 	rtp   *rtpflow.Tracker
 	dedup dedup
 
-	flows      map[flowKey]*flow
-	flowList   []*flow
-	flowsOver  int64 // flows not tracked beyond MaxFlows
-	recent     [4]*flow
-	nextRecent int
+	flows     map[flowKey]*flow
+	flowList  []*flow
+	flowsOver int64 // flows not tracked beyond MaxFlows
+	cache     flowCache
 
 	packets, wire               int64
 	first, last, prev           int64
@@ -242,13 +241,13 @@ func (a *analyzer) packet(p *capture.Packet, dg digests) {
 	a.message(f, &m, true)
 }
 
-// flow finds or starts the flow of a packet; nil beyond the cap. Media packets come in long
-// runs of a few flows, so the last flows found are checked before the map.
+// flow finds or starts the flow of a packet; nil beyond the cap. The cache is asked before
+// the map, whose key (two AddrPorts) takes longer to hash than the rest of a packet's
+// bookkeeping.
 func (a *analyzer) flow(src, dst netip.AddrPort, proto transport.Proto, t int64) *flow {
-	for _, f := range a.recent {
-		if f != nil && f.proto == proto && (f.a == src && f.b == dst || f.a == dst && f.b == src) {
-			return f
-		}
+	slot := a.cache.slot(src, dst)
+	if f := *slot; f != nil && f.proto == proto && (f.a == src && f.b == dst || f.a == dst && f.b == src) {
+		return f
 	}
 	k := keyOf(src, dst, proto)
 	f, ok := a.flows[k]
@@ -256,8 +255,7 @@ func (a *analyzer) flow(src, dst netip.AddrPort, proto transport.Proto, t int64)
 		f = a.newFlow(k, src, dst, proto, t)
 	}
 	if f != nil {
-		a.recent[a.nextRecent] = f
-		a.nextRecent = (a.nextRecent + 1) % len(a.recent)
+		*slot = f
 	}
 	return f
 }
