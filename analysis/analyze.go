@@ -51,11 +51,10 @@ type analyzer struct {
 	rtp   *rtpflow.Tracker
 	dedup dedup
 
-	flows      map[flowKey]*flow
-	flowList   []*flow
-	flowsOver  int64 // flows not tracked beyond MaxFlows
-	recent     [4]*flow
-	nextRecent int
+	flows     map[flowKey]*flow
+	flowList  []*flow
+	flowsOver int64 // flows not tracked beyond MaxFlows
+	cache     flowCache
 
 	packets, wire               int64
 	first, last, prev           int64
@@ -71,7 +70,10 @@ type analyzer struct {
 	cur    *flow             // the TCP flow whose segment is being fed, for emit
 	relay  relayTracker      // the two legs of a relay, at a TURN server capture
 	emit   func(*transport.Message)
-	lent   []*tcpframe.Conn // fed packets of the current batch (Config.BorrowPayload)
+	// TCP flows fed packets of the current batch and of the one before (lentPrev): their
+	// Conns may point into both (Config.BorrowPayload), and batchNo numbers the batches.
+	lent, lentPrev []*flow
+	batchNo        int
 }
 
 func newAnalyzer(opts Options) *analyzer {
@@ -100,7 +102,12 @@ func (a *analyzer) run(ctx context.Context, rd *capture.Reader) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	full, free := readBatches(ctx, rd)
+	// Each batch goes back to the reader one batch late: the TCP connections keep pointing
+	// into the packets of the batch before the current one (tcpframe's Detach), so that the
+	// messages they hold back for about a round trip are rarely copied.
+	var prev *batch
 	for b := range full {
+		a.batchNo++
 		for i := range b.pkts {
 			a.packet(&b.pkts[i], b.digests[i])
 		}
@@ -113,7 +120,10 @@ func (a *analyzer) run(ctx context.Context, rd *capture.Reader) error {
 			break
 		}
 		a.detach()
-		free <- b
+		if prev != nil {
+			free <- prev
+		}
+		prev = b
 	}
 	if err := ctx.Err(); err != nil {
 		return err
@@ -127,14 +137,20 @@ func (a *analyzer) run(ctx context.Context, rd *capture.Reader) error {
 	return nil
 }
 
-// detach makes the TCP connections fed since the last call copy what they still hold of
-// the batch's packets, before the batch goes back to the reader.
+// detach makes the TCP connections fed in the current or the previous batch copy what they
+// still hold of the previous batch's packets, before that batch goes back to the reader.
 func (a *analyzer) detach() {
-	for _, c := range a.lent {
-		c.Detach()
+	for _, f := range a.lentPrev {
+		f.conn.Detach()
+		f.detached = a.batchNo
 	}
-	clear(a.lent)
-	a.lent = a.lent[:0]
+	for _, f := range a.lent {
+		if f.detached != a.batchNo {
+			f.conn.Detach()
+		}
+	}
+	clear(a.lentPrev)
+	a.lentPrev, a.lent = a.lent, a.lentPrev[:0]
 }
 
 func (a *analyzer) packet(p *capture.Packet, dg digests) {
@@ -206,8 +222,9 @@ func (a *analyzer) packet(p *capture.Packet, dg digests) {
 		}
 		a.cur = f
 		f.conn.Segment(p, a.emit)
-		if n := len(a.lent); n == 0 || a.lent[n-1] != f.conn {
-			a.lent = append(a.lent, f.conn)
+		if f.lentIn != a.batchNo {
+			f.lentIn = a.batchNo
+			a.lent = append(a.lent, f)
 		}
 		return
 	}
@@ -224,13 +241,13 @@ func (a *analyzer) packet(p *capture.Packet, dg digests) {
 	a.message(f, &m, true)
 }
 
-// flow finds or starts the flow of a packet; nil beyond the cap. Media packets come in long
-// runs of a few flows, so the last flows found are checked before the map.
+// flow finds or starts the flow of a packet; nil beyond the cap. The cache is asked before
+// the map, whose key (two AddrPorts) takes longer to hash than the rest of a packet's
+// bookkeeping.
 func (a *analyzer) flow(src, dst netip.AddrPort, proto transport.Proto, t int64) *flow {
-	for _, f := range a.recent {
-		if f != nil && f.proto == proto && (f.a == src && f.b == dst || f.a == dst && f.b == src) {
-			return f
-		}
+	slot := a.cache.slot(src, dst)
+	if f := *slot; f != nil && f.proto == proto && (f.a == src && f.b == dst || f.a == dst && f.b == src) {
+		return f
 	}
 	k := keyOf(src, dst, proto)
 	f, ok := a.flows[k]
@@ -238,8 +255,7 @@ func (a *analyzer) flow(src, dst netip.AddrPort, proto transport.Proto, t int64)
 		f = a.newFlow(k, src, dst, proto, t)
 	}
 	if f != nil {
-		a.recent[a.nextRecent] = f
-		a.nextRecent = (a.nextRecent + 1) % len(a.recent)
+		*slot = f
 	}
 	return f
 }

@@ -1,12 +1,33 @@
 package analysis
 
 import (
+	"encoding/binary"
 	"net/netip"
 
 	"github.com/callpcap/callpcap/demux"
 	"github.com/callpcap/callpcap/tcpframe"
 	"github.com/callpcap/callpcap/transport"
 )
+
+// flowCache holds the flows found last, one per slot, the slot chosen by a hash of the two
+// endpoints that does not depend on their order: a capture of hundreds of calls interleaves
+// their flows packet by packet, and a few recent flows (this replaced the four found last)
+// no longer hold the one a packet belongs to.
+type flowCache [1 << flowCacheBits]*flow
+
+const flowCacheBits = 12
+
+func (c *flowCache) slot(src, dst netip.AddrPort) **flow {
+	h := endpointHash(src) ^ endpointHash(dst)
+	return &c[h>>(64-flowCacheBits)]
+}
+
+// endpointHash mixes an address and port (Fibonacci hashing of the folded address).
+func endpointHash(ap netip.AddrPort) uint64 {
+	b := ap.Addr().As16()
+	v := binary.LittleEndian.Uint64(b[:8]) ^ binary.LittleEndian.Uint64(b[8:]) ^ uint64(ap.Port())<<17
+	return v * 0x9E3779B97F4A7C15
+}
 
 // flowKey names a flow whichever way a packet travels: the lower endpoint comes first.
 type flowKey struct {
@@ -44,6 +65,8 @@ type flow struct {
 	sip         bool    // carried SIP signalling
 	client      netip.AddrPort
 	conn        *tcpframe.Conn
+	// The batches (analyzer.batchNo) in which conn was last fed and last detached.
+	lentIn, detached int
 }
 
 func (f *flow) dir(src netip.AddrPort) int {

@@ -24,6 +24,11 @@ type chunk struct {
 	lateBytes int64 // bytes that filled a hole late: retransmissions whose original was not seen
 
 	snapped bool // some bytes were cut by the snap length (zeros stand for them)
+
+	// ext holds the bytes when they are still in their packet (borrowed, see store); nil
+	// when they are in the store's buffer. gen is the packet's Conn.gen.
+	ext []byte
+	gen uint32
 }
 
 // share is the header share of the bytes [x, y) of a segment starting at s.
@@ -39,17 +44,51 @@ func (c *chunk) hdr() int64 {
 }
 
 // split cuts c at k (c.start < k < c.end) and returns the right part; c keeps the left.
-// Amounts that are not per-segment are shared in proportion to bytes, the remainder right.
 func (c *chunk) split(k int64) chunk {
 	r := *c
+	c.cut(k, &r)
+	return r
+}
+
+// cut makes c the part of itself before k (c.start < k < c.end) and r, a copy of c, the part
+// from k on. Amounts that are not per-segment are shared in proportion to bytes, the
+// remainder right.
+func (c *chunk) cut(k int64, r *chunk) {
 	l, a := c.end-c.start, k-c.start
-	prop := func(v int64) (int64, int64) { left := v * a / l; return left, v - left }
+	prop := func(v int64) (int64, int64) {
+		if v == 0 {
+			return 0, 0
+		}
+		left := v * a / l
+		return left, v - left
+	}
 	c.hdrFixed, r.hdrFixed = prop(c.hdrFixed)
 	c.xBytes, r.xBytes = prop(c.xBytes)
 	c.xHdr, r.xHdr = prop(c.xHdr)
 	c.lateBytes, r.lateBytes = prop(c.lateBytes)
+	if c.ext != nil {
+		c.ext, r.ext = c.ext[:a], c.ext[a:]
+	}
 	c.end, r.start = k, k
-	return r
+}
+
+// piece returns what the whole chunk carried.
+func (c *chunk) piece() piece {
+	return piece{first: c.first, complete: c.last, lastCopy: c.lastCopy, dlv: c.dlv, hdr: c.hdr(),
+		xBytes: c.xBytes, xHdr: c.xHdr, lateBytes: c.lateBytes, snapped: c.snapped, ext: c.ext, gen: c.gen}
+}
+
+// add merges q, what the bytes after p's carried, into p.
+func (p *piece) add(q piece) {
+	p.complete = max(p.complete, q.complete)
+	p.lastCopy = max(p.lastCopy, q.lastCopy)
+	p.dlv = max(p.dlv, q.dlv)
+	p.hdr += q.hdr
+	p.xBytes += q.xBytes
+	p.xHdr += q.xHdr
+	p.lateBytes += q.lateBytes
+	p.snapped = p.snapped || q.snapped
+	p.ext = nil
 }
 
 // chunks is the sorted list of chunks of a direction; the live ones are list[head:].

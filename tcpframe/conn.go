@@ -25,9 +25,11 @@ type Config struct {
 	// unframer starts by scanning for one, as after a capture gap.
 	Framing Framing
 	// BorrowPayload lets Segment keep pointing into the payloads of the packets it is given
-	// instead of copying them, until Detach: the caller promises to call Detach before the
-	// bytes of any packet given to Segment since the last Detach are reused. Segments in
-	// order whose messages end within them are then unframed without a copy.
+	// instead of copying them. The caller calls Detach from time to time (after each batch
+	// of packets) and promises that the packets given since the previous call to Detach stay
+	// valid until the next one: each call copies what is still held of the packets given
+	// before the previous call, whose bytes may then be reused. Segments in order are then
+	// unframed without a copy, and most messages are handed out before their packet goes.
 	BorrowPayload bool
 }
 
@@ -90,6 +92,8 @@ type Conn struct {
 	dirs         [2]dir
 	hs           handshake
 	now          int64
+	rttGen       uint64 // counts the RTT samples and the handshake RTT: what vantage depends on
+	gen          uint32 // calls to Detach: what is borrowed is tagged with it
 	emit         func(m *transport.Message)
 	msg          transport.Message
 }
@@ -113,10 +117,10 @@ func NewConn(cfg Config, a, b netip.AddrPort) *Conn {
 	if late <= 0 {
 		late = int64(DefaultLateBudget)
 	}
-	c := &Conn{window: w, late: late, borrow: cfg.BorrowPayload}
+	c := &Conn{window: w, late: late, borrow: cfg.BorrowPayload, msg: transport.Message{Proto: transport.TCP}}
 	c.hs.client = -1
-	c.dirs[0] = dir{c: c, idx: 0, src: a, dst: b}
-	c.dirs[1] = dir{c: c, idx: 1, src: b, dst: a}
+	c.dirs[0] = dir{c: c, idx: 0, src: a, dst: b, st: store{window: w}}
+	c.dirs[1] = dir{c: c, idx: 1, src: b, dst: a, st: store{window: w}}
 	if probeOf(cfg.Framing) != nil {
 		c.dirs[0].fr.kind, c.dirs[1].fr.kind = cfg.Framing, cfg.Framing
 	}
@@ -140,17 +144,25 @@ func (c *Conn) Segment(p *capture.Packet, emit func(m *transport.Message)) {
 	c.now = max(c.now, p.Time)
 	c.emit = emit
 	d.segment(p)
-	// One direction's messages may be waiting for the other's to go first.
-	for c.dirs[0].emitReady(false) || c.dirs[1].emitReady(false) {
+	// One direction's messages may be waiting for the other's to go first: after the first
+	// has emitted what it can, and the second too, the first is asked again only when the
+	// second emitted something (nothing else changed for it), and so on.
+	a, b := &c.dirs[0], &c.dirs[1]
+	a.emitReady(false)
+	for b.emitReady(false) && a.emitReady(false) {
 	}
 	c.emit = nil
 }
 
-// Detach copies what the connection still holds of the packets given to Segment, so that
-// their bytes may be reused (Config.BorrowPayload). It is cheap when nothing is held.
+// Detach copies what the connection still holds of the packets given to Segment before the
+// previous call to Detach, so that their bytes may be reused (Config.BorrowPayload); what it
+// holds of the packets given since then it keeps pointing into until the next call. It is
+// cheap when nothing is held.
 func (c *Conn) Detach() {
-	c.dirs[0].detach()
-	c.dirs[1].detach()
+	before := c.gen
+	c.gen++
+	c.dirs[0].detach(before)
+	c.dirs[1].detach(before)
 }
 
 // Close ends the capture: holes never filled are skipped as capture gaps, partial frames
@@ -244,6 +256,7 @@ func (c *Conn) handshake(d *dir, p *capture.Packet) {
 		}
 	case ack && d.idx == h.client && h.synAckSeen && p.TCP.Ack == h.serverISN+1:
 		h.rtt = max(h.part1+t-h.synAckT, 1)
+		c.rttGen++
 	}
 }
 

@@ -19,7 +19,8 @@
 // end of the capture; Summary gives the report's figures. The in-order path allocates
 // nothing once the buffers have grown, provided emit is a func value made once (a method
 // value written at each call allocates). Segment copies the payload bytes it keeps, unless
-// Config.BorrowPayload: then it points into the packets until Detach, and in-order messages
+// Config.BorrowPayload: then it points into the packets until the second call to Detach
+// after them (the caller keeps a batch of packets one batch longer), and in-order messages
 // emitted before that are never copied.
 //
 // Unframers have the shape of bufio.SplitFunc (SplitRFC4571, TURNSplitter.Split, SplitTLS)

@@ -135,15 +135,17 @@ type fuzzRun struct {
 func feedFuzzConn(t *testing.T, data []byte, borrow bool) fuzzRun {
 	c := NewConn(Config{BorrowPayload: borrow}, addrA, addrB)
 	var run fuzzRun
-	var lent [][]byte
+	// Payloads given since the last Detach (lent) and before it (old): a Detach lets the
+	// old ones be overwritten, as a reused read buffer would be.
+	var lent, old [][]byte
 	detach := func() {
 		c.Detach()
-		for _, b := range lent {
+		for _, b := range old {
 			for i := range b {
 				b[i] = 0xA5
 			}
 		}
-		lent = lent[:0]
+		old, lent = lent, old[:0]
 	}
 	var totals, wire [2]int64
 	emit := func(m *transport.Message) {
@@ -211,11 +213,11 @@ func feedFuzzConn(t *testing.T, data []byte, borrow bool) fuzzRun {
 		}
 		for k := range c.dirs {
 			d := &c.dirs[k]
-			if d.highest-d.released() > c.window || int64(len(d.buf)) > c.window {
-				t.Fatalf("dir %d: pending %d, buffer %d, window %d", k, d.highest-d.released(), len(d.buf), c.window)
+			if d.st.highest-d.released() > c.window || int64(len(d.st.buf)) > c.window {
+				t.Fatalf("dir %d: pending %d, buffer %d, window %d", k, d.st.highest-d.released(), len(d.st.buf), c.window)
 			}
-			if d.cs.n() > d.maxChunks()+2 {
-				t.Fatalf("dir %d: %d chunks", k, d.cs.n())
+			if d.st.cs.n() > d.st.maxChunks()+2 {
+				t.Fatalf("dir %d: %d chunks", k, d.st.cs.n())
 			}
 		}
 	}

@@ -67,6 +67,7 @@ type feeder struct {
 	totals [2]int64
 
 	shadow     *Conn
+	lent       []byte // the payload given to shadow before its last Detach
 	shadowMsgs []got
 	shadowEmit func(m *transport.Message)
 }
@@ -111,13 +112,16 @@ func (f *feeder) send(p *capture.Packet) {
 	}
 	f.c.Segment(p, f.emit)
 
+	// The shadow borrows the payload: it may keep pointing into it until the second Detach
+	// after it; then the bytes are overwritten, as a reused read buffer would be.
 	q := *p
 	q.Payload = append([]byte(nil), p.Payload...)
 	f.shadow.Segment(&q, f.shadowEmit)
 	f.shadow.Detach()
-	for i := range q.Payload {
-		q.Payload[i] = 0xA5
+	for i := range f.lent {
+		f.lent[i] = 0xA5
 	}
+	f.lent = q.Payload
 }
 
 // close ends the capture and checks that the wire bytes add up exactly per direction.

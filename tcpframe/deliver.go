@@ -1,0 +1,192 @@
+package tcpframe
+
+import "github.com/callpcap/callpcap/transport"
+
+// pending is a message unframed and held back until its delivery can be dated: the stream
+// range [start, end) with its framing, the payload's payLen bytes at pay, and what its
+// bytes carried (piece). Its payload is piece.ext while that still points into its packet,
+// else in the store's buffer, which keeps every byte from the oldest message held back.
+type pending struct {
+	start, end  int64
+	pay, payLen int64
+	piece
+}
+
+// payload returns the message's payload bytes.
+func (m *pending) payload(d *dir) []byte {
+	if m.ext != nil {
+		return m.ext
+	}
+	return d.st.bytes(m.pay, m.pay+m.payLen)
+}
+
+// queue holds back the message m, which ends at the store's framed offset.
+func (d *dir) queue(m pending) {
+	if d.qh > 0 && d.qh == len(d.q) {
+		d.q, d.qh = d.q[:0], 0
+	} else if d.qh > 256 && d.qh > len(d.q)/2 {
+		n := copy(d.q, d.q[d.qh:])
+		d.q, d.qh = d.q[:n], 0
+	}
+	d.q = append(d.q, m)
+	d.qBytes += m.end - m.start
+	if m.ext == nil {
+		d.qBuf++
+	} else {
+		d.lent++
+	}
+	if len(d.q)-d.qh > maxQueued {
+		d.emitHead()
+	}
+}
+
+// detachQueue copies into the store's buffer the payloads of the messages held back that
+// still point into packets given before Detach call number before.
+func (d *dir) detachQueue(before uint32) {
+	if d.lent == 0 {
+		return
+	}
+	d.lent = 0
+	for i := d.qh; i < len(d.q); i++ {
+		m := &d.q[i]
+		switch {
+		case m.ext == nil:
+		case m.gen < before:
+			copy(d.st.bytes(m.pay, m.pay+m.payLen), m.ext)
+			m.ext = nil
+			d.qBuf++
+		default:
+			d.lent++
+		}
+	}
+}
+
+// oldCopy accounts for a copy of bytes [x, y) below the store's framed offset (of segment
+// g): they belong to a message held back, or were already handed out or skipped.
+func (d *dir) oldCopy(x, y int64, g *dataSeg) {
+	q := d.q[d.qh:]
+	lo, hi := 0, len(q)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if q[m].end <= x {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	i, pos := lo, x
+	for pos < y {
+		if i < len(q) && q[i].start <= pos {
+			m := &q[i]
+			ye := min(y, m.end)
+			m.xBytes += ye - pos
+			m.xHdr += share(g.hdr, g.size, g.start, pos, ye)
+			m.lastCopy = max(m.lastCopy, g.t)
+			pos = ye
+			i++
+			continue
+		}
+		ye := y
+		if i < len(q) {
+			ye = min(y, q[i].start)
+		}
+		d.rest.Retransmitted += ye - pos + share(g.hdr, g.size, g.start, pos, ye)
+		pos = ye
+	}
+}
+
+// emitReady emits the held-back messages whose delivery can be dated (all of them if force)
+// and reports whether it emitted any. At a sender vantage a message waits for the first ACK
+// covering its last byte; while the vantage is unknown it waits for it to be known; and it
+// waits while the other direction holds back a message first seen before it, so that the
+// two directions come out in the order the capture saw them (a TURN ChannelBind request
+// before its response, before the ChannelData it enables). Never longer than maxHold, nor
+// beyond half the window.
+func (d *dir) emitReady(force bool) bool {
+	if d.qh == len(d.q) {
+		return false
+	}
+	return d.emitQueued(force)
+}
+
+func (d *dir) emitQueued(force bool) bool {
+	emitted := false
+	o := d.peer()
+	v := d.vantage() // emitting changes none of what it depends on
+	for d.qh < len(d.q) {
+		if !force {
+			m := &d.q[d.qh]
+			wait := o.qh < len(o.q) && o.q[o.qh].first < m.first
+			switch v {
+			case VantageSender:
+				// The ring's newest entry is ackHigh: some remembered ACK covers m exactly
+				// when ackHigh does, and which one is looked up only once, by emitHead.
+				wait = wait || !d.ackSeen || d.ackHigh < m.end
+			case VantageUnknown:
+				wait = true
+			}
+			if wait && d.c.now-m.complete <= maxHold && d.qBytes <= d.c.window/2 {
+				return emitted
+			}
+		}
+		d.emitHead()
+		emitted = true
+	}
+	return emitted
+}
+
+// emitHead emits the oldest held-back message.
+func (d *dir) emitHead() {
+	c := d.c
+	m := &d.q[d.qh]
+	complete, delivered := m.complete, m.dlv
+	if d.vantage() == VantageSender {
+		// The receiver's delivery: the first ACK covering the last byte less half the minimum
+		// RTT; its completion: the last copy sent plus half the minimum RTT. A message whose
+		// ACK the capture never shows (its end, or a hold cut short) is dated on the same
+		// clock, half an RTT after the sender had it all: mixing in sender-side times would
+		// move the stream's delay baseline by half an RTT.
+		half := c.rtt() / 2
+		complete = m.lastCopy + half
+		if at, ok := d.acks.firstCovering(m.end); ok {
+			delivered = max(at-half, complete)
+		} else {
+			delivered = max(m.dlv+half, complete)
+		}
+	}
+	delivered = max(delivered, complete)
+	framing := m.end - m.start - m.payLen
+	retr := m.xBytes + m.xHdr
+	// Field by field: a composite literal would be built aside and copied with its pointers.
+	msg := &c.msg
+	msg.Payload = m.payload(d)
+	msg.Src, msg.Dst, msg.Iface = d.src, d.dst, d.iface
+	msg.FirstSeen, msg.Complete, msg.Delivered = m.first, complete, delivered
+	msg.Wire = transport.Wire{Total: m.hdr + framing + retr + m.payLen, Headers: m.hdr, Framing: framing,
+		Retransmitted: retr}
+	msg.Retransmitted = m.xBytes > 0 || m.lateBytes > 0
+	msg.Snapped = m.snapped
+	d.stats.messages++
+	d.stats.framingBytes += framing
+	if d.fr.kind == FramingTURN && len(msg.Payload) >= channelDataHeaderLen &&
+		msg.Payload[0] >= channelMin && msg.Payload[0] <= channelMax {
+		// The report's framing_bytes counts ChannelData headers too; the message carries its
+		// header (the demux unwraps it and accounts the header as framing there).
+		d.stats.framingBytes += channelDataHeaderLen
+	}
+	if hol := delivered - complete; hol > 0 {
+		d.stats.holMessages++
+		d.hol.Record(float64(hol) / 1e6)
+	}
+	if rb := m.xBytes + m.lateBytes; rb > 0 && delivered-m.first > c.late {
+		d.stats.uselessBytes += rb
+	}
+	if m.ext == nil {
+		d.qBuf--
+	}
+	d.qh++
+	d.qBytes -= m.end - m.start
+	if c.emit != nil {
+		c.emit(msg)
+	}
+}

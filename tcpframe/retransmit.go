@@ -1,0 +1,81 @@
+package tcpframe
+
+// data takes the payload of a data segment: it sorts its bytes into new, retransmitted
+// (seen before, or filling a hole late) and spurious (already ACKed), stores them, and
+// applies the gap policy.
+//
+// A segment that fills a hole is a retransmission when it comes more than one minimum RTT
+// after the first byte beyond the hole was seen, else it is out of order (DESIGN, "TCP").
+// Bytes below the store's framed offset were seen before: they are copies of messages held
+// back or already handed out (oldCopy).
+func (d *dir) data(g *dataSeg) {
+	s, e := g.start, g.end()
+	st := &d.st
+	if d.ended || d.finSeen && s >= d.finOff {
+		d.rest.Unframed += g.size + g.hdr
+		return
+	}
+	if d.tooFar(s, e) {
+		d.rest.Unframed += g.size + g.hdr
+		return
+	}
+	d.makeRoom(e)
+	limit := d.released() + d.c.window
+	if d.finSeen {
+		limit = min(limit, d.finOff)
+	}
+
+	var seen int64 // bytes seen before
+	lo := s
+	if lo < st.framed {
+		y := min(e, st.framed)
+		d.oldCopy(lo, y, g)
+		seen += y - lo
+		lo = y
+	}
+	hi := max(min(e, limit), lo)
+
+	var holeNew int64
+	late := false
+	if lo < hi && lo < st.highest {
+		var firstNew int64
+		holeNew, firstNew = st.uncovered(lo, min(hi, st.highest))
+		if holeNew > 0 {
+			late = g.t-st.earliestBeyond(firstNew) > d.c.minRTT()
+		}
+	}
+	prevHighest := st.highest
+	if lo < hi {
+		st.reserve(d.released(), hi, d.qBuf > 0)
+		seen += st.insert(g, lo, hi, late, d.c.borrow)
+	}
+	if hi < e {
+		d.rest.Unframed += e - hi + share(g.hdr, g.size, s, hi, e)
+	}
+
+	retx := seen > 0 || holeNew > 0 && late
+	switch {
+	case retx:
+		d.stats.retxSegments++
+		d.stats.retxBytes += seen
+		if late {
+			d.stats.retxBytes += holeNew
+		}
+		var spurious int64
+		if d.ackSeen && seen > 0 {
+			spurious = min(seen, max(0, min(e, d.ackHigh)-s))
+		}
+		d.stats.spuriousBytes += spurious
+		// Karn: the ACKs of every segment beyond were held by the loss too.
+		d.sent.markRetx(s, 1<<62)
+		d.retx.push(s, e, spurious > 0)
+	case holeNew > 0:
+		d.stats.oooSegments++
+	}
+	if e > prevHighest {
+		d.sent.push(s, e, g.t, retx)
+	}
+
+	st.deliver(g.t, false)
+	d.boundHoles()
+}

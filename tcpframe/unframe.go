@@ -1,0 +1,89 @@
+package tcpframe
+
+// frame runs the unframer over the in-order bytes: it detects the framing from the first
+// bytes (or takes the peer's), resynchronises after a gap or garbage, and cuts messages,
+// which it holds back (deliver.go) until their delivery can be dated.
+func (d *dir) frame(atEOF bool) {
+	st := &d.st
+	var data []byte // the in-order bytes [framed, delivered), fetched again when they moved
+	for st.framed < st.delivered {
+		if int64(len(data)) != st.delivered-st.framed {
+			data = st.inOrder()
+		}
+		switch d.fr.kind {
+		case FramingNone:
+			exactOK := d.synSeen && st.framed == 0
+			if pk := d.peer().fr.kind; pk != FramingNone && pk != FramingUnknown {
+				d.fr.kind, d.fr.sync = pk, exactOK
+				continue
+			}
+			k, skip, ok := Detect(data, atEOF, exactOK)
+			if !ok {
+				return
+			}
+			d.fr.kind, d.fr.sync = k, k != FramingUnknown
+			if skip > 0 {
+				d.discard(int64(skip), false)
+				data = data[skip:]
+			}
+			continue
+		case FramingUnknown:
+			d.discard(int64(len(data)), true)
+			data = nil
+			continue
+		}
+		resynced := false
+		if !d.fr.sync {
+			skip, found := resync(probeOf(d.fr.kind), data, atEOF, false)
+			if skip > 0 {
+				d.discard(int64(skip), false)
+				data = data[skip:]
+				continue
+			}
+			if !found {
+				return
+			}
+			d.fr.sync, resynced = true, true
+		}
+		adv, msg, err := d.fr.split(data, atEOF)
+		switch {
+		case err != nil:
+			d.fr.sync = false
+			if resynced { // cannot happen with a split that agrees with its probe; never loop
+				d.discard(1, false)
+				data = data[1:]
+			}
+		case adv == 0:
+			return
+		case msg == nil:
+			d.discard(int64(adv), false)
+			data = data[adv:]
+		default:
+			off := int64(cap(data) - cap(msg))
+			d.take(int64(adv), off, int64(len(msg)))
+			data = data[adv:]
+		}
+	}
+}
+
+// discard drops n in-order bytes that no message carries: resync skips, or payload of a
+// framing no one knows (other).
+func (d *dir) discard(n int64, other bool) {
+	d.rest.Unframed += d.st.drop(d.st.framed + n)
+	if other {
+		d.stats.other += n
+	} else {
+		d.stats.resyncSkipped += n
+	}
+}
+
+// take turns the in-order bytes [framed, framed+adv) into a message held back, whose
+// payload is the payLen bytes at off within them.
+func (d *dir) take(adv, off, payLen int64) {
+	start := d.st.framed
+	p := d.st.take(start + adv)
+	if p.ext != nil {
+		p.ext = p.ext[off : off+payLen : off+payLen]
+	}
+	d.queue(pending{start: start, end: start + adv, pay: start + off, payLen: payLen, piece: p})
+}
