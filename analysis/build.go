@@ -253,6 +253,8 @@ func (a *analyzer) buildStreamsAndDirections(c *report.Capture, streams []*rtpfl
 		rs.ID = streamID[s]
 		rs.Leg = legOf[s.Path().Leg]
 		rs.Direction = dirID[dirKey{s.Path().Src, s.Path().Dst}]
+		// A TURN peer whose channel binding the capture does not show is not known.
+		rs.Src, rs.Dst = addrString(s.Path().Src), addrString(s.Path().Dst)
 		rs.DroppedBeforeTCP = a.droppedBeforeTCP(s, &rs)
 		c.Streams = append(c.Streams, rs)
 	}

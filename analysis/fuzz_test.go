@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"net/netip"
-	"strings"
 	"testing"
 	"time"
 
@@ -64,82 +63,14 @@ func FuzzAnalyze(f *testing.F) {
 	})
 }
 
-// knownBugs are what the analyzer gets wrong today, found by this target; checkContract
-// forgives them so that anything else wrong in the same report still fails, and then skips
-// the input, naming the bug. The inputs that show them are kept in testdata/fuzz/FuzzAnalyze.
-var knownBugs = []struct {
-	name string
-	// fix puts right, in the JSON of a capture, what the bug got wrong; it reports whether
-	// there was anything to put right.
-	fix func(capture map[string]any) bool
-}{
-	{
-		// unbound-channel: rtpflow.Stream.Summary writes Path.Src and Dst with String, and
-		// the peer of a stream relayed on a TURN channel whose ChannelBind the capture does
-		// not show is the zero netip.AddrPort; its direction says "unknown" for it.
-		name: `a stream whose TURN peer is not in the capture has src or dst "invalid AddrPort" instead of "unknown"`,
-		fix: func(c map[string]any) bool {
-			fixed := false
-			for _, s := range asList(c["streams"]) {
-				s, _ := s.(map[string]any)
-				for _, k := range []string{"src", "dst"} {
-					if s[k] == "invalid AddrPort" {
-						s[k], fixed = "unknown", true
-					}
-				}
-			}
-			return fixed
-		},
-	},
-	{
-		// shb-without-interface: report.Capture.LinkTypes is tagged omitempty, so a pcapng
-		// whose section describes no interface has no link_types at all, not [].
-		name: "a readable capture without link types has no link_types instead of []",
-		fix: func(c map[string]any) bool {
-			if _, unreadable := c["error"]; unreadable {
-				return false
-			}
-			if _, ok := c["link_types"]; ok {
-				return false
-			}
-			c["link_types"] = []any{}
-			return true
-		},
-	},
-}
-
-func asList(v any) []any {
-	l, _ := v.([]any)
-	return l
-}
-
-// checkContract checks the report of c against the JSON contract, report/schema.json,
-// forgiving the known bugs (see knownBugs): an input that shows one is skipped once
-// everything else has been checked.
+// checkContract checks the report of c against the JSON contract, report/schema.json.
 func checkContract(t *testing.T, c report.Capture) {
 	t.Helper()
 	b, err := json.Marshal(schematest.Wrap(c))
 	if err != nil {
 		t.Fatal(err)
 	}
-	var r map[string]any
-	if err := json.Unmarshal(b, &r); err != nil {
-		t.Fatal(err)
-	}
-	capture := asList(r["captures"])[0].(map[string]any)
-	var shown []string
-	for _, bug := range knownBugs {
-		if bug.fix(capture) {
-			shown = append(shown, bug.name)
-		}
-	}
-	if b, err = json.Marshal(r); err != nil {
-		t.Fatal(err)
-	}
 	schematest.Check(t, b)
-	if len(shown) > 0 && !t.Failed() {
-		t.Skip("known bug: " + strings.Join(shown, "; known bug: "))
-	}
 }
 
 // mixedLinks is a seed for the paths around the flows: a pcapng with an Ethernet interface

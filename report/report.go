@@ -35,7 +35,7 @@ type Capture struct {
 
 	Format             string      `json:"format,omitempty"`      // pcap | pcapng
 	Compression        string      `json:"compression,omitempty"` // none | gzip | zstd
-	LinkTypes          []string    `json:"link_types,omitempty"`
+	LinkTypes          []string    `json:"link_types"`
 	Packets            int64       `json:"packets"`
 	WireBytes          int64       `json:"wire_bytes"`
 	Start              *string     `json:"start"` // RFC 3339 UTC with microseconds; null without packets
