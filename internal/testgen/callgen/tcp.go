@@ -450,15 +450,20 @@ func MediaWrites(frame func(rtp []byte) []byte, dir func(s *Stream) int, streams
 // Allocate request, its success response RTT later with relayed as XOR-RELAYED-ADDRESS and
 // a 600 s lifetime, a ChannelBind of channel to peer, and its response RTT after that.
 func TURNTCPSetup(start, rtt time.Duration, relayed, peer netip.AddrPort, channel uint16) []TCPWrite {
+	return turnTCPSetup(0, start, rtt, relayed, peer, channel)
+}
+
+// turnTCPSetup is TURNTCPSetup for one of several calls in a capture (see callStunMsg).
+func turnTCPSetup(call int, start, rtt time.Duration, relayed, peer netip.AddrPort, channel uint16) []TCPWrite {
 	req, ok := stun.ClassRequest, stun.ClassSuccessResponse
 	ch := rawAttr(stun.AttrChannelNumber, byte(channel>>8), byte(channel), 0, 0)
 	return []TCPWrite{
-		{T: start, Dir: 0, Data: stunMsg(1, stun.MethodAllocate, req)},
-		{T: start + rtt, Dir: 1, Data: stunMsg(1, stun.MethodAllocate, ok,
+		{T: start, Dir: 0, Data: callStunMsg(call, 1, stun.MethodAllocate, req)},
+		{T: start + rtt, Dir: 1, Data: callStunMsg(call, 1, stun.MethodAllocate, ok,
 			xor(stun.AttrXORRelayedAddress, relayed), rawAttr(stun.AttrLifetime, 0, 0, 2, 0x58))},
-		{T: start + rtt + time.Millisecond, Dir: 0, Data: stunMsg(2, stun.MethodChannelBind, req, ch,
+		{T: start + rtt + time.Millisecond, Dir: 0, Data: callStunMsg(call, 2, stun.MethodChannelBind, req, ch,
 			xor(stun.AttrXORPeerAddress, peer))},
-		{T: start + 2*rtt + time.Millisecond, Dir: 1, Data: stunMsg(2, stun.MethodChannelBind, ok)},
+		{T: start + 2*rtt + time.Millisecond, Dir: 1, Data: callStunMsg(call, 2, stun.MethodChannelBind, ok)},
 	}
 }
 
