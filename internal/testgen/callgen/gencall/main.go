@@ -3,10 +3,10 @@
 // is callgen.WriteUDPBench, or with -tcp WriteTCPBench; several calls are a server's or a
 // gateway's capture: callgen.WriteUDPCallsBench, or with -tcp WriteTCPCallsBench.
 //
-//	go run ./internal/testgen/callgen/gencall -packets 1000000 -o /tmp/udp.pcap
-//	go run ./internal/testgen/callgen/gencall -tcp -packets 1000000 -o /tmp/tcp.pcap
-//	go run ./internal/testgen/callgen/gencall -calls 40 -packets 1000000 -o /tmp/udp40.pcap
-//	go run ./internal/testgen/callgen/gencall -tcp -calls 8 -packets 1000000 -o /tmp/tcp8.pcap
+//	go run ./internal/testgen/callgen/gencall -packets 1000000 -o udp.pcap
+//	go run ./internal/testgen/callgen/gencall -tcp -packets 1000000 -o tcp.pcap
+//	go run ./internal/testgen/callgen/gencall -calls 40 -packets 1000000 -o udp40.pcap
+//	go run ./internal/testgen/callgen/gencall -tcp -calls 8 -packets 1000000 -o tcp8.pcap
 package main
 
 import (
