@@ -46,6 +46,18 @@ func BenchmarkUDP(b *testing.B) { benchAnalyze(b, callgen.WriteUDPBench) }
 // (callgen.WriteTCPBench).
 func BenchmarkTCP(b *testing.B) { benchAnalyze(b, callgen.WriteTCPBench) }
 
+// BenchmarkUDPCalls is BenchmarkUDP for a media server's capture: 40 concurrent calls over
+// UDP, 80 video streams (callgen.WriteUDPCallsBench).
+func BenchmarkUDPCalls(b *testing.B) {
+	benchAnalyze(b, func(w io.Writer, n int) error { return callgen.WriteUDPCallsBench(w, callgen.BenchUDPCalls, n) })
+}
+
+// BenchmarkTCPCalls is BenchmarkUDP for a gateway's capture of 8 concurrent calls relayed
+// through TURN over TCP at 2.5 Mbps each way (callgen.WriteTCPCallsBench).
+func BenchmarkTCPCalls(b *testing.B) {
+	benchAnalyze(b, func(w io.Writer, n int) error { return callgen.WriteTCPCallsBench(w, callgen.BenchTCPCalls, n) })
+}
+
 func benchAnalyze(b *testing.B, write func(io.Writer, int) error) {
 	path := benchCapture(b, write)
 	size := fileSize(b, path)
@@ -87,7 +99,8 @@ func benchAnalyze(b *testing.B, write func(io.Writer, int) error) {
 }
 
 // BenchmarkFile analyzes the capture named by $CALLPCAP_BENCH_FILE (skipped when unset),
-// for profiling on large generated captures:
+// for profiling on large generated captures (gencall -calls 40, or -tcp -calls 8, for the
+// many-call ones):
 //
 //	go run ./internal/testgen/callgen/gencall -packets 1000000 -o /tmp/udp.pcap
 //	CALLPCAP_BENCH_FILE=/tmp/udp.pcap go test -run '^$' -bench BenchmarkFile -cpuprofile cpu.prof ./analysis

@@ -100,15 +100,20 @@ func WriteTCPBench(out io.Writer, packets int) error {
 	return bw.Flush()
 }
 
-// interleaver hands out the packets of several streams in the order they are sent.
+// interleaver hands out the packets of several streams, without end, in the order they are
+// sent: stream s's packet i at s.Start + i*s.Interval.
 type interleaver struct {
 	streams []Stream
-	at      []int64 // send time of each stream's next packet, from the start
+	at      []int64 // send time of each stream's next packet, from the capture's start
 	idx     []int   // index of each stream's next packet
 }
 
 func newInterleaver(streams []Stream) *interleaver {
-	return &interleaver{streams: streams, at: make([]int64, len(streams)), idx: make([]int, len(streams))}
+	v := &interleaver{streams: streams, at: make([]int64, len(streams)), idx: make([]int, len(streams))}
+	for j := range streams {
+		v.at[j] = int64(streams[j].Start)
+	}
+	return v
 }
 
 // next returns the stream whose next packet is sent first (the earliest of equal times),

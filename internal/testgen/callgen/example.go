@@ -80,8 +80,14 @@ func countVideoBefore(v Video, d time.Duration) int {
 }
 
 func stunMsg(id byte, method stun.Method, class stun.MessageClass, setters ...stun.Setter) []byte {
+	return callStunMsg(0, id, method, class, setters...)
+}
+
+// callStunMsg is stunMsg for one of several calls in a capture: call (0 for a capture of
+// one) goes into the transaction ID, so that no two calls share one.
+func callStunMsg(call int, id byte, method stun.Method, class stun.MessageClass, setters ...stun.Setter) []byte {
 	var tid [stun.TransactionIDSize]byte
-	tid[0], tid[11] = id, 0x5a
+	tid[0], tid[1], tid[2], tid[11] = id, byte(call>>8), byte(call), 0x5a
 	m := stun.New()
 	all := append([]stun.Setter{stun.NewTransactionIDSetter(tid), stun.NewType(method, class)}, setters...)
 	if err := m.Build(all...); err != nil {

@@ -3,6 +3,8 @@ package callgen
 import (
 	"container/heap"
 	"encoding/binary"
+	"errors"
+	"iter"
 	"net/netip"
 	"sort"
 	"time"
@@ -20,12 +22,14 @@ import (
 //
 // The model, so that every figure is known by construction:
 //   - SYN at Start, the SYN/ACK seen RTT later, the client's ACK at that same instant.
-//   - Each TCPWrite is cut into segments of at most MSS bytes, all sent at the write's time.
+//   - Each TCPWrite is cut into segments of at most MSS bytes, all sent at the write's time;
+//     with Coalesce, writes share a send queue cut at the MSS instead (see Coalesce).
 //   - A segment takes RTT/2 from the capture to the server and the server's segments RTT/2 to
 //     the capture. Every arrival is acknowledged at once with a pure ACK carrying the
-//     cumulative acknowledgment (no SACK, no delayed ACK): the server's ACK is seen RTT/2
-//     after its arrival, the client's in the same instant as the data.
-//   - Data segments carry the sender's cumulative acknowledgment of the other direction.
+//     cumulative acknowledgment (no delayed ACK), and with SACK its SACK blocks: the server's
+//     ACK is seen RTT/2 after its arrival, the client's in the same instant as the data.
+//   - Data segments carry the sender's cumulative acknowledgment of the other direction (and
+//     with SACK its SACK blocks).
 //   - Impairments are chosen per data segment, by its index among the direction's first
 //     transmissions (0-based). A lost segment is sent again RTO after its first transmission.
 type TCPCall struct {
@@ -47,6 +51,20 @@ type TCPCall struct {
 	// Miss: the capture misses every copy of this segment of direction dir (0 client to
 	// server), though it travelled and was acknowledged: a capture gap.
 	Miss func(dir, seg int) bool
+
+	// Coalesce, when positive, makes both senders coalesce writes as a busy Linux sender
+	// does (Nagle, autocorking): written bytes join the direction's send queue; whenever a
+	// full MSS is queued it goes out at once as one segment, cut wherever the MSS falls (so
+	// messages straddle segments), and a partial segment goes out, whole, when its oldest
+	// byte has waited Coalesce. Every data segment is then MSS bytes long except those
+	// flushes. 0: each write is cut into segments of its own at its own time.
+	Coalesce time.Duration
+	// SACK makes both receivers report SACK blocks (RFC 2018) while they hold data beyond a
+	// hole, on every segment they send (pure ACKs and data), as Linux does: first the block
+	// holding the segment that arrived last, then the others, most recently changed first, at
+	// most 4 (the segments carry no timestamps option). No D-SACK: a copy of bytes already
+	// acknowledged is acknowledged without blocks.
+	SACK bool
 }
 
 // TCPWrite is one write of the application: Data (already framed) sent in direction Dir (0
@@ -78,10 +96,29 @@ func (c TCPCall) Packets(writes []TCPWrite) []Packet {
 
 // Run simulates the connection, pulling writes from next (in order of T) and handing each
 // captured frame to emit in capture order (t in ns since the Unix epoch). Memory is bounded
-// by what is in flight, not by the number of writes.
+// by what is in flight, not by the number of writes. The writes must start after the
+// handshake (RTT after Start), whose frames are emitted first.
 func (c TCPCall) Run(next func() (TCPWrite, bool), emit func(t int64, frame []byte) error) error {
 	s := newTCPSim(c, emit)
 	return s.run(next)
+}
+
+// errStop ends a simulation whose consumer stopped.
+var errStop = errors.New("callgen: stopped")
+
+// Frames is Run as an iterator over the captured frames and their times, in capture order;
+// breaking out of the loop ends the simulation. It pulls its writes from next, so it can be
+// ranged over once.
+func (c TCPCall) Frames(next func() (TCPWrite, bool)) iter.Seq2[int64, []byte] {
+	return func(yield func(int64, []byte) bool) {
+		// emit fails only with errStop: nothing to report.
+		_ = c.Run(next, func(t int64, frame []byte) error {
+			if !yield(t, frame) {
+				return errStop
+			}
+			return nil
+		})
+	}
 }
 
 // Segment kinds of the simulation's events.
@@ -89,6 +126,7 @@ const (
 	evSend    = iota // a sender transmits a data segment
 	evArrive         // a data segment reaches its receiver
 	evCapture        // a frame built earlier reaches the capture
+	evFlush          // a coalescing sender's partial segment may be due
 )
 
 type tcpEvent struct {
@@ -125,6 +163,17 @@ func (h *eventHeap) Pop() any {
 // span is a received range [lo, hi) of stream offsets beyond the cumulative point.
 type span struct{ lo, hi int64 }
 
+// sendQueue is a coalescing sender's bytes written but not yet cut into segments: the
+// stream offsets from sent onwards.
+type sendQueue struct {
+	buf   []byte
+	marks []mark // the writes still (partly) queued, oldest first
+	timer bool   // an evFlush is pending
+}
+
+// mark says when the write ending at stream offset end was queued.
+type mark struct{ end, t int64 }
+
 type tcpSim struct {
 	c      TCPCall
 	emit   func(int64, []byte) error
@@ -135,7 +184,8 @@ type tcpSim struct {
 	sent   [2]int64          // next stream offset to send
 	segs   [2]int            // first transmissions so far
 	rcv    [2]int64          // cumulative: every byte below it arrived, per direction
-	ooo    [2][]span
+	ooo    [2][]span         // disjoint ranges beyond a hole, the most recently changed first
+	q      [2]sendQueue      // with Coalesce
 	err    error
 	epoch0 int64
 }
@@ -157,9 +207,27 @@ func newTCPSim(c TCPCall, emit func(int64, []byte) error) *tcpSim {
 // seq is the sequence number of stream offset off in direction dir.
 func (s *tcpSim) seq(dir int, off int64) uint32 { return s.c.ISN[dir] + 1 + uint32(off) }
 
+// frame builds a segment of direction dir: it acknowledges (and with SACK, SACKs) what
+// dir's sender has received of the other direction.
 func (s *tcpSim) frame(dir int, off int64, flags uint8, payload []byte) []byte {
 	return pcapgen.EtherTCP(s.addr[dir], s.addr[1-dir], s.seq(dir, off), s.seq(1-dir, s.rcv[1-dir]),
-		flags, 65535, payload)
+		flags, 65535, payload, s.sackOpt(1-dir)...)
+}
+
+// maxSACKBlocks is how many SACK blocks fit in the 40 bytes of TCP options beside no
+// timestamps option (RFC 2018, 3; Linux's TCP_NUM_SACKS).
+const maxSACKBlocks = 4
+
+// sackOpt returns the SACK option acknowledging direction dir, or nothing.
+func (s *tcpSim) sackOpt(dir int) []pcapgen.TCPOpt {
+	if !s.c.SACK || len(s.ooo[dir]) == 0 {
+		return nil
+	}
+	var blocks []capture.SACKBlock
+	for _, sp := range s.ooo[dir][:min(len(s.ooo[dir]), maxSACKBlocks)] {
+		blocks = append(blocks, capture.SACKBlock{Left: s.seq(dir, sp.lo), Right: s.seq(dir, sp.hi)})
+	}
+	return []pcapgen.TCPOpt{pcapgen.SACK(blocks...)}
 }
 
 func (s *tcpSim) out(t int64, frame []byte) {
@@ -196,6 +264,10 @@ func (s *tcpSim) run(next func() (TCPWrite, bool)) error {
 
 func (s *tcpSim) write(w TCPWrite) {
 	t := s.epoch0 + int64(w.T)
+	if s.c.Coalesce > 0 {
+		s.enqueue(t, w)
+		return
+	}
 	for b := w.Data; len(b) > 0; {
 		n := min(len(b), s.c.MSS)
 		s.push(&tcpEvent{t: t, kind: evSend, dir: w.Dir, off: s.sent[w.Dir], data: b[:n], idx: s.segs[w.Dir]})
@@ -203,6 +275,52 @@ func (s *tcpSim) write(w TCPWrite) {
 		s.segs[w.Dir]++
 		b = b[n:]
 	}
+}
+
+// enqueue adds a write to its direction's send queue and sends every full MSS queued.
+func (s *tcpSim) enqueue(t int64, w TCPWrite) {
+	q := &s.q[w.Dir]
+	q.buf = append(q.buf, w.Data...)
+	q.marks = append(q.marks, mark{end: s.sent[w.Dir] + int64(len(q.buf)), t: t})
+	for len(q.buf) >= s.c.MSS {
+		s.cut(t, w.Dir, s.c.MSS)
+	}
+	s.armFlush(w.Dir)
+}
+
+// cut sends the first n queued bytes of direction dir as one segment at t.
+func (s *tcpSim) cut(t int64, dir, n int) {
+	q := &s.q[dir]
+	data := append([]byte(nil), q.buf[:n]...)
+	q.buf = append(q.buf[:0], q.buf[n:]...)
+	s.push(&tcpEvent{t: t, kind: evSend, dir: dir, off: s.sent[dir], data: data, idx: s.segs[dir]})
+	s.sent[dir] += int64(n)
+	s.segs[dir]++
+	for len(q.marks) > 0 && q.marks[0].end <= s.sent[dir] {
+		q.marks = q.marks[1:]
+	}
+}
+
+// armFlush schedules the flush of direction dir's partial segment, if there is one and no
+// flush is pending, for when its oldest byte will have waited Coalesce.
+func (s *tcpSim) armFlush(dir int) {
+	q := &s.q[dir]
+	if len(q.buf) == 0 || q.timer {
+		return
+	}
+	q.timer = true
+	s.push(&tcpEvent{t: q.marks[0].t + int64(s.c.Coalesce), kind: evFlush, dir: dir})
+}
+
+// flush sends direction dir's partial segment if its oldest byte has waited Coalesce;
+// else (full segments went out since the flush was armed) it arms the flush again.
+func (s *tcpSim) flush(t int64, dir int) {
+	q := &s.q[dir]
+	q.timer = false
+	if len(q.buf) > 0 && q.marks[0].t+int64(s.c.Coalesce) <= t {
+		s.cut(t, dir, len(q.buf))
+	}
+	s.armFlush(dir)
 }
 
 func is(f func(int) bool, i int) bool { return f != nil && f(i) }
@@ -214,6 +332,8 @@ func (s *tcpSim) event(e *tcpEvent) {
 	switch e.kind {
 	case evCapture:
 		s.out(e.t, e.frame)
+	case evFlush:
+		s.flush(e.t, e.dir)
 	case evSend:
 		first := !e.retx
 		resend := first && (e.dir == 0 && (is(c.LoseAfter, e.idx) || is(c.Spurious, e.idx)) ||
@@ -245,22 +365,46 @@ func (s *tcpSim) event(e *tcpEvent) {
 }
 
 // receive records [lo, hi) as arrived in direction dir and advances the cumulative point.
+// Ranges beyond a hole are kept merged, the one that took this arrival first, which is the
+// order of SACK blocks (RFC 2018, 4).
 func (s *tcpSim) receive(dir int, lo, hi int64) {
 	if hi <= s.rcv[dir] {
 		return
 	}
-	o := append(s.ooo[dir], span{max(lo, s.rcv[dir]), hi})
-	sort.Slice(o, func(i, j int) bool { return o[i].lo < o[j].lo })
-	k := 0
-	for _, sp := range o {
-		if sp.lo <= s.rcv[dir] {
-			s.rcv[dir] = max(s.rcv[dir], sp.hi)
-			continue
+	lo = max(lo, s.rcv[dir])
+	o := s.ooo[dir]
+	if lo > s.rcv[dir] { // beyond a hole: merge with the ranges it touches, in front
+		k := 0
+		for _, sp := range o {
+			if sp.lo <= hi && sp.hi >= lo {
+				lo, hi = min(lo, sp.lo), max(hi, sp.hi)
+				continue
+			}
+			o[k] = sp
+			k++
 		}
-		o[k] = sp
-		k++
+		o = append(o[:k], span{})
+		copy(o[1:], o)
+		o[0] = span{lo, hi}
+		s.ooo[dir] = o
+		return
 	}
-	s.ooo[dir] = o[:k]
+	s.rcv[dir] = hi
+	for more := true; more; {
+		more = false
+		k := 0
+		for _, sp := range o {
+			if sp.lo <= s.rcv[dir] {
+				s.rcv[dir] = max(s.rcv[dir], sp.hi)
+				more = true
+				continue
+			}
+			o[k] = sp
+			k++
+		}
+		o = o[:k]
+	}
+	s.ooo[dir] = o
 }
 
 // Frame4571 frames a packet for ICE-TCP (RFC 4571): a 16-bit length, then the packet.
@@ -306,15 +450,20 @@ func MediaWrites(frame func(rtp []byte) []byte, dir func(s *Stream) int, streams
 // Allocate request, its success response RTT later with relayed as XOR-RELAYED-ADDRESS and
 // a 600 s lifetime, a ChannelBind of channel to peer, and its response RTT after that.
 func TURNTCPSetup(start, rtt time.Duration, relayed, peer netip.AddrPort, channel uint16) []TCPWrite {
+	return turnTCPSetup(0, start, rtt, relayed, peer, channel)
+}
+
+// turnTCPSetup is TURNTCPSetup for one of several calls in a capture (see callStunMsg).
+func turnTCPSetup(call int, start, rtt time.Duration, relayed, peer netip.AddrPort, channel uint16) []TCPWrite {
 	req, ok := stun.ClassRequest, stun.ClassSuccessResponse
 	ch := rawAttr(stun.AttrChannelNumber, byte(channel>>8), byte(channel), 0, 0)
 	return []TCPWrite{
-		{T: start, Dir: 0, Data: stunMsg(1, stun.MethodAllocate, req)},
-		{T: start + rtt, Dir: 1, Data: stunMsg(1, stun.MethodAllocate, ok,
+		{T: start, Dir: 0, Data: callStunMsg(call, 1, stun.MethodAllocate, req)},
+		{T: start + rtt, Dir: 1, Data: callStunMsg(call, 1, stun.MethodAllocate, ok,
 			xor(stun.AttrXORRelayedAddress, relayed), rawAttr(stun.AttrLifetime, 0, 0, 2, 0x58))},
-		{T: start + rtt + time.Millisecond, Dir: 0, Data: stunMsg(2, stun.MethodChannelBind, req, ch,
+		{T: start + rtt + time.Millisecond, Dir: 0, Data: callStunMsg(call, 2, stun.MethodChannelBind, req, ch,
 			xor(stun.AttrXORPeerAddress, peer))},
-		{T: start + 2*rtt + time.Millisecond, Dir: 1, Data: stunMsg(2, stun.MethodChannelBind, ok)},
+		{T: start + 2*rtt + time.Millisecond, Dir: 1, Data: callStunMsg(call, 2, stun.MethodChannelBind, ok)},
 	}
 }
 
