@@ -172,9 +172,9 @@ func (d *dir) probe(zeroWin bool) {
 
 // advance unframes what became in order and ends the direction after its FIN.
 func (d *dir) advance() {
-	d.frame(false)
+	d.frame(stopMore)
 	if d.finSeen && !d.ended && d.st.delivered >= d.finOff {
-		d.frame(true)
+		d.frame(stopEnd)
 		d.ended = true
 	}
 }
@@ -185,15 +185,25 @@ func (d *dir) end() {
 		return
 	}
 	d.skipHolesTo(d.st.highest)
-	d.frame(true)
+	d.frame(stopEnd)
 	d.ended = true
 	d.emitReady(true)
 }
 
-// close gives up what cannot come any more; Conn.Close then emits what is held back.
+// close ends the capture. A hole the peer's ACK passed is a capture gap, given up; a hole it
+// did not pass was still being repaired when the capture ended (a retransmission on its
+// way): the bytes behind it never reached the receiver in the capture and are dropped, not
+// delivered, and no capture gap is counted. Without the peer's ACKs (a capture of one
+// direction) every hole is taken for a capture gap. Conn.Close then emits what is held back.
 func (d *dir) close() {
+	if d.ackSeen && d.ackHigh < d.st.highest {
+		d.skipHolesTo(d.ackHigh)
+		d.frame(stopEnd)
+		d.rest.Unframed += d.st.dropBeyond()
+		return
+	}
 	d.skipHolesTo(d.st.highest)
-	d.frame(true)
+	d.frame(stopEnd)
 }
 
 // detach copies what the direction still holds of the packets given before Detach call

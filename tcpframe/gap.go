@@ -63,7 +63,7 @@ func (d *dir) skipHole(to int64) {
 	}
 	d.gap()
 	d.stats.gapBytes += d.st.skipTo(to)
-	d.frame(false)
+	d.frame(stopMore)
 }
 
 // skipHolesTo skips every hole below up.
@@ -81,7 +81,7 @@ func (d *dir) skipHolesTo(up int64) {
 // rest of a frame cut by the gap is skipped, and the unframer resynchronises after it.
 func (d *dir) gap() {
 	if d.fr.kind != FramingNone {
-		d.frame(true)
+		d.frame(stopGap)
 	}
 	if d.st.delivered > d.st.framed {
 		d.discard(d.st.delivered-d.st.framed, d.fr.kind == FramingUnknown)

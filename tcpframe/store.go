@@ -227,6 +227,22 @@ func (st *store) skipTo(to int64) int64 {
 	return n
 }
 
+// dropBeyond removes the bytes beyond the in-order ones (those behind a hole) and returns the
+// wire bytes they account for, as drop does.
+func (st *store) dropBeyond() int64 {
+	var w int64
+	for st.cs.n() > 0 {
+		c := &st.cs.list[len(st.cs.list)-1]
+		if c.start < st.delivered {
+			break
+		}
+		w += c.end - c.start + c.hdr() + c.xBytes + c.xHdr
+		st.cs.list = st.cs.list[:len(st.cs.list)-1]
+	}
+	st.highest = st.delivered
+	return w
+}
+
 // reset empties the store and moves it to offset s (the capture lost more than a window).
 func (st *store) reset(s int64) {
 	for st.cs.n() > 0 {

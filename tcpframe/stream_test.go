@@ -215,3 +215,68 @@ func TestUnknownFraming(t *testing.T) {
 		t.Errorf("rest %+v", r)
 	}
 }
+
+// A capture that ends in the middle of a frame: the bytes of that frame are dropped, and
+// they are not bytes skipped to resynchronise (a sender that coalesces messages into full
+// segments almost always leaves one cut by the end of the capture).
+func TestEndMidFrame(t *testing.T) {
+	f := newFeeder(t, Config{})
+	f.handshake(0, 0, ms(60), 1000, 5000)
+	var stream []byte
+	for k := 0; k < 3; k++ {
+		stream = append(stream, channelData(0x4000, 100, true, byte(k))...) // 104 bytes each
+	}
+	stream = stream[:104*2+50] // the capture ends 50 bytes into the third frame
+	f.send(seg(ms(100), true, fACK|fPSH, 1001, 5001, stream))
+	f.send(seg(ms(100.1), false, fACK, 5001, 1001+uint32(len(stream)), nil))
+	f.close()
+	if got := len(f.dirMsgs(0)); got != 2 {
+		t.Errorf("%d messages, want the 2 whole frames", got)
+	}
+	if s := f.c.Summary().AToB; s.ResyncSkippedBytes != 0 || s.CaptureGapBytes != 0 {
+		t.Errorf("resync skipped %d, capture gap %d: want 0, 0", s.ResyncSkippedBytes, s.CaptureGapBytes)
+	}
+	// The cut frame's 50 bytes with their header share: 54 - floor(54*208/258) = 11.
+	if r := f.c.Rest(0); r.Unframed != 50+11 {
+		t.Errorf("rest %+v", r)
+	}
+}
+
+// A hole the receiver's ACK never passed when the capture ended was a loss still being
+// repaired, not bytes the capture missed: no capture gap, and the frames behind it, which
+// never reached the receiver in order during the capture, are not delivered.
+func TestOpenHoleAtEnd(t *testing.T) {
+	for _, acked := range []bool{false, true} {
+		f := newFeeder(t, Config{})
+		f.handshake(0, 0, ms(60), 1000, 5000)
+		var stream []byte
+		for k := 0; k < 4; k++ {
+			stream = append(stream, channelData(0x4000, 100, true, byte(k))...) // 104 bytes each
+		}
+		for k := 0; k < 4; k++ {
+			if k == 1 {
+				continue // [104, 208) lost before the capture; its resend comes after the end
+			}
+			f.send(seg(ms(100+float64(k)), true, fACK|fPSH, 1001+uint32(104*k), 5001, stream[104*k:104*k+104]))
+		}
+		ack := uint32(1001 + 104) // the receiver has the first frame, SACKs the rest
+		if acked {
+			ack = 1001 + 4*104 // the receiver had it all: the capture missed [104, 208)
+		}
+		f.send(seg(ms(110), false, fACK, 5001, ack, nil))
+		f.close()
+		var fills []byte
+		for _, m := range f.dirMsgs(0) {
+			fills = append(fills, m.payload[4])
+		}
+		s := f.c.Summary().AToB
+		want, gap := []byte{0}, int64(0)
+		if acked {
+			want, gap = []byte{0, 2, 3}, 104
+		}
+		if !bytes.Equal(fills, want) || s.CaptureGapBytes != gap || s.ResyncSkippedBytes != 0 {
+			t.Errorf("acked %v: frames %v, capture gap %d, resync %d; want %v, %d, 0",
+				acked, fills, s.CaptureGapBytes, s.ResyncSkippedBytes, want, gap)
+		}
+	}
+}

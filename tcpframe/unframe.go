@@ -1,9 +1,20 @@
 package tcpframe
 
+// stop says what follows the in-order bytes the unframer is given.
+type stop uint8
+
+const (
+	stopMore stop = iota // more may come: a frame they end in the middle of waits
+	stopGap              // a capture gap: the rest of a frame cut by it is skipped (resync)
+	stopEnd              // the end of the stream (FIN, RST, end of the capture): the rest of
+	// a frame cut by it is dropped, not counted as skipped to resynchronise
+)
+
 // frame runs the unframer over the in-order bytes: it detects the framing from the first
 // bytes (or takes the peer's), resynchronises after a gap or garbage, and cuts messages,
 // which it holds back (deliver.go) until their delivery can be dated.
-func (d *dir) frame(atEOF bool) {
+func (d *dir) frame(until stop) {
+	atEOF := until != stopMore
 	st := &d.st
 	var data []byte // the in-order bytes [framed, delivered), fetched again when they moved
 	for st.framed < st.delivered {
@@ -55,6 +66,9 @@ func (d *dir) frame(atEOF bool) {
 			}
 		case adv == 0:
 			return
+		case msg == nil && until == stopEnd:
+			d.rest.Unframed += d.st.drop(d.st.framed + int64(adv)) // a frame cut by the end
+			data = data[adv:]
 		case msg == nil:
 			d.discard(int64(adv), false)
 			data = data[adv:]
