@@ -11,6 +11,7 @@ import (
 	"github.com/callpcap/callpcap/internal/numfmt"
 	"github.com/callpcap/callpcap/report"
 	"github.com/callpcap/callpcap/rtpflow"
+	"github.com/callpcap/callpcap/tcpframe"
 	"github.com/callpcap/callpcap/transport"
 )
 
@@ -87,7 +88,7 @@ func (f *flow) interesting() bool {
 			return true
 		}
 	}
-	return f.turn || f.sip || (f.conn != nil && f.conn.Framing() != "unknown" && f.conn.Framing() != "none")
+	return f.turn || f.sip || (f.conn != nil && f.conn.Framing() != tcpframe.FramingUnknown && f.conn.Framing() != tcpframe.FramingNone)
 }
 
 // buildLegs makes a leg of every flow that carried media streams or TURN, and returns the
@@ -164,22 +165,22 @@ func (a *analyzer) relaysMedia(f *flow) bool {
 	return f.relayed >= minRelayed || a.turn.IsTURNServer(f.a) || a.turn.IsTURNServer(f.b)
 }
 
-func (a *analyzer) legTransport(f *flow) string {
+func (a *analyzer) legTransport(f *flow) report.Transport {
 	if f.proto == transport.UDP {
 		if f.turn {
-			return "turn-udp"
+			return report.TransportTURNUDP
 		}
-		return "udp"
+		return report.TransportUDP
 	}
 	switch fr := f.conn.Framing(); {
-	case f.turn || fr == "turn":
-		return "turn-tcp"
-	case fr == "rfc4571":
-		return "ice-tcp"
-	case fr == "tls":
-		return "tls"
+	case f.turn || fr == tcpframe.FramingTURN:
+		return report.TransportTURNTCP
+	case fr == tcpframe.FramingRFC4571:
+		return report.TransportICETCP
+	case fr == tcpframe.FramingTLS:
+		return report.TransportTLS
 	}
-	return "tcp"
+	return report.TransportTCP
 }
 
 func sortedAddrs(set map[netip.AddrPort]bool) []string {
@@ -215,7 +216,7 @@ func (a *analyzer) buildFlows(c *report.Capture, legOf map[int]string) {
 			Content: f.contentNames(),
 		}
 		if f.conn != nil {
-			fr := f.conn.Framing()
+			fr := f.conn.Framing().Report()
 			rf.Framing = &fr
 			t := f.conn.Summary()
 			rf.TCP = &t

@@ -30,7 +30,7 @@ const (
 // null). It reads the report model only, so it can be tested on a report built by hand.
 func Findings(c *report.Capture) []report.Finding {
 	fs := []report.Finding{}
-	add := func(code, sev, format string, args ...any) {
+	add := func(code report.FindingCode, sev report.Severity, format string, args ...any) {
 		fs = append(fs, report.Finding{Code: code, Severity: sev, Text: fmt.Sprintf(format, args...)})
 	}
 	legs := map[string]*report.Leg{}
@@ -43,26 +43,26 @@ func Findings(c *report.Capture) []report.Finding {
 	}
 
 	for _, l := range c.Legs {
-		switch l.Transport {
-		case "turn-tcp", "turn-tls":
-			add("media_over_tcp", "warn", "Media was relayed over TCP through TURN %s%s", l.Server, tcpCost(c, &l))
-			add("media_over_turn", "info", "Media went through the TURN relay %s instead of a direct path.", l.Server)
-		case "ice-tcp", "tcp", "tls":
-			add("media_over_tcp", "warn", "Media travelled over TCP (%s) between %s and %s%s",
+		switch t := l.Transport; {
+		case t.TURN() && t.OverTCP():
+			add(report.FindingMediaOverTCP, report.SeverityWarn, "Media was relayed over TCP through TURN %s%s", l.Server, tcpCost(c, &l))
+			add(report.FindingMediaOverTURN, report.SeverityInfo, "Media went through the TURN relay %s instead of a direct path.", l.Server)
+		case t.OverTCP():
+			add(report.FindingMediaOverTCP, report.SeverityWarn, "Media travelled over TCP (%s) between %s and %s%s",
 				l.Transport, l.Client, l.Server, tcpCost(c, &l))
-		case "turn-udp":
-			add("media_over_turn", "info", "Media was relayed over UDP through TURN %s instead of a direct path.", l.Server)
+		case t.TURN():
+			add(report.FindingMediaOverTURN, report.SeverityInfo, "Media was relayed over UDP through TURN %s instead of a direct path.", l.Server)
 		}
 	}
 
 	for _, d := range c.Directions {
 		name := d.From + " -> " + d.To
 		if d.TCPRetransmittedPct != nil && *d.TCPRetransmittedPct > 0 {
-			sev := "info"
+			sev := report.SeverityInfo
 			if *d.TCPRetransmittedPct >= tcpRetxBadPct {
-				sev = "bad"
+				sev = report.SeverityBad
 			} else if *d.TCPRetransmittedPct >= tcpRetxWarnPct {
-				sev = "warn"
+				sev = report.SeverityWarn
 			}
 			// A segment lost before the capture point is seen once, as its retransmission:
 			// it counts in the percentage but costs no extra bytes at this vantage.
@@ -70,50 +70,50 @@ func Findings(c *report.Capture) []report.Finding {
 			if d.OverheadBytes.TCPRetransmissions == 0 {
 				where = "their first copies were lost before the capture point"
 			}
-			add("tcp_retransmissions", sev, "%s: %s of the TCP payload bytes carrying this media were retransmissions (%s).",
+			add(report.FindingTCPRetransmissions, sev, "%s: %s of the TCP payload bytes carrying this media were retransmissions (%s).",
 				name, fmtPct(*d.TCPRetransmittedPct), where)
 		}
 		if l := d.Late; l != nil && l.Packets > 0 {
-			sev := "info"
+			sev := report.SeverityInfo
 			if l.Pct >= latePctBad {
-				sev = "bad"
+				sev = report.SeverityBad
 			} else if l.Pct >= latePctWarn {
-				sev = "warn"
+				sev = report.SeverityWarn
 			}
 			text := fmt.Sprintf("%s: %s media packets (%s) arrived more than %.0f ms later than the stream's fastest, too late to be played",
 				name, thousands(l.Packets), fmtPct(l.Pct), l.BudgetMS)
 			if l.HOLBlocked > 0 {
 				text += fmt.Sprintf("; %s of them were held behind a retransmitted TCP segment (head-of-line blocking)", thousands(l.HOLBlocked))
 			}
-			add("late_packets", sev, "%s.", text)
+			add(report.FindingLatePackets, sev, "%s.", text)
 		}
 		// Packets dropped before TCP are in Lost (the receiver never got them) but are no
 		// loss of the network path: they have their own finding below.
 		if lost := d.Loss.Lost - d.Loss.DroppedBeforeTCP; d.Loss.Pct != nil && lost > 0 && d.Loss.Expected > 0 {
 			pct := 100 * float64(lost) / float64(d.Loss.Expected)
-			sev := "info"
+			sev := report.SeverityInfo
 			if pct >= lossBadPct {
-				sev = "bad"
+				sev = report.SeverityBad
 			} else if pct >= lossWarnPct {
-				sev = "warn"
+				sev = report.SeverityWarn
 			}
 			text := fmt.Sprintf("%s: %s of %s media packets were lost (%s)", name, thousands(lost),
 				thousands(d.Loss.Expected), fmtPct(pct))
 			if d.Loss.RecoveredByRTX > 0 {
 				text += fmt.Sprintf("; %s of them were recovered by retransmission (RTX), late", thousands(d.Loss.RecoveredByRTX))
 			}
-			add("rtp_loss", sev, "%s.", text)
+			add(report.FindingRTPLoss, sev, "%s.", text)
 		}
 		if d.Loss.DroppedBeforeTCP > 0 {
-			add("dropped_before_tcp", "warn", "%s: %s RTP packets never entered the TCP connection (a gap in RTP sequence numbers where TCP lost nothing): the sender or relay dropped them when its TCP send buffer was full.",
+			add(report.FindingDroppedBeforeTCP, report.SeverityWarn, "%s: %s RTP packets never entered the TCP connection (a gap in RTP sequence numbers where TCP lost nothing): the sender or relay dropped them when its TCP send buffer was full.",
 				name, thousands(d.Loss.DroppedBeforeTCP))
 		}
 		if r := d.Ramp; r != nil && d.ActiveS >= minRampDurationS && r.TargetKbps > 0 {
 			switch {
 			case r.T90S == nil:
-				add("slow_ramp", "warn", "%s: the media bitrate never reached 90%% of %s within %s.", name, fmtRate(r.TargetKbps), fmtSecs(d.ActiveS))
+				add(report.FindingSlowRamp, report.SeverityWarn, "%s: the media bitrate never reached 90%% of %s within %s.", name, fmtRate(r.TargetKbps), fmtSecs(d.ActiveS))
 			case *r.T90S > slowRampS:
-				add("slow_ramp", "warn", "%s: the media bitrate took %s to reach 90%% of %s (a healthy call over UDP gets there in under 5 s).",
+				add(report.FindingSlowRamp, report.SeverityWarn, "%s: the media bitrate took %s to reach 90%% of %s (a healthy call over UDP gets there in under 5 s).",
 					name, fmtSecs(*r.T90S), fmtRate(r.TargetKbps))
 			}
 			if r.Stable != nil && !*r.Stable && r.T90S != nil && d.ActiveS-*r.T90S >= minStabilitySpanS && r.PlateauKbps > 0 {
@@ -121,12 +121,12 @@ func Findings(c *report.Capture) []report.Finding {
 				if r.CVAfterT90 != nil {
 					cv = fmt.Sprintf(" (coefficient of variation %.2f)", *r.CVAfterT90)
 				}
-				add("unstable_bitrate", "warn", "%s: after ramping up, the media bitrate kept swinging more than 20%% around %s%s.",
+				add(report.FindingUnstableBitrate, report.SeverityWarn, "%s: after ramping up, the media bitrate kept swinging more than 20%% around %s%s.",
 					name, fmtRate(r.PlateauKbps), cv)
 			}
 		}
 		if d.Efficiency != nil && *d.Efficiency < lowEfficiency && d.ActiveS >= minRampDurationS {
-			add("low_efficiency", "warn", "%s: only %.0f%% of the %s bytes on the wire were media payload; the rest was headers, framing, retransmissions and control.",
+			add(report.FindingLowEfficiency, report.SeverityWarn, "%s: only %.0f%% of the %s bytes on the wire were media payload; the rest was headers, framing, retransmissions and control.",
 				name, *d.Efficiency*100, thousands(d.WireBytes))
 		}
 		for _, id := range d.Streams {
@@ -135,14 +135,14 @@ func Findings(c *report.Capture) []report.Finding {
 				continue
 			}
 			if s.JitterMS.Mean > jitterWarnMS {
-				add("high_jitter", "warn", "%s: audio stream %s had a mean interarrival jitter of %.1f ms (max %.1f ms).",
+				add(report.FindingHighJitter, report.SeverityWarn, "%s: audio stream %s had a mean interarrival jitter of %.1f ms (max %.1f ms).",
 					name, s.SSRC, s.JitterMS.Mean, s.JitterMS.Max)
 			}
 		}
 	}
 
 	if ice := c.ICE; ice.Checks > 0 && ice.Successes == 0 {
-		add("ice_failed", "bad", "ICE connectivity checks failed: %s Binding requests, no success response.", thousands(ice.Checks))
+		add(report.FindingICEFailed, report.SeverityBad, "ICE connectivity checks failed: %s Binding requests, no success response.", thousands(ice.Checks))
 	}
 	var errs []string
 	for _, e := range c.TURN.Errors {
@@ -152,7 +152,7 @@ func Findings(c *report.Capture) []report.Finding {
 		errs = append(errs, fmt.Sprintf("%d (%d×)", e.Code, e.Count))
 	}
 	if len(errs) > 0 {
-		add("turn_errors", "warn", "The TURN server answered with errors: %s.", strings.Join(errs, ", "))
+		add(report.FindingTURNErrors, report.SeverityWarn, "The TURN server answered with errors: %s.", strings.Join(errs, ", "))
 	}
 	var gap int64
 	for _, f := range c.Flows {
@@ -161,10 +161,10 @@ func Findings(c *report.Capture) []report.Finding {
 		}
 	}
 	if gap > 0 {
-		add("capture_gaps", "warn", "The capture missed %s bytes of TCP streams (never seen, though the peer acknowledged them): figures around those gaps are incomplete.", thousands(gap))
+		add(report.FindingCaptureGaps, report.SeverityWarn, "The capture missed %s bytes of TCP streams (never seen, though the peer acknowledged them): figures around those gaps are incomplete.", thousands(gap))
 	}
 	if c.SnappedPackets > 0 {
-		add("snapped_packets", "info", "%s packets were cut by the capture's snap length: sizes come from the original lengths, payload checks from what was kept.", thousands(c.SnappedPackets))
+		add(report.FindingSnappedPackets, report.SeverityInfo, "%s packets were cut by the capture's snap length: sizes come from the original lengths, payload checks from what was kept.", thousands(c.SnappedPackets))
 	}
 	encrypted := false
 	for _, f := range c.Flows {
@@ -173,14 +173,14 @@ func Findings(c *report.Capture) []report.Finding {
 				encrypted = true
 			}
 		}
-		if f.Framing != nil && *f.Framing == "tls" {
+		if f.Framing != nil && *f.Framing == report.FramingTLS {
 			encrypted = true
 		}
 	}
 	if encrypted && len(c.Streams) > 0 {
-		add("encrypted_media", "info", "The media is SRTP keyed by DTLS: payloads are hidden, so figures come from RTP headers and timing.")
+		add(report.FindingEncryptedMedia, report.SeverityInfo, "The media is SRTP keyed by DTLS: payloads are hidden, so figures come from RTP headers and timing.")
 	} else if encrypted {
-		add("encrypted_media", "info", "The capture holds DTLS or TLS where media would be: its content is hidden.")
+		add(report.FindingEncryptedMedia, report.SeverityInfo, "The capture holds DTLS or TLS where media would be: its content is hidden.")
 	}
 	sortFindings(fs)
 	return fs
@@ -222,9 +222,8 @@ func tcpCost(c *report.Capture, l *report.Leg) string {
 }
 
 func sortFindings(fs []report.Finding) {
-	rank := map[string]int{"bad": 0, "warn": 1, "info": 2}
 	for i := 1; i < len(fs); i++ {
-		for j := i; j > 0 && rank[fs[j].Severity] < rank[fs[j-1].Severity]; j-- {
+		for j := i; j > 0 && fs[j].Severity.Rank() < fs[j-1].Severity.Rank(); j-- {
 			fs[j], fs[j-1] = fs[j-1], fs[j]
 		}
 	}

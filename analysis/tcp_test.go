@@ -114,7 +114,7 @@ type dirFigures struct {
 }
 
 func tcpFiguresOf(d report.TCPDir) tcpFigures {
-	f := tcpFigures{Vantage: d.Vantage, DataSegments: d.DataSegments, PureAcks: d.PureAcks,
+	f := tcpFigures{Vantage: string(d.Vantage), DataSegments: d.DataSegments, PureAcks: d.PureAcks,
 		RetransmittedSegments: d.RetransmittedSegments, RetransmittedBytes: d.RetransmittedBytes,
 		Spurious: d.SpuriousRetransmittedBytes, CaptureGap: d.CaptureGapBytes, Messages: d.Messages,
 		FramingBytes: d.FramingBytes, ResyncSkipped: d.ResyncSkippedBytes, HOLDelayed: d.HOLDelayedMessages}
@@ -125,7 +125,7 @@ func tcpFiguresOf(d report.TCPDir) tcpFigures {
 }
 
 func dirFiguresOf(d report.Direction) dirFigures {
-	f := dirFigures{From: d.From, To: d.To, Transport: d.Transport, MediaPackets: d.MediaPackets,
+	f := dirFigures{From: d.From, To: d.To, Transport: string(d.Transport), MediaPackets: d.MediaPackets,
 		MediaPayload: d.MediaPayloadBytes, Wire: d.WireBytes, Overhead: d.OverheadBytes,
 		Lost: d.Loss.Lost, DroppedBeforeTCP: d.Loss.DroppedBeforeTCP, GoodputKbps: d.GoodputKbps,
 		TCPRetransmittedPct: derefF(d.TCPRetransmittedPct)}
@@ -252,7 +252,7 @@ func checkFindings(t *testing.T, fs []report.Finding, want map[string][]string) 
 	for code, frags := range want {
 		var all string
 		for _, f := range fs {
-			if f.Code == code {
+			if string(f.Code) == code {
 				all += f.Text + "\n"
 			}
 		}

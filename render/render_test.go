@@ -24,7 +24,7 @@ func boolp(v bool) *bool     { return &v }
 // else. It is a whole report, as the JSON contract (report/schema.json) wants it: every list
 // is there, empty or not.
 func handMade() *report.Report {
-	tcp := "turn"
+	tcp := report.FramingTURN
 	aToB := report.TCPDir{Vantage: "sender", Segments: 60000, DataSegments: 59000, PureAcks: 1000,
 		WireBytes: 70000000, PayloadBytes: 66000000, StreamBytes: 65000000, RetransmittedSegments: 900,
 		RetransmittedBytes: 1000000, UselessRetransmittedBytes: 600000, OutOfOrderSegments: 12,

@@ -124,19 +124,19 @@ func Headline(c *report.Capture) string {
 	if len(c.Legs) == 0 {
 		return "No RTP media found"
 	}
-	for _, want := range []string{"turn-tcp", "turn-tls"} {
+	for _, want := range []report.Transport{report.TransportTURNTCP, report.TransportTURNTLS} {
 		for _, l := range c.Legs {
 			if l.Transport == want {
 				return fmt.Sprintf("Media relayed over TCP: TURN %s (%s) for %s <-> %s",
-					l.Server, strings.TrimPrefix(want, "turn-"), hostOf(l.Client), peersHosts(l.Peers))
+					l.Server, strings.TrimPrefix(string(want), "turn-"), hostOf(l.Client), peersHosts(l.Peers))
 			}
 		}
 	}
 	for _, l := range c.Legs {
-		switch l.Transport {
-		case "turn-udp":
+		switch t := l.Transport; {
+		case t.TURN():
 			return fmt.Sprintf("Media relayed over UDP: TURN %s for %s <-> %s", l.Server, hostOf(l.Client), peersHosts(l.Peers))
-		case "ice-tcp", "tcp", "tls":
+		case t.OverTCP():
 			return fmt.Sprintf("Media over TCP (%s): %s <-> %s", l.Transport, l.Client, l.Server)
 		}
 	}
@@ -171,7 +171,7 @@ func peersHosts(peers []string) string {
 }
 
 func legParts(l *report.Leg) []string {
-	if !strings.HasPrefix(l.Transport, "turn-") {
+	if !l.Transport.TURN() {
 		return []string{fmt.Sprintf("%s  %-8s  %s <-> %s", l.ID, l.Transport, l.Client, l.Server)}
 	}
 	// Joined by single spaces: the pieces carry their own wider gaps.
@@ -302,11 +302,11 @@ func (t *textWriter) signalling(c *report.Capture) {
 	}
 }
 
-func severityMark(s string) string {
+func severityMark(s report.Severity) string {
 	switch s {
-	case "bad":
+	case report.SeverityBad:
 		return "!!"
-	case "warn":
+	case report.SeverityWarn:
 		return "! "
 	}
 	return "- "

@@ -67,7 +67,7 @@ type Flow struct {
 	Packets   int64    `json:"packets"`
 	WireBytes int64    `json:"wire_bytes"`
 	Content   []string `json:"content"`           // stun, channeldata, rtp, rtcp, dtls, quic, zrtp, other
-	Framing   *string  `json:"framing,omitempty"` // TCP only: none | rfc4571 | turn | tls | unknown
+	Framing   *Framing `json:"framing,omitempty"` // TCP only
 	TCP       *FlowTCP `json:"tcp"`               // null for UDP
 }
 
@@ -79,7 +79,7 @@ type FlowTCP struct {
 
 // TCPDir is one direction of a TCP connection.
 type TCPDir struct {
-	Vantage                    string     `json:"vantage"` // sender | receiver | middle | unknown
+	Vantage                    Vantage    `json:"vantage"`
 	Segments                   int64      `json:"segments"`
 	DataSegments               int64      `json:"data_segments"`
 	PureAcks                   int64      `json:"pure_acks"`
@@ -116,13 +116,13 @@ type Quantiles struct {
 // Leg is a path media took between two transport addresses, with its transport:
 // udp, turn-udp, turn-tcp, turn-tls, ice-tcp, tcp or tls.
 type Leg struct {
-	ID        string   `json:"id"`
-	Transport string   `json:"transport"`
-	Client    string   `json:"client"`
-	Server    string   `json:"server"`
-	Relayed   *string  `json:"relayed"`
-	Peers     []string `json:"peers"`
-	Flows     []string `json:"flows"`
+	ID        string    `json:"id"`
+	Transport Transport `json:"transport"`
+	Client    string    `json:"client"`
+	Server    string    `json:"server"`
+	Relayed   *string   `json:"relayed"`
+	Peers     []string  `json:"peers"`
+	Flows     []string  `json:"flows"`
 }
 
 // Stream is one SSRC seen in one direction of one leg.
@@ -220,29 +220,29 @@ type RTCP struct {
 
 // Direction is the media from one endpoint to the other.
 type Direction struct {
-	ID                  string   `json:"id"`
-	From                string   `json:"from"`
-	To                  string   `json:"to"`
-	Legs                []string `json:"legs"`
-	Transport           string   `json:"transport"`
-	Streams             []string `json:"streams"`
-	MediaPackets        int64    `json:"media_packets"`
-	MediaPayloadBytes   int64    `json:"media_payload_bytes"`
-	GoodputKbps         float64  `json:"goodput_kbps"`
-	WireBytes           int64    `json:"wire_bytes"`
-	WireKbps            float64  `json:"wire_kbps"`
-	Efficiency          *float64 `json:"efficiency"`
-	OverheadBytes       Overhead `json:"overhead_bytes"`
-	Loss                Loss     `json:"loss"`
-	Late                *Late    `json:"late"`
-	DelayMS             *Delay   `json:"delay_ms"`
-	TCPRetransmittedPct *float64 `json:"tcp_retransmitted_pct"`
-	Ramp                *Ramp    `json:"ramp"`
-	Series              Series   `json:"series"`
-	Relay               *Relay   `json:"relay"`
-	ActiveS             float64  `json:"active_s"`
-	FirstS              float64  `json:"first_s"`
-	LastS               float64  `json:"last_s"`
+	ID                  string    `json:"id"`
+	From                string    `json:"from"`
+	To                  string    `json:"to"`
+	Legs                []string  `json:"legs"`
+	Transport           Transport `json:"transport"`
+	Streams             []string  `json:"streams"`
+	MediaPackets        int64     `json:"media_packets"`
+	MediaPayloadBytes   int64     `json:"media_payload_bytes"`
+	GoodputKbps         float64   `json:"goodput_kbps"`
+	WireBytes           int64     `json:"wire_bytes"`
+	WireKbps            float64   `json:"wire_kbps"`
+	Efficiency          *float64  `json:"efficiency"`
+	OverheadBytes       Overhead  `json:"overhead_bytes"`
+	Loss                Loss      `json:"loss"`
+	Late                *Late     `json:"late"`
+	DelayMS             *Delay    `json:"delay_ms"`
+	TCPRetransmittedPct *float64  `json:"tcp_retransmitted_pct"`
+	Ramp                *Ramp     `json:"ramp"`
+	Series              Series    `json:"series"`
+	Relay               *Relay    `json:"relay"`
+	ActiveS             float64   `json:"active_s"`
+	FirstS              float64   `json:"first_s"`
+	LastS               float64   `json:"last_s"`
 }
 
 // Overhead splits wire_bytes − media_payload_bytes exactly.
@@ -344,9 +344,9 @@ type TURNError struct {
 
 // Finding is one diagnosis: a stable code, a severity (info, warn, bad) and one sentence.
 type Finding struct {
-	Code     string `json:"code"`
-	Severity string `json:"severity"`
-	Text     string `json:"text"`
+	Code     FindingCode `json:"code"`
+	Severity Severity    `json:"severity"`
+	Text     string      `json:"text"`
 }
 
 // Comparison sets several captures side by side, one entry per capture and direction.
@@ -355,20 +355,20 @@ type Comparison struct {
 }
 
 type ComparisonEntry struct {
-	File                string   `json:"file"`
-	Direction           string   `json:"direction"`
-	Transport           string   `json:"transport"`
-	GoodputKbps         float64  `json:"goodput_kbps"`
-	WireKbps            float64  `json:"wire_kbps"`
-	Efficiency          *float64 `json:"efficiency"`
-	T50S                *float64 `json:"t50_s"`
-	T90S                *float64 `json:"t90_s"`
-	Stable              *bool    `json:"stable"`
-	RTPLossPct          *float64 `json:"rtp_loss_pct"`
-	TCPRetransmittedPct *float64 `json:"tcp_retransmitted_pct"`
-	LatePackets         int64    `json:"late_packets"`
-	LatePct             *float64 `json:"late_pct"`
-	DelayP95MS          *float64 `json:"delay_p95_ms"`
+	File                string    `json:"file"`
+	Direction           string    `json:"direction"`
+	Transport           Transport `json:"transport"`
+	GoodputKbps         float64   `json:"goodput_kbps"`
+	WireKbps            float64   `json:"wire_kbps"`
+	Efficiency          *float64  `json:"efficiency"`
+	T50S                *float64  `json:"t50_s"`
+	T90S                *float64  `json:"t90_s"`
+	Stable              *bool     `json:"stable"`
+	RTPLossPct          *float64  `json:"rtp_loss_pct"`
+	TCPRetransmittedPct *float64  `json:"tcp_retransmitted_pct"`
+	LatePackets         int64     `json:"late_packets"`
+	LatePct             *float64  `json:"late_pct"`
+	DelayP95MS          *float64  `json:"delay_p95_ms"`
 }
 
 // MarshalJSON writes a capture that could not be read as {"file", "error"} alone: none of

@@ -62,17 +62,20 @@ const (
 	VantageSender // data is ACKed after more than 80% of the RTT: next to the sender
 )
 
-func (v Vantage) String() string {
+// Report returns the vantage's name in the report.
+func (v Vantage) Report() report.Vantage {
 	switch v {
 	case VantageReceiver:
-		return "receiver"
+		return report.VantageReceiver
 	case VantageMiddle:
-		return "middle"
+		return report.VantageMiddle
 	case VantageSender:
-		return "sender"
+		return report.VantageSender
 	}
-	return "unknown"
+	return report.VantageUnknown
 }
+
+func (v Vantage) String() string { return string(v.Report()) }
 
 // Rest is the wire bytes of a direction that no message accounts for. After Close, the
 // Wire.Total of every message emitted for the direction plus ACKs + Control + Retransmitted +
@@ -183,11 +186,9 @@ func (c *Conn) Close(emit func(m *transport.Message)) {
 	c.emit = nil
 }
 
-// Framing returns the connection's framing: none | rfc4571 | turn | tls | unknown. A framing
-// recognised in either direction wins over unknown.
-func (c *Conn) Framing() string { return c.framing().String() }
-
-func (c *Conn) framing() Framing {
+// Framing returns the connection's framing: a framing recognised in either direction wins
+// over unknown.
+func (c *Conn) Framing() Framing {
 	a, b := c.dirs[0].fr.kind, c.dirs[1].fr.kind
 	switch {
 	case a != FramingNone && a != FramingUnknown:

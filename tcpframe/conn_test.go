@@ -52,7 +52,7 @@ func TestTURNFraming(t *testing.T) {
 	if d := cmp.Diff(want, gotMsgs); d != "" {
 		t.Errorf("messages (-want +got):\n%s", d)
 	}
-	if f.c.Framing() != "turn" {
+	if f.c.Framing().String() != "turn" {
 		t.Errorf("framing %q", f.c.Framing())
 	}
 	s := f.c.Summary()

@@ -216,7 +216,7 @@ func (d *dir) detach(before uint32) {
 func (d *dir) summary() report.TCPDir {
 	s := &d.stats
 	return report.TCPDir{
-		Vantage:                    d.vantage().String(),
+		Vantage:                    d.vantage().Report(),
 		Segments:                   s.segments,
 		DataSegments:               s.dataSegments,
 		PureAcks:                   s.pureAcks,

@@ -1,5 +1,7 @@
 package tcpframe
 
+import "github.com/callpcap/callpcap/report"
+
 // Framing is how a TCP direction carries its messages.
 type Framing uint8
 
@@ -11,19 +13,22 @@ const (
 	FramingUnknown                // payload that no framing explains: counted as other
 )
 
-func (f Framing) String() string {
+// Report returns the framing's name in the report.
+func (f Framing) Report() report.Framing {
 	switch f {
 	case FramingRFC4571:
-		return "rfc4571"
+		return report.FramingRFC4571
 	case FramingTURN:
-		return "turn"
+		return report.FramingTURN
 	case FramingTLS:
-		return "tls"
+		return report.FramingTLS
 	case FramingUnknown:
-		return "unknown"
+		return report.FramingUnknown
 	}
-	return "none"
+	return report.FramingNone
 }
+
+func (f Framing) String() string { return string(f.Report()) }
 
 // detectLimit is how many bytes detection looks at before calling a direction unknown: two
 // of the largest frames (a 16-bit length) and their headers.

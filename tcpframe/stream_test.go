@@ -122,7 +122,7 @@ func TestMidConnection(t *testing.T) {
 	if s := f.c.Summary().AToB; s.ResyncSkippedBytes != 30 || s.StreamBytes != int64(len(stream)) {
 		t.Errorf("summary %+v", s)
 	}
-	if f.c.Framing() != "rfc4571" {
+	if f.c.Framing().String() != "rfc4571" {
 		t.Errorf("framing %s", f.c.Framing())
 	}
 }
@@ -167,7 +167,7 @@ func TestTLSRecords(t *testing.T) {
 	if d := cmp.Diff([]int{90}, lens(f.dirMsgs(1))); d != "" {
 		t.Errorf("records (-want +got):\n%s", d)
 	}
-	if s := f.c.Summary().AToB; s.FramingBytes != 20 || f.c.Framing() != "tls" {
+	if s := f.c.Summary().AToB; s.FramingBytes != 20 || f.c.Framing().String() != "tls" {
 		t.Errorf("framing %s %+v", f.c.Framing(), s)
 	}
 }
@@ -208,7 +208,7 @@ func TestUnknownFraming(t *testing.T) {
 	f.send(seg(ms(10), true, fACK|fPSH, 1001, 5001, junk))
 	f.send(seg(ms(11), true, fACK|fFIN, 1001+uint32(len(junk)), 5001, nil))
 	f.close()
-	if len(f.msgs) != 0 || f.c.Framing() != "unknown" {
+	if len(f.msgs) != 0 || f.c.Framing().String() != "unknown" {
 		t.Errorf("%d messages, framing %s", len(f.msgs), f.c.Framing())
 	}
 	if r := f.c.Rest(0); r.Unframed != int64(len(junk))+hdrLen {

@@ -31,7 +31,7 @@ func TestVantage(t *testing.T) {
 			}
 			f.close()
 			s := f.c.Summary()
-			if s.AToB.Vantage != tc.want.String() || *s.HandshakeRTTMS != 60 || s.AToB.HOLDelayedMessages != 0 {
+			if s.AToB.Vantage != tc.want.Report() || *s.HandshakeRTTMS != 60 || s.AToB.HOLDelayedMessages != 0 {
 				t.Errorf("summary %+v", s.AToB)
 			}
 		})
