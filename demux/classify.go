@@ -1,6 +1,12 @@
 package demux
 
-import "encoding/binary"
+import (
+	"encoding/binary"
+
+	"github.com/pion/stun/v3"
+
+	"github.com/callpcap/callpcap/wire"
+)
 
 // Class is what a datagram or unframed TCP message carries, decided from its first bytes.
 type Class uint8
@@ -36,14 +42,8 @@ func (c Class) String() string {
 }
 
 const (
-	stunHeaderSize  = 20
-	stunMagicCookie = 0x2112A442 // RFC 8489, 5
 	zrtpMagicCookie = 0x5A525450 // "ZRTP", RFC 6189, 5
 	zrtpMinSize     = 16         // 12-byte header and the 4-byte CRC
-	rtpHeaderSize   = 12
-	rtcpMinSize     = 8 // header and the sender SSRC
-	dtlsHeaderSize  = 13
-	chanDataHeader  = 4
 	// quicShortMinSize: a short header packet has a header protection sample of 16 bytes
 	// starting 4 bytes after the packet number offset (RFC 9001, 5.4.2), so at least
 	// 1 + 4 + 16 bytes even with an empty connection ID.
@@ -84,27 +84,27 @@ func classify(b []byte, truncated bool) Class {
 	if len(b) == 0 {
 		return ClassOther
 	}
-	switch c := b[0]; {
-	case c <= 3:
+	switch wire.FirstByte(b[0]) {
+	case wire.RangeSTUN:
 		return validSTUN(b, truncated)
-	case c >= 16 && c <= 19:
+	case wire.RangeZRTP:
 		return validZRTP(b)
-	case c >= 20 && c <= 63:
+	case wire.RangeDTLS:
 		return validDTLS(b, truncated)
-	case c >= 64 && c <= 79:
+	case wire.RangeChannelData:
 		if validChannelData(b, truncated) {
 			return ClassChannelData
 		}
-	case c >= 80 && c <= 127:
+	case wire.RangeQUICShort:
 		if len(b) >= quicShortMinSize || truncated {
 			return ClassQUIC
 		}
-	case c >= 128 && c <= 191:
-		if len(b) >= 2 && b[1] >= 192 && b[1] <= 223 {
+	case wire.RangeRTP:
+		if wire.IsRTCP(b) {
 			return validRTCP(b, truncated)
 		}
 		return validRTP(b, truncated)
-	case c >= 192:
+	case wire.RangeQUICLong:
 		return validQUICLong(b, truncated)
 	}
 	return ClassOther
@@ -121,21 +121,21 @@ func classify(b []byte, truncated bool) Class {
 //	+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
 //	|                     Transaction ID (96 bits)                  |
 func validSTUN(b []byte, truncated bool) Class {
-	if len(b) < stunHeaderSize {
+	if len(b) < wire.STUNHeaderLen {
 		return ClassOther
 	}
 	n := int(binary.BigEndian.Uint16(b[2:4]))
 	if n%4 != 0 {
 		return ClassOther
 	}
-	if binary.BigEndian.Uint32(b[4:8]) == stunMagicCookie {
-		if stunHeaderSize+n <= len(b) || truncated {
+	if stun.IsMessage(b) { // the magic cookie
+		if wire.STUNHeaderLen+n <= len(b) || truncated {
 			return ClassSTUN
 		}
 		return ClassOther
 	}
 	// RFC 3489: the 128-bit transaction ID takes the cookie's place.
-	if stunHeaderSize+n == len(b) && attributesFit(b[stunHeaderSize:]) {
+	if wire.STUNHeaderLen+n == len(b) && attributesFit(b[wire.STUNHeaderLen:]) {
 		return ClassSTUN
 	}
 	return ClassOther
@@ -195,7 +195,7 @@ func validDTLS(b []byte, truncated bool) Class {
 		}
 		return ClassOther
 	}
-	if len(b) < dtlsHeaderSize {
+	if len(b) < wire.DTLSRecordHeaderLen {
 		return ClassOther
 	}
 	switch binary.BigEndian.Uint16(b[1:3]) {
@@ -203,7 +203,7 @@ func validDTLS(b []byte, truncated bool) Class {
 	default:
 		return ClassOther
 	}
-	if dtlsHeaderSize+int(binary.BigEndian.Uint16(b[11:13])) <= len(b) || truncated {
+	if wire.DTLSRecordHeaderLen+int(binary.BigEndian.Uint16(b[11:13])) <= len(b) || truncated {
 		return ClassDTLS
 	}
 	return ClassOther
@@ -213,10 +213,10 @@ func validDTLS(b []byte, truncated bool) Class {
 // (implied by the first byte) and a length that fits, followed by at most 3 bytes of
 // padding (required over TCP, allowed over UDP).
 func validChannelData(b []byte, truncated bool) bool {
-	if len(b) < chanDataHeader {
+	if len(b) < wire.ChannelDataHeaderLen {
 		return false
 	}
-	rest := len(b) - chanDataHeader - int(binary.BigEndian.Uint16(b[2:4]))
+	rest := len(b) - wire.ChannelDataHeaderLen - int(binary.BigEndian.Uint16(b[2:4]))
 	return (rest >= 0 || truncated) && rest <= 3
 }
 
@@ -228,10 +228,10 @@ func validChannelData(b []byte, truncated bool) bool {
 //	|            contributing source (CSRC) identifiers  (CC)       |
 //	|      defined by profile       |        length (words)         |  if X
 func validRTP(b []byte, truncated bool) Class {
-	if len(b) < rtpHeaderSize || b[0]>>6 != 2 {
+	if len(b) < wire.RTPFixedHeaderLen || b[0]>>6 != wire.RTPVersion {
 		return ClassOther
 	}
-	h := rtpHeaderSize + 4*int(b[0]&0x0F)
+	h := wire.RTPFixedHeaderLen + 4*int(b[0]&0x0F)
 	if b[0]&0x10 != 0 {
 		if h+4 > len(b) {
 			if truncated {
@@ -262,7 +262,7 @@ func validRTP(b []byte, truncated bool) Class {
 //
 //	|V=2|P|    RC   |   PT=SR=200   |             length            |
 func validRTCP(b []byte, truncated bool) Class {
-	if len(b) < rtcpMinSize || b[0]>>6 != 2 {
+	if len(b) < wire.RTCPClearLen || b[0]>>6 != wire.RTPVersion {
 		return ClassOther
 	}
 	if 4*(int(binary.BigEndian.Uint16(b[2:4]))+1) <= len(b) || truncated {

@@ -12,6 +12,7 @@ import (
 	"github.com/pion/stun/v3"
 
 	"github.com/callpcap/callpcap/transport"
+	"github.com/callpcap/callpcap/wire"
 )
 
 var update = flag.Bool("update", false, "rewrite the fuzz seed corpora in testdata/fuzz")
@@ -238,7 +239,7 @@ func FuzzChannelData(f *testing.F) {
 	f.Fuzz(func(t *testing.T, b []byte, tcp, snapped bool) {
 		ch, payload, framing, ok := ParseChannelData(b, tcp)
 		if ok {
-			if ch < minChannel || ch > maxChannel || len(payload)+framing != len(b) || framing < chanDataHeader ||
+			if !wire.IsChannel(ch) || len(payload)+framing != len(b) || framing < wire.ChannelDataHeaderLen ||
 				!within(b, payload) {
 				t.Fatalf("channel %#x payload %d framing %d of %d bytes", ch, len(payload), framing, len(b))
 			}
