@@ -62,8 +62,8 @@ const (
 //	 64-79   TURN ChannelData: channel 0x4000-0x4FFF, length fitting, at most 3 bytes of
 //	         padding after it
 //	 80-127  QUIC short header
-//	128-191  RTP (RTCP when the second byte is 192-223, RFC 5761): version 2, CSRC list,
-//	         header extension and padding fitting
+//	128-191  RTP (RTCP when the second byte is 192-223, RFC 5761): the header decodes
+//	         (wire.RTP: version 2, CSRC list, header extension and padding fitting)
 //	192-255  QUIC long header
 //
 // A classic RFC 3489 STUN message has no magic cookie, so its first byte is the only hint
@@ -72,15 +72,36 @@ const (
 // stacks and MS-TURN still send it, and the exact fit makes random payloads very unlikely to
 // pass.
 //
-// Anything that fails validation is ClassOther. Classify allocates nothing.
-func Classify(b []byte) Class { return classify(b, false) }
+// Anything that fails validation is ClassOther. Classify is a new Classifier's Classify:
+// it allocates nothing, except to decode the CSRC list or header extension of an RTP
+// packet, for which the per-packet path keeps a Classifier.
+func Classify(b []byte) Class {
+	var c Classifier
+	return c.Classify(b, false)
+}
 
 // ClassifyTruncated is Classify for a message the capture cut short (its snap length): the
 // checks that need the end of the message (length fits, RTP padding) are skipped, the
 // header checks are kept.
-func ClassifyTruncated(b []byte) Class { return classify(b, true) }
+func ClassifyTruncated(b []byte) Class {
+	var c Classifier
+	return c.Classify(b, true)
+}
 
-func classify(b []byte, truncated bool) Class {
+// Classifier classifies messages as Classify does and keeps the RTP header it decoded to
+// validate one, so that the next stage reads that header instead of decoding the packet
+// again: the validation of an RTP packet is its decoding. The zero value is ready; it is
+// not safe for concurrent use. Once its header's CSRC and extension lists have grown to
+// the largest seen, a Classifier allocates nothing.
+type Classifier struct {
+	rtp   wire.RTP
+	rtpOK bool
+}
+
+// Classify says what b carries (see the package function Classify); truncated says that
+// the capture's snap length cut it (see ClassifyTruncated).
+func (c *Classifier) Classify(b []byte, truncated bool) Class {
+	c.rtpOK = false
 	if len(b) == 0 {
 		return ClassOther
 	}
@@ -103,11 +124,40 @@ func classify(b []byte, truncated bool) Class {
 		if wire.IsRTCP(b) {
 			return validRTCP(b, truncated)
 		}
-		return validRTP(b, truncated)
+		err := c.rtpHeader(b, truncated)
+		// A truncated packet cut inside its CSRC list or extension is still RTP by its
+		// first bytes; only its header cannot be read.
+		if err == nil || truncated && err == wire.ErrRTPHeaderLength {
+			return ClassRTP
+		}
 	case wire.RangeQUICLong:
 		return validQUICLong(b, truncated)
 	}
 	return ClassOther
+}
+
+// DecodeRTP decodes b's RTP header whatever its first byte says, for a message whose class
+// the user forced (--decode-as rtp); RTP returns the result. truncated is as for Classify.
+func (c *Classifier) DecodeRTP(b []byte, truncated bool) {
+	c.rtpHeader(b, truncated)
+}
+
+func (c *Classifier) rtpHeader(b []byte, truncated bool) error {
+	err := c.rtp.Unmarshal(b, truncated)
+	c.rtpOK = err == nil
+	return err
+}
+
+// RTP returns the RTP header decoded by the last Classify, if it said ClassRTP, or by
+// DecodeRTP; nil otherwise, and when it did not decode (a truncated packet cut inside its
+// header).
+// The header points into the message, and is valid until the next call of Classify or
+// DecodeRTP.
+func (c *Classifier) RTP() *wire.RTP {
+	if !c.rtpOK {
+		return nil
+	}
+	return &c.rtp
 }
 
 // validSTUN checks the RFC 8489 header:
@@ -218,43 +268,6 @@ func validChannelData(b []byte, truncated bool) bool {
 	}
 	rest := len(b) - wire.ChannelDataHeaderLen - int(binary.BigEndian.Uint16(b[2:4]))
 	return (rest >= 0 || truncated) && rest <= 3
-}
-
-// validRTP checks the RFC 3550 5.1 fixed header and what it says follows:
-//
-//	|V=2|P|X|  CC   |M|     PT      |       sequence number         |
-//	|                           timestamp                           |
-//	|           synchronization source (SSRC) identifier            |
-//	|            contributing source (CSRC) identifiers  (CC)       |
-//	|      defined by profile       |        length (words)         |  if X
-func validRTP(b []byte, truncated bool) Class {
-	if len(b) < wire.RTPFixedHeaderLen || b[0]>>6 != wire.RTPVersion {
-		return ClassOther
-	}
-	h := wire.RTPFixedHeaderLen + 4*int(b[0]&0x0F)
-	if b[0]&0x10 != 0 {
-		if h+4 > len(b) {
-			if truncated {
-				return ClassRTP
-			}
-			return ClassOther
-		}
-		h += 4 + 4*int(binary.BigEndian.Uint16(b[h+2:h+4]))
-	}
-	if h > len(b) {
-		if truncated {
-			return ClassRTP
-		}
-		return ClassOther
-	}
-	if b[0]&0x20 != 0 && !truncated {
-		// The last byte counts the padding, itself included (RFC 3550, 5.1).
-		p := int(b[len(b)-1])
-		if p == 0 || h+p > len(b) {
-			return ClassOther
-		}
-	}
-	return ClassRTP
 }
 
 // validRTCP checks the first packet's header (RFC 3550, 6.4.1); the rest of a compound

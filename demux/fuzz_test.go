@@ -123,6 +123,7 @@ func FuzzClassify(f *testing.F) {
 	for _, m := range seedMessages(f) {
 		f.Add(m)
 	}
+	var cl Classifier // reused across inputs, as on the per-packet path
 	f.Fuzz(func(t *testing.T, b []byte) {
 		c := Classify(b)
 		if c.String() == "" {
@@ -136,6 +137,17 @@ func FuzzClassify(f *testing.F) {
 		_, _, _, ok := ParseChannelData(b, false)
 		if ok != (c == ClassChannelData) {
 			t.Fatalf("Classify = %v, ParseChannelData ok = %v", c, ok)
+		}
+		// The header a Classifier keeps is there exactly for RTP, and describes b.
+		for _, truncated := range []bool{false, true} {
+			c := cl.Classify(b, truncated)
+			h := cl.RTP()
+			if h != nil && (c != ClassRTP || h.HeaderLen+h.PayloadLen+h.PaddingLen() != len(b)) {
+				t.Fatalf("truncated=%v: class %v with header %+v", truncated, c, h)
+			}
+			if c == ClassRTP && h == nil && !truncated {
+				t.Fatal("RTP without a header")
+			}
 		}
 	})
 }

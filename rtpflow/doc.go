@@ -8,8 +8,8 @@
 // arrive as the same transport.Message, and arrival means m.Delivered, so media over TCP is
 // measured at the time the application got it.
 //
-// Contract: Tracker.RTP decodes the header in place and allocates nothing per packet once
-// its stream exists. Memory does not grow with the number of packets: per stream it is
+// Contract: Tracker.RTP takes the header the demux decoded (wire.RTP) rather than decoding
+// the packet again, and allocates nothing per packet once its stream exists. Memory does not grow with the number of packets: per stream it is
 // bounded by an 8 KiB sequence window, a delay window of at most ~200 KB, a 256-packet
 // early buffer released once the clock rate and abs-send-time are decided, and a
 // per-second series capped at 6 hours; the number of streams is bounded by
@@ -36,7 +36,9 @@
 // Use:
 //
 //	t := rtpflow.NewTracker(rtpflow.Config{})
-//	for each message m of path p { if isRTP { t.RTP(p, m) } else { t.RTCP(p, m) } }
+//	for each message m of path p, classified by a demux.Classifier c {
+//		if isRTP { t.RTP(p, m, c.RTP()) } else { t.RTCP(p, m) }
+//	}
 //	for _, s := range t.Streams() {
 //		st := s.Summary(t0) // fill ID, Leg, Direction
 //	}

@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/callpcap/callpcap/transport"
+	"github.com/callpcap/callpcap/wire"
 )
 
 const (
@@ -137,15 +138,15 @@ func (s *Stream) qualifies() bool {
 	return s.cont*5 >= s.pairs*4 && s.fwd*2 >= s.pairs-s.repeats && s.ptChanges*5 <= s.pairs
 }
 
-func (s *Stream) add(h *header, m *transport.Message) {
+func (s *Stream) add(h *wire.RTP, payloadLen int, m *transport.Message) {
 	at := m.Delivered
 	if s.packets == 0 {
-		s.pt, s.firstAt = h.pt, at
+		s.pt, s.firstAt = h.PayloadType, at
 		s.origin = s.t.directionOrigin(s.path, at)
 		s.secBase = floorDiv(at-s.origin, 1e9)
 	} else {
 		s.pairs++
-		switch d := int16(h.seq - s.prevSeq); {
+		switch d := int16(h.SequenceNumber - s.prevSeq); {
 		case d >= 1 && d <= maxStep:
 			s.fwd++
 			s.cont++
@@ -157,14 +158,14 @@ func (s *Stream) add(h *header, m *transport.Message) {
 		case d > -maxStep && d < 0:
 			s.cont++
 		}
-		if h.pt != s.prevPT {
+		if h.PayloadType != s.prevPT {
 			s.ptChanges++
 		}
 		if g := at - s.prevAt; g > s.gap {
 			s.gap = g
 		}
 	}
-	s.prevSeq, s.prevPT, s.prevAt = h.seq, h.pt, at
+	s.prevSeq, s.prevPT, s.prevAt = h.SequenceNumber, h.PayloadType, at
 	if at > s.lastAt || s.packets == 0 {
 		s.lastAt = at
 	}
@@ -172,18 +173,19 @@ func (s *Stream) add(h *header, m *transport.Message) {
 		s.firstAt = at
 	}
 	s.packets++
-	s.payloadBytes += int64(h.payloadLen)
-	s.headerBytes += int64(h.headerLen)
-	s.paddingBytes += int64(h.padLen)
-	if h.payloadLen == 0 && h.padLen > 0 {
+	padLen := h.PaddingLen()
+	s.payloadBytes += int64(payloadLen)
+	s.headerBytes += int64(h.HeaderLen)
+	s.paddingBytes += int64(padLen)
+	if payloadLen == 0 && padLen > 0 {
 		s.paddingPackets++
 	}
-	if h.marker {
+	if h.Marker {
 		s.markers++
 	}
 
 	sec := s.second(at)
-	dup := s.trackSeq(h.seq, sec)
+	dup := s.trackSeq(h.SequenceNumber, sec)
 
 	w := &s.wire
 	w.Messages++
@@ -196,30 +198,30 @@ func (s *Stream) add(h *header, m *transport.Message) {
 		w.DuplicateBytes += m.Len()
 		w.DuplicatePackets++
 	} else {
-		w.RTPHeaderBytes += int64(h.headerLen)
-		w.PaddingBytes += int64(h.padLen)
-		w.MediaPayloadBytes += int64(h.payloadLen)
+		w.RTPHeaderBytes += int64(h.HeaderLen)
+		w.PaddingBytes += int64(padLen)
+		w.MediaPayloadBytes += int64(payloadLen)
 		w.Packets++
 	}
 	if sec != nil {
 		sec.wire += m.Wire.Total
 		sec.retrans += m.Wire.Retransmitted
 		if !dup {
-			sec.payload += int64(h.payloadLen)
-			sec.padding += int64(h.padLen)
+			sec.payload += int64(payloadLen)
+			sec.padding += int64(padLen)
 		}
 	}
 
 	// Extensions.
 	var astv [maxASTCandidates]uint32
 	var astMask uint8
-	if h.extension {
-		if it, ok := newExtIter(h.extProfile, h.extBody); ok {
-			if it.two {
+	if h.Extension {
+		if it, ok := h.Elements(); ok {
+			if it.TwoByte() {
 				s.twoByte = true
 			}
 			for {
-				id, data, ok := it.next()
+				id, data, ok := it.Next()
 				if !ok {
 					break
 				}
@@ -245,7 +247,7 @@ func (s *Stream) add(h *header, m *transport.Message) {
 	}
 
 	// RTX: the payload of an RTX packet starts with the original sequence number.
-	payload := m.Payload[h.headerLen:]
+	payload := m.Payload[h.HeaderLen:]
 	if len(payload) >= 2 { // the captured bytes: a snapped packet may hold fewer than payloadLen
 		osn := binary.BigEndian.Uint16(payload)
 		if !s.rtxDecided && s.nVotes < rtxVotes {
@@ -261,10 +263,10 @@ func (s *Stream) add(h *header, m *transport.Message) {
 	}
 
 	// Timing.
-	ts := s.tsUn.Unwrap(h.ts)
+	ts := s.tsUn.Unwrap(h.Timestamp)
 	hol := m.Retransmitted || m.Delivered > m.Complete
-	if !s.decided && s.packets == 1 && !h.extension {
-		if _, ok := static(h.pt); ok {
+	if !s.decided && s.packets == 1 && !h.Extension {
+		if _, ok := static(h.PayloadType); ok {
 			s.decide() // a static payload type without extensions: nothing to wait for
 		}
 	}

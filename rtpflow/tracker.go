@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/callpcap/callpcap/transport"
+	"github.com/callpcap/callpcap/wire"
 )
 
 // Config sets the tracker's thresholds and bounds; the zero value means the defaults.
@@ -122,30 +123,33 @@ func (t *Tracker) directionOrigin(p Path, at int64) int64 {
 	return at
 }
 
-// RTP accounts one message the demux classified as RTP. It decodes the header in place and
-// allocates nothing once the stream is known. It returns false when the header does not
-// parse (the caller counts the message as something else).
-func (t *Tracker) RTP(p Path, m *transport.Message) bool {
-	var h header
-	if !h.unmarshal(m.Payload, m.Snapped) {
+// RTP accounts one message the demux classified as RTP, whose header h the demux decoded
+// (h.Unmarshal(m.Payload, m.Snapped)): the header is not decoded again. A nil h is a
+// message in the RTP range whose header did not decode (a packet the snap length cut
+// inside its header): it is counted in Counts.Invalid and RTP returns false, for the
+// caller to count the message as something else. RTP allocates nothing once the stream is
+// known.
+func (t *Tracker) RTP(p Path, m *transport.Message, h *wire.RTP) bool {
+	if h == nil {
 		t.rtpInvalid++
 		return false
 	}
+	payloadLen := h.PayloadLen
 	if m.Snapped {
 		// What the snap length cut was payload on the wire: sizes come from the original
 		// length, as everywhere else.
-		h.payloadLen += int(max(m.Len()-int64(len(m.Payload)), 0))
+		payloadLen += int(max(m.Len()-int64(len(m.Payload)), 0))
 	}
 	s := t.last
-	if s == nil || s.ssrc != h.ssrc || s.path != p {
-		s = t.lookup(p, h.ssrc, m.Delivered)
+	if s == nil || s.ssrc != h.SSRC || s.path != p {
+		s = t.lookup(p, h.SSRC, m.Delivered)
 		if s == nil {
 			t.untracked++
 			return true
 		}
 		t.last = s
 	}
-	s.add(&h, m)
+	s.add(h, payloadLen, m)
 	return true
 }
 
