@@ -170,25 +170,23 @@ func (t *Tracker) lookup(p Path, ssrc uint32, at int64) *Stream {
 	if len(t.streams) >= t.cfg.MaxStreams && !t.sweep(at) {
 		return nil
 	}
-	s := newStream(t, p, ssrc)
-	t.streams[k] = s
-	t.order = append(t.order, s)
 	sk := senderKey{p.Leg, p.Src}
 	snd := t.senders[sk]
 	if snd == nil {
 		snd = &sender{}
 		t.senders[sk] = snd
 	}
-	if len(snd.streams) < maxSenderStreams {
-		snd.streams = append(snd.streams, s)
-	}
-	s.snd = snd
 	tw := t.twcc[p.Src]
 	if tw == nil {
 		tw = &twccState{}
 		t.twcc[p.Src] = tw
 	}
-	s.tw = tw
+	s := newStream(t, p, ssrc, snd, tw)
+	t.streams[k] = s
+	t.order = append(t.order, s)
+	if len(snd.streams) < maxSenderStreams {
+		snd.streams = append(snd.streams, s)
+	}
 	t.remember(s)
 	return s
 }
