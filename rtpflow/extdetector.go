@@ -40,11 +40,11 @@ type astValues struct {
 	v    [maxASTCandidates]uint32
 }
 
-// observe reads one packet's extension elements.
-func (e *extDetector) observe(h *wire.RTP) (ast astValues) {
+// observe reads one packet's extension elements, and its 3-byte values into *ast (zero).
+func (e *extDetector) observe(h *wire.RTP, ast *astValues) {
 	it, ok := h.Elements()
 	if !ok {
-		return ast
+		return
 	}
 	if it.TwoByte() {
 		e.twoByte = true
@@ -52,7 +52,7 @@ func (e *extDetector) observe(h *wire.RTP) (ast astValues) {
 	for {
 		id, data, ok := it.Next()
 		if !ok {
-			return ast
+			return
 		}
 		e.ids[id>>6] |= 1 << (id & 63)
 		switch len(data) {

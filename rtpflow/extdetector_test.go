@@ -67,7 +67,9 @@ func TestExtDetectorObserve(t *testing.T) {
 			e := extDetector{tw: &twccState{}, chosen: tt.chosen, astID: tt.astID}
 			var got []astValues
 			for _, p := range tt.packets {
-				got = append(got, e.observe(header(t, p)))
+				var ast astValues
+				e.observe(header(t, p), &ast)
+				got = append(got, ast)
 			}
 			if diff := cmp.Diff(tt.wantAST, got, cmp.AllowUnexported(astValues{})); diff != "" {
 				t.Errorf("abs-send-time values (-want +got):\n%s", diff)

@@ -87,13 +87,18 @@ func (s *Stream) add(h *wire.RTP, payloadLen int, m *transport.Message) {
 	ev := s.seq.add(h.SequenceNumber)
 	s.series.loss(sec, ev)
 	s.account(h, payloadLen, m, sec, ev.dup)
-	ast := s.ext.observe(h)
-	if payload := m.Payload[h.HeaderLen:]; len(payload) >= 2 {
-		// The captured bytes: a snapped packet may hold fewer than payloadLen.
-		s.rtxOSN(binary.BigEndian.Uint16(payload))
+	var ast astValues
+	if h.Extension {
+		s.ext.observe(h, &ast)
 	}
+	s.rtxPayload(m.Payload[h.HeaderLen:])
+	ts := s.tsUn.Unwrap(h.Timestamp)
 	hol := m.Retransmitted || m.Delivered > m.Complete
-	s.timing(at, s.tsUn.Unwrap(h.Timestamp), hol, h.Extension, ast)
+	if s.timed() {
+		s.sample(at, ts, ast.v[0], ast.mask != 0, hol, sec)
+	} else {
+		s.untimed(at, ts, hol, h.Extension, &ast, sec)
+	}
 }
 
 // count updates the counters of every packet.
@@ -147,10 +152,19 @@ func (s *Stream) account(h *wire.RTP, payloadLen int, m *transport.Message, sec 
 	}
 }
 
-// rtxOSN takes the first two payload bytes of a payload-bearing packet, which are the
+// rtxPayload takes the first two payload bytes of a payload-bearing packet, which are the
 // original sequence number if the stream is RTX (RFC 4588, 4): a vote while the stream is
-// undecided, and once it is found to be RTX, a recovered packet of its media stream.
-func (s *Stream) rtxOSN(osn uint16) {
+// undecided, and once it is found to be RTX, a recovered packet of its media stream. The
+// payload is what was captured: a snapped packet may hold fewer bytes than it had.
+func (s *Stream) rtxPayload(payload []byte) {
+	// A media stream, once decided, has nothing to do here: the common case, kept inline.
+	if len(payload) >= 2 && (!s.rtx.decided || s.rtx.of != nil) {
+		s.rtxOSN(payload)
+	}
+}
+
+func (s *Stream) rtxOSN(payload []byte) {
+	osn := binary.BigEndian.Uint16(payload)
 	switch {
 	case s.rtx.voting():
 		if s.rtx.vote(osn, s.snd.match(s, osn)) {

@@ -20,10 +20,16 @@ type early struct {
 	ast astValues
 }
 
-// timing takes one packet to jitter and delay, or buffers it until the decision: at its
-// arrival, ts its RTP timestamp unwrapped, hol whether it was held behind a TCP
-// retransmission or earlier bytes, ast its 3-byte extension values.
-func (s *Stream) timing(at, ts int64, hol, ext bool, ast astValues) {
+// timed reports whether the timing decision gave the stream a reference (a clock rate or
+// abs-send-time): its packets then go straight to jitter and delay (sample).
+func (s *Stream) timed() bool { return s.decided && (s.clock != 0 || s.ext.astID != 0) }
+
+// untimed takes a packet of a stream not timed yet: buffered until the decision, or after
+// a decision without a reference, a step of the late clock inference. at is its arrival,
+// ts its RTP timestamp unwrapped, hol whether it was held behind a TCP retransmission or
+// earlier bytes, ext whether it has a header extension, ast its 3-byte extension values,
+// sec its second in the series.
+func (s *Stream) untimed(at, ts int64, hol, ext bool, ast *astValues, sec int) {
 	if !s.decided && s.packets == 1 && !ext {
 		if _, ok := static(s.pt); ok {
 			s.decide() // a static payload type without extensions: nothing to wait for
@@ -33,13 +39,13 @@ func (s *Stream) timing(at, ts int64, hol, ext bool, ast astValues) {
 		if s.clock == 0 && s.ext.astID == 0 {
 			s.lateInfer(at, ts)
 		}
-		s.sample(at, ts, ast.v[0], ast.mask != 0, hol)
+		s.sample(at, ts, ast.v[0], ast.mask != 0, hol, sec)
 		return
 	}
 	if s.early == nil {
 		s.early = make([]early, 0, 16)
 	}
-	s.early = append(s.early, early{at: at, ts: ts, hol: hol, ast: ast})
+	s.early = append(s.early, early{at: at, ts: ts, hol: hol, ast: *ast})
 	if n := len(s.early); n >= earlyMax || (n >= 8 && at-s.early[0].at >= earlySpan) {
 		s.decide()
 	}
@@ -75,7 +81,7 @@ func (s *Stream) decide() {
 		if j >= 0 {
 			v, ok = e.ast.v[j], e.ast.mask&(1<<j) != 0
 		}
-		s.sample(e.at, e.ts, v, ok, e.hol)
+		s.sample(e.at, e.ts, v, ok, e.hol, s.series.index(e.at))
 	}
 	if n > 0 {
 		s.lateAt, s.lateTS = s.early[0].at, s.early[0].ts
@@ -107,10 +113,11 @@ func (s *Stream) lateInfer(at, ts int64) {
 	s.lateAt, s.lateTS = at, ts
 }
 
-// sample feeds one packet, in arrival order, to jitter and delay.
-func (s *Stream) sample(at, ts int64, ast uint32, astOK, hol bool) {
+// sample feeds one packet, in arrival order, to jitter and delay; sec is its second in the
+// series.
+func (s *Stream) sample(at, ts int64, ast uint32, astOK, hol bool, sec int) {
 	if s.clock > 0 {
 		s.jit.Update(at, ts)
 	}
-	s.delay.sample(at, ts, ast, astOK, hol, s.series.index(at))
+	s.delay.sample(at, ts, ast, astOK, hol, sec)
 }

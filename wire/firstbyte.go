@@ -25,25 +25,33 @@ const (
 )
 
 // FirstByte returns the range of a packet whose first byte is b.
-func FirstByte(b byte) Range {
-	switch {
-	case b <= 3:
-		return RangeSTUN
-	case b < 16:
-		return RangeNone
-	case b < 20:
-		return RangeZRTP
-	case b < 64:
-		return RangeDTLS
-	case b < 80:
-		return RangeChannelData
-	case b < 128:
-		return RangeQUICShort
-	case b < 192:
-		return RangeRTP
+func FirstByte(b byte) Range { return firstByte[b] }
+
+// firstByte is the table of RFC 7983, 7: one load per packet, where the demux runs for
+// every datagram.
+var firstByte = func() (t [256]Range) {
+	for b := range t {
+		switch {
+		case b <= 3:
+			t[b] = RangeSTUN
+		case b < 16:
+			t[b] = RangeNone
+		case b < 20:
+			t[b] = RangeZRTP
+		case b < 64:
+			t[b] = RangeDTLS
+		case b < 80:
+			t[b] = RangeChannelData
+		case b < 128:
+			t[b] = RangeQUICShort
+		case b < 192:
+			t[b] = RangeRTP
+		default:
+			t[b] = RangeQUICLong
+		}
 	}
-	return RangeQUICLong
-}
+	return t
+}()
 
 // IsRTCP reports whether b, a packet in the RTP range, is RTCP: its second byte is an RTCP
 // packet type, 192-223 (RFC 5761, 4). As an RTP header that byte would be the marker bit
