@@ -69,7 +69,6 @@ type Tracker struct {
 	twcc       map[netip.AddrPort]*twccState
 	rtcp       rtcpTracker
 	origins    map[[2]netip.AddrPort]int64 // first media packet of each call direction: its series grid
-	seq        int                         // streams created
 
 	untracked  int64 // packets of streams beyond MaxStreams
 	lastSweep  int64

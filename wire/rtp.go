@@ -53,8 +53,6 @@ type RTP struct {
 	// unexported fields that only a search by id (GetExtension) or an allocating list of
 	// ids (GetExtensionIDs) reads.
 	ExtensionBody []byte
-	// Truncated is the argument of the last Unmarshal: the packet was cut by the snap length.
-	Truncated bool
 }
 
 // Unmarshal decodes the RTP header at the start of b. It fails when b is shorter than the
@@ -75,7 +73,6 @@ type RTP struct {
 // accepted, as the elements before the bad one are (Elements stops there too), at the cost
 // of pion's error value.
 func (r *RTP) Unmarshal(b []byte, truncated bool) error {
-	r.Truncated = truncated
 	if len(b) < RTPFixedHeaderLen {
 		return r.fail(ErrRTPShort)
 	}
@@ -127,8 +124,7 @@ func headerLen(b []byte) (n int, ext []byte) {
 
 // fail resets r, keeping its slices' capacity, and returns err.
 func (r *RTP) fail(err error) error {
-	t := r.Truncated
-	*r = RTP{Header: rtp.Header{CSRC: r.CSRC[:0], Extensions: r.Extensions[:0]}, Truncated: t}
+	*r = RTP{Header: rtp.Header{CSRC: r.CSRC[:0], Extensions: r.Extensions[:0]}}
 	return err
 }
 
