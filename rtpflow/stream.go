@@ -81,23 +81,23 @@ func (s *Stream) add(h *wire.RTP, payloadLen int, m *transport.Message) {
 		s.pt, s.firstAt = h.PayloadType, at
 		s.series.start(s.t.directionOrigin(s.path, at), at)
 	}
-	s.steps.add(h.SequenceNumber, h.PayloadType, at)
-	s.count(h, payloadLen, at)
-	sec := s.series.index(at)
-	ev := s.seq.add(h.SequenceNumber)
-	s.series.loss(sec, ev)
-	s.account(h, payloadLen, m, sec, ev.dup)
+	s.steps.add(h.SequenceNumber, h.PayloadType, at) // steps, for the stream rule
+	s.count(h, payloadLen, at)                       // counters
+	sec := s.series.index(at)                        // its second in the series
+	ev := s.seq.add(h.SequenceNumber)                // RFC 3550 A.1: duplicate, losses seen
+	s.series.loss(sec, ev)                           // losses in their second
+	s.account(h, payloadLen, m, sec, ev.dup)         // wire bytes
 	var ast astValues
 	if h.Extension {
-		s.ext.observe(h, &ast)
+		s.ext.observe(h, &ast) // RFC 8285 ids, abs-send-time candidates, transport-cc
 	}
-	s.rtxPayload(m.Payload[h.HeaderLen:])
+	s.rtxPayload(m.Payload[h.HeaderLen:]) // RTX vote, or a loss its RTX stream recovered
 	ts := s.tsUn.Unwrap(h.Timestamp)
 	hol := m.Retransmitted || m.Delivered > m.Complete
 	if s.timed() {
-		s.sample(at, ts, ast.v[0], ast.mask != 0, hol, sec)
+		s.sample(at, ts, ast.v[0], ast.mask != 0, hol, sec) // jitter, delay, lateness
 	} else {
-		s.untimed(at, ts, hol, h.Extension, &ast, sec)
+		s.untimed(at, ts, hol, h.Extension, &ast, sec) // until the clock rate is known
 	}
 }
 
