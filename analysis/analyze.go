@@ -65,6 +65,7 @@ type analyzer struct {
 	warnings                    []string
 	jumps                       int
 
+	demux  demux.Classifier  // classifies each message, keeping the RTP header it decoded
 	inner  transport.Message // reused for TURN-unwrapped datagrams
 	nested transport.Message // an indication inside TURN: parsed, never unwrapped again
 	cur    *flow             // the TCP flow whose segment is being fed, for emit
@@ -275,9 +276,13 @@ func (a *analyzer) tcpMessage(m *transport.Message) { a.message(a.cur, m, false)
 
 // message demultiplexes one UDP datagram or unframed TCP message by its first byte.
 func (a *analyzer) message(f *flow, m *transport.Message, udp bool) {
-	cls := classify(m)
+	cls := a.classify(m)
 	if udp && len(a.opts.DecodeAs) > 0 && len(m.Payload) > 0 {
 		if forced, ok := a.opts.forcedClass(m.Src.Port(), m.Dst.Port(), m.Payload[0]); ok {
+			if forced == demux.ClassRTP && cls != demux.ClassRTP {
+				// The first byte did not say RTP, so its header was not decoded.
+				a.demux.DecodeRTP(m.Payload, m.Snapped)
+			}
 			cls = forced
 		}
 	}
@@ -308,7 +313,7 @@ func (a *analyzer) message(f *flow, m *transport.Message, udp bool) {
 		}
 		s.other += m.Wire.Total
 	case demux.ClassRTP:
-		if !a.rtp.RTP(rtpflow.Path{Leg: f.idx, Src: m.Src, Dst: m.Dst}, m) {
+		if !a.rtp.RTP(rtpflow.Path{Leg: f.idx, Src: m.Src, Dst: m.Dst}, m, a.demux.RTP()) {
 			s.other += m.Wire.Total
 		}
 	case demux.ClassRTCP:
@@ -338,13 +343,13 @@ func (a *analyzer) wrapped(f *flow, m *transport.Message) {
 	if m.Src != client {
 		path.Src, path.Dst = m.Peer, client
 	}
-	cls := classify(m)
+	cls := a.classify(m)
 	f.saw(cls)
 	f.relayed++
 	switch cls {
 	case demux.ClassRTP:
 		a.relay.wrapped(f, client, path, m)
-		if a.rtp.RTP(path, m) {
+		if a.rtp.RTP(path, m, a.demux.RTP()) {
 			return
 		}
 	case demux.ClassRTCP:
@@ -382,10 +387,8 @@ func (a *analyzer) clientOf(f *flow) netip.AddrPort {
 }
 
 // classify demultiplexes by first byte; a message cut by the snap length is validated only
-// as far as its captured bytes go.
-func classify(m *transport.Message) demux.Class {
-	if m.Snapped {
-		return demux.ClassifyTruncated(m.Payload)
-	}
-	return demux.Classify(m.Payload)
+// as far as its captured bytes go. The RTP header it decodes is a.demux.RTP() until the
+// next message.
+func (a *analyzer) classify(m *transport.Message) demux.Class {
+	return a.demux.Classify(m.Payload, m.Snapped)
 }

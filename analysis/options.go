@@ -8,6 +8,7 @@ import (
 
 	"github.com/callpcap/callpcap/demux"
 	"github.com/callpcap/callpcap/tcpframe"
+	"github.com/callpcap/callpcap/wire"
 )
 
 // Options are the analysis settings; the zero value means the documented defaults.
@@ -81,7 +82,7 @@ func (o Options) forcedClass(sport, dport uint16, first byte) (demux.Class, bool
 		case "stun":
 			return demux.ClassSTUN, true
 		case "turn":
-			if first >= 0x40 && first <= 0x4F {
+			if wire.FirstByte(first) == wire.RangeChannelData {
 				return demux.ClassChannelData, true
 			}
 			return demux.ClassSTUN, true

@@ -1,10 +1,9 @@
 package demux
 
-import "encoding/binary"
+import (
+	"encoding/binary"
 
-const (
-	minChannel = 0x4000 // RFC 8656, 12: channel numbers 0x4000 through 0x4FFF
-	maxChannel = 0x4FFF
+	"github.com/callpcap/callpcap/wire"
 )
 
 // ParseChannelData reads a TURN ChannelData message (RFC 8656, 12.4):
@@ -31,20 +30,20 @@ func ParseChannelData(b []byte, tcp bool) (channel uint16, payload []byte, frami
 // parseChannelData with truncated set accepts a length beyond b (the capture's snap length
 // cut the message): payload is then what was captured.
 func parseChannelData(b []byte, tcp, truncated bool) (channel uint16, payload []byte, framing int, ok bool) {
-	if len(b) < chanDataHeader {
+	if len(b) < wire.ChannelDataHeaderLen {
 		return 0, nil, 0, false
 	}
 	channel = binary.BigEndian.Uint16(b[0:2])
-	if channel < minChannel || channel > maxChannel {
+	if !wire.IsChannel(channel) {
 		return 0, nil, 0, false
 	}
 	n := int(binary.BigEndian.Uint16(b[2:4]))
-	end := chanDataHeader + n
+	end := wire.ChannelDataHeaderLen + n
 	if end > len(b) {
 		if !truncated {
 			return 0, nil, 0, false
 		}
-		return channel, b[chanDataHeader:], chanDataHeader, true
+		return channel, b[wire.ChannelDataHeaderLen:], wire.ChannelDataHeaderLen, true
 	}
 	maxPad := 3
 	if tcp {
@@ -53,5 +52,5 @@ func parseChannelData(b []byte, tcp, truncated bool) (channel uint16, payload []
 	if len(b)-end > maxPad {
 		return 0, nil, 0, false
 	}
-	return channel, b[chanDataHeader:end], len(b) - n, true
+	return channel, b[wire.ChannelDataHeaderLen:end], len(b) - n, true
 }

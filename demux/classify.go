@@ -1,6 +1,12 @@
 package demux
 
-import "encoding/binary"
+import (
+	"encoding/binary"
+
+	"github.com/pion/stun/v3"
+
+	"github.com/callpcap/callpcap/wire"
+)
 
 // Class is what a datagram or unframed TCP message carries, decided from its first bytes.
 type Class uint8
@@ -36,14 +42,8 @@ func (c Class) String() string {
 }
 
 const (
-	stunHeaderSize  = 20
-	stunMagicCookie = 0x2112A442 // RFC 8489, 5
 	zrtpMagicCookie = 0x5A525450 // "ZRTP", RFC 6189, 5
 	zrtpMinSize     = 16         // 12-byte header and the 4-byte CRC
-	rtpHeaderSize   = 12
-	rtcpMinSize     = 8 // header and the sender SSRC
-	dtlsHeaderSize  = 13
-	chanDataHeader  = 4
 	// quicShortMinSize: a short header packet has a header protection sample of 16 bytes
 	// starting 4 bytes after the packet number offset (RFC 9001, 5.4.2), so at least
 	// 1 + 4 + 16 bytes even with an empty connection ID.
@@ -62,8 +62,8 @@ const (
 //	 64-79   TURN ChannelData: channel 0x4000-0x4FFF, length fitting, at most 3 bytes of
 //	         padding after it
 //	 80-127  QUIC short header
-//	128-191  RTP (RTCP when the second byte is 192-223, RFC 5761): version 2, CSRC list,
-//	         header extension and padding fitting
+//	128-191  RTP (RTCP when the second byte is 192-223, RFC 5761): the header decodes
+//	         (wire.RTP: version 2, CSRC list, header extension and padding fitting)
 //	192-255  QUIC long header
 //
 // A classic RFC 3489 STUN message has no magic cookie, so its first byte is the only hint
@@ -72,42 +72,92 @@ const (
 // stacks and MS-TURN still send it, and the exact fit makes random payloads very unlikely to
 // pass.
 //
-// Anything that fails validation is ClassOther. Classify allocates nothing.
-func Classify(b []byte) Class { return classify(b, false) }
+// Anything that fails validation is ClassOther. Classify is a new Classifier's Classify:
+// it allocates nothing, except to decode the CSRC list or header extension of an RTP
+// packet, for which the per-packet path keeps a Classifier.
+func Classify(b []byte) Class {
+	var c Classifier
+	return c.Classify(b, false)
+}
 
 // ClassifyTruncated is Classify for a message the capture cut short (its snap length): the
 // checks that need the end of the message (length fits, RTP padding) are skipped, the
 // header checks are kept.
-func ClassifyTruncated(b []byte) Class { return classify(b, true) }
+func ClassifyTruncated(b []byte) Class {
+	var c Classifier
+	return c.Classify(b, true)
+}
 
-func classify(b []byte, truncated bool) Class {
+// Classifier classifies messages as Classify does and keeps the RTP header it decoded to
+// validate one, so that the next stage reads that header instead of decoding the packet
+// again: the validation of an RTP packet is its decoding. The zero value is ready; it is
+// not safe for concurrent use. Once its header's CSRC and extension lists have grown to
+// the largest seen, a Classifier allocates nothing.
+type Classifier struct {
+	rtp   wire.RTP
+	rtpOK bool
+}
+
+// Classify says what b carries (see the package function Classify); truncated says that
+// the capture's snap length cut it (see ClassifyTruncated).
+func (c *Classifier) Classify(b []byte, truncated bool) Class {
+	c.rtpOK = false
 	if len(b) == 0 {
 		return ClassOther
 	}
-	switch c := b[0]; {
-	case c <= 3:
+	switch wire.FirstByte(b[0]) {
+	case wire.RangeSTUN:
 		return validSTUN(b, truncated)
-	case c >= 16 && c <= 19:
+	case wire.RangeZRTP:
 		return validZRTP(b)
-	case c >= 20 && c <= 63:
+	case wire.RangeDTLS:
 		return validDTLS(b, truncated)
-	case c >= 64 && c <= 79:
+	case wire.RangeChannelData:
 		if validChannelData(b, truncated) {
 			return ClassChannelData
 		}
-	case c >= 80 && c <= 127:
+	case wire.RangeQUICShort:
 		if len(b) >= quicShortMinSize || truncated {
 			return ClassQUIC
 		}
-	case c >= 128 && c <= 191:
-		if len(b) >= 2 && b[1] >= 192 && b[1] <= 223 {
+	case wire.RangeRTP:
+		if wire.IsRTCP(b) {
 			return validRTCP(b, truncated)
 		}
-		return validRTP(b, truncated)
-	case c >= 192:
+		err := c.rtpHeader(b, truncated)
+		// A truncated packet cut inside its CSRC list or extension is still RTP by its
+		// first bytes; only its header cannot be read.
+		if err == nil || truncated && err == wire.ErrRTPHeaderLength {
+			return ClassRTP
+		}
+	case wire.RangeQUICLong:
 		return validQUICLong(b, truncated)
 	}
 	return ClassOther
+}
+
+// DecodeRTP decodes b's RTP header whatever its first byte says, for a message whose class
+// the user forced (--decode-as rtp); RTP returns the result. truncated is as for Classify.
+func (c *Classifier) DecodeRTP(b []byte, truncated bool) {
+	c.rtpHeader(b, truncated)
+}
+
+func (c *Classifier) rtpHeader(b []byte, truncated bool) error {
+	err := c.rtp.Unmarshal(b, truncated)
+	c.rtpOK = err == nil
+	return err
+}
+
+// RTP returns the RTP header decoded by the last Classify, if it said ClassRTP, or by
+// DecodeRTP; nil otherwise, and when it did not decode (a truncated packet cut inside its
+// header).
+// The header points into the message, and is valid until the next call of Classify or
+// DecodeRTP.
+func (c *Classifier) RTP() *wire.RTP {
+	if !c.rtpOK {
+		return nil
+	}
+	return &c.rtp
 }
 
 // validSTUN checks the RFC 8489 header:
@@ -121,21 +171,21 @@ func classify(b []byte, truncated bool) Class {
 //	+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
 //	|                     Transaction ID (96 bits)                  |
 func validSTUN(b []byte, truncated bool) Class {
-	if len(b) < stunHeaderSize {
+	if len(b) < wire.STUNHeaderLen {
 		return ClassOther
 	}
 	n := int(binary.BigEndian.Uint16(b[2:4]))
 	if n%4 != 0 {
 		return ClassOther
 	}
-	if binary.BigEndian.Uint32(b[4:8]) == stunMagicCookie {
-		if stunHeaderSize+n <= len(b) || truncated {
+	if stun.IsMessage(b) { // the magic cookie
+		if wire.STUNHeaderLen+n <= len(b) || truncated {
 			return ClassSTUN
 		}
 		return ClassOther
 	}
 	// RFC 3489: the 128-bit transaction ID takes the cookie's place.
-	if stunHeaderSize+n == len(b) && attributesFit(b[stunHeaderSize:]) {
+	if wire.STUNHeaderLen+n == len(b) && attributesFit(b[wire.STUNHeaderLen:]) {
 		return ClassSTUN
 	}
 	return ClassOther
@@ -195,7 +245,7 @@ func validDTLS(b []byte, truncated bool) Class {
 		}
 		return ClassOther
 	}
-	if len(b) < dtlsHeaderSize {
+	if len(b) < wire.DTLSRecordHeaderLen {
 		return ClassOther
 	}
 	switch binary.BigEndian.Uint16(b[1:3]) {
@@ -203,7 +253,7 @@ func validDTLS(b []byte, truncated bool) Class {
 	default:
 		return ClassOther
 	}
-	if dtlsHeaderSize+int(binary.BigEndian.Uint16(b[11:13])) <= len(b) || truncated {
+	if wire.DTLSRecordHeaderLen+int(binary.BigEndian.Uint16(b[11:13])) <= len(b) || truncated {
 		return ClassDTLS
 	}
 	return ClassOther
@@ -213,48 +263,11 @@ func validDTLS(b []byte, truncated bool) Class {
 // (implied by the first byte) and a length that fits, followed by at most 3 bytes of
 // padding (required over TCP, allowed over UDP).
 func validChannelData(b []byte, truncated bool) bool {
-	if len(b) < chanDataHeader {
+	if len(b) < wire.ChannelDataHeaderLen {
 		return false
 	}
-	rest := len(b) - chanDataHeader - int(binary.BigEndian.Uint16(b[2:4]))
+	rest := len(b) - wire.ChannelDataHeaderLen - int(binary.BigEndian.Uint16(b[2:4]))
 	return (rest >= 0 || truncated) && rest <= 3
-}
-
-// validRTP checks the RFC 3550 5.1 fixed header and what it says follows:
-//
-//	|V=2|P|X|  CC   |M|     PT      |       sequence number         |
-//	|                           timestamp                           |
-//	|           synchronization source (SSRC) identifier            |
-//	|            contributing source (CSRC) identifiers  (CC)       |
-//	|      defined by profile       |        length (words)         |  if X
-func validRTP(b []byte, truncated bool) Class {
-	if len(b) < rtpHeaderSize || b[0]>>6 != 2 {
-		return ClassOther
-	}
-	h := rtpHeaderSize + 4*int(b[0]&0x0F)
-	if b[0]&0x10 != 0 {
-		if h+4 > len(b) {
-			if truncated {
-				return ClassRTP
-			}
-			return ClassOther
-		}
-		h += 4 + 4*int(binary.BigEndian.Uint16(b[h+2:h+4]))
-	}
-	if h > len(b) {
-		if truncated {
-			return ClassRTP
-		}
-		return ClassOther
-	}
-	if b[0]&0x20 != 0 && !truncated {
-		// The last byte counts the padding, itself included (RFC 3550, 5.1).
-		p := int(b[len(b)-1])
-		if p == 0 || h+p > len(b) {
-			return ClassOther
-		}
-	}
-	return ClassRTP
 }
 
 // validRTCP checks the first packet's header (RFC 3550, 6.4.1); the rest of a compound
@@ -262,7 +275,7 @@ func validRTP(b []byte, truncated bool) Class {
 //
 //	|V=2|P|    RC   |   PT=SR=200   |             length            |
 func validRTCP(b []byte, truncated bool) Class {
-	if len(b) < rtcpMinSize || b[0]>>6 != 2 {
+	if len(b) < wire.RTCPClearLen || b[0]>>6 != wire.RTPVersion {
 		return ClassOther
 	}
 	if 4*(int(binary.BigEndian.Uint16(b[2:4]))+1) <= len(b) || truncated {

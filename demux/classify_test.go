@@ -193,6 +193,84 @@ func TestClassifyAllocs(t *testing.T) {
 	}
 }
 
+func TestClassifierRTP(t *testing.T) {
+	rtp := []byte{0x90, 0xE0, 0x00, 0x07, 0, 0, 0, 1, 0, 0, 0, 2, // v=2, x=1, m=1, pt=96, seq=7, ts=1, ssrc=2
+		0xBE, 0xDE, 0x00, 0x01, // one-byte extension profile, 1 word
+		0x10, 0xAA, 0x00, 0x00, // id=1 len=1
+		0x01, 0x02, 0x03} // payload
+	extCut := rtp[:14] // the snap length cut the extension header
+	rtcp := []byte{0x80, 0xC9, 0x00, 0x01, 0xDE, 0xAD, 0xBE, 0xEF}
+	stun := cat([]byte{0x00, 0x01, 0x00, 0x00}, cookie, tid)
+	type want struct {
+		class        Class
+		header       bool   // RTP() is not nil
+		seq          uint16 // of the header
+		hdrLen, plen int
+	}
+	tests := []struct {
+		name      string
+		data      []byte
+		truncated bool
+		decode    bool // DecodeRTP after Classify, as for --decode-as rtp
+		want      want
+	}{
+		{name: "rtp: the header travels", data: rtp, want: want{ClassRTP, true, 7, 20, 3}},
+		{name: "truncated rtp cut in its header: rtp without a header", data: extCut, truncated: true,
+			want: want{class: ClassRTP}},
+		{name: "rtp cut in its header, not truncated: other", data: extCut, want: want{class: ClassOther}},
+		{name: "stun: no header", data: stun, want: want{class: ClassSTUN}},
+		{name: "rtcp: no header", data: rtcp, want: want{class: ClassRTCP}},
+		{name: "rtcp decoded as rtp (forced)", data: rtcp, decode: true,
+			want: want{class: ClassRTCP, header: false}},
+		{name: "rtcp with room for an rtp header decoded as rtp (forced)",
+			data: cat(rtcp, []byte{0, 0, 0, 1}), decode: true, want: want{ClassRTCP, true, 1, 12, 0}},
+	}
+	var c Classifier
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c.Classify(rtp, false) // a header from an earlier message must not leak into this one
+			var got want
+			got.class = c.Classify(tt.data, tt.truncated)
+			if tt.decode {
+				c.DecodeRTP(tt.data, tt.truncated)
+			}
+			if h := c.RTP(); h != nil {
+				got.header, got.seq, got.hdrLen, got.plen = true, h.SequenceNumber, h.HeaderLen, h.PayloadLen
+			}
+			if got != tt.want {
+				t.Errorf("got %+v, want %+v", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestClassifierAllocs(t *testing.T) {
+	if raceEnabled {
+		t.Skip("allocations are not measured under -race")
+	}
+	inputs := [][]byte{
+		{0x92, 0xE0, 0x00, 0x01, 0, 0, 0, 1, 0, 0, 0, 2, // v=2, x=1, cc=2, m=1, pt=96
+			0, 0, 0, 3, 0, 0, 0, 4, // csrcs
+			0xBE, 0xDE, 0x00, 0x02, // one-byte extension profile, 2 words
+			0x21, 0x00, 0x01, 0x32, 0x01, 0x02, 0x03, 0x00, // id=2 len=2, id=3 len=3, padding
+			0xAA}, // payload
+		{0x90, 0x60, 0, 1, 0, 0, 0, 1, 0, 0, 0, 2, 0xBE, 0xDE, 0x00, 0x04, 0x10, 0xAA}, // extension cut
+		{0x80, 0xC9, 0x00, 0x01, 0xDE, 0xAD, 0xBE, 0xEF},
+	}
+	var c Classifier
+	for _, b := range inputs { // the header's lists grow once
+		c.Classify(b, false)
+	}
+	if n := testing.AllocsPerRun(100, func() {
+		for _, b := range inputs {
+			c.Classify(b, false)
+			c.Classify(b, true)
+		}
+	}); n != 0 {
+		t.Errorf("Classifier.Classify allocates %v times per run", n)
+	}
+}
+
 func BenchmarkClassify(b *testing.B) {
 	rtp := []byte{0x80, 0x6F, 0x12, 0x34, 0, 0, 0x03, 0xC0, 0xDE, 0xAD, 0xBE, 0xEF, 0xFC}
 	b.ReportAllocs()

@@ -1,21 +1,26 @@
 // Package demux says what each UDP datagram or unframed TCP message carries and follows the
 // STUN, ICE and TURN exchanges of a capture.
 //
-// Classify decides by the first byte, as RFC 7983 (updated by RFC 9443) assigns the ranges,
-// then validates the candidate's header (STUN magic cookie, ChannelData channel and length,
-// RTP version, CSRC, extension and padding): what fails is ClassOther. A Tracker, fed every
-// STUN and ChannelData message of one capture with the capture time inside it, counts ICE
-// checks and their round trips, follows TURN allocations, permissions and channel bindings,
-// and unwraps ChannelData and Send/Data indications into the inner transport.Message, tagged
-// with the peer and with the TURN bytes moved to Wire.Framing so that the wire accounting
-// still adds up. The caller demuxes the inner message again. Everything the Tracker keeps is
-// bounded (transactions, allocations, channels, peers, ufrags), what goes beyond is counted
-// in Stats. Classify, ParseChannelData and Tracker.ChannelData allocate nothing; decoders
-// point into their input, which stays the caller's.
+// A Classifier decides by the first byte, as RFC 7983 (updated by RFC 9443) assigns the
+// ranges (wire.FirstByte), then validates the candidate's header (STUN magic cookie,
+// ChannelData channel and length, RTP header): what fails is ClassOther. An RTP packet is
+// validated by decoding its header (wire.RTP, pion/rtp), and the Classifier keeps that
+// header for rtpflow, so that each RTP header is decoded once. A Tracker, fed every STUN
+// and ChannelData message of one capture with the capture time inside it, counts ICE
+// checks and their round trips, follows TURN allocations, permissions and channel
+// bindings, and unwraps ChannelData and Send/Data indications into the inner
+// transport.Message, tagged with the peer and with the TURN bytes moved to Wire.Framing so
+// that the wire accounting still adds up. The caller demuxes the inner message again.
+// Everything the Tracker keeps is bounded (transactions, allocations, channels, peers,
+// ufrags), what goes beyond is counted in Stats. A reused Classifier, ParseChannelData and
+// Tracker.ChannelData allocate nothing; decoders point into their input, which stays the
+// caller's. SIP start lines (IsSIP) and the payload types their SDP names (ParseSDP) are
+// read here too.
 //
+//	var c demux.Classifier
 //	tr := demux.NewTracker()
 //	var inner transport.Message
-//	switch demux.Classify(m.Payload) {
+//	switch c.Classify(m.Payload, m.Snapped) {
 //	case demux.ClassSTUN:
 //		if tr.STUN(&m, &inner) {
 //			// inner is the datagram a Send or Data indication carried
@@ -24,6 +29,8 @@
 //		if tr.ChannelData(&m, &inner) {
 //			// inner.Peer is the far end, inner.Payload the relayed datagram
 //		}
+//	case demux.ClassRTP:
+//		rtpTracker.RTP(path, &m, c.RTP()) // the header Classify decoded
 //	}
 //	rep.ICE, rep.TURN = tr.ICE(), tr.TURN()
 package demux

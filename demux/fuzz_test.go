@@ -9,6 +9,7 @@ import (
 
 	"github.com/callpcap/callpcap/internal/testgen/golden"
 	"github.com/callpcap/callpcap/transport"
+	"github.com/callpcap/callpcap/wire"
 )
 
 // seedMessages are the STUN, TURN and ChannelData messages of the tests, as they would
@@ -101,6 +102,7 @@ func FuzzClassify(f *testing.F) {
 	for _, m := range seedMessages(f) {
 		f.Add(m)
 	}
+	var cl Classifier // reused across inputs, as on the per-packet path
 	f.Fuzz(func(t *testing.T, b []byte) {
 		c := Classify(b)
 		if c.String() == "" {
@@ -114,6 +116,17 @@ func FuzzClassify(f *testing.F) {
 		_, _, _, ok := ParseChannelData(b, false)
 		if ok != (c == ClassChannelData) {
 			t.Fatalf("Classify = %v, ParseChannelData ok = %v", c, ok)
+		}
+		// The header a Classifier keeps is there exactly for RTP, and describes b.
+		for _, truncated := range []bool{false, true} {
+			c := cl.Classify(b, truncated)
+			h := cl.RTP()
+			if h != nil && (c != ClassRTP || h.HeaderLen+h.PayloadLen+h.PaddingLen() != len(b)) {
+				t.Fatalf("truncated=%v: class %v with header %+v", truncated, c, h)
+			}
+			if c == ClassRTP && h == nil && !truncated {
+				t.Fatal("RTP without a header")
+			}
 		}
 	})
 }
@@ -217,7 +230,7 @@ func FuzzChannelData(f *testing.F) {
 	f.Fuzz(func(t *testing.T, b []byte, tcp, snapped bool) {
 		ch, payload, framing, ok := ParseChannelData(b, tcp)
 		if ok {
-			if ch < minChannel || ch > maxChannel || len(payload)+framing != len(b) || framing < chanDataHeader ||
+			if !wire.IsChannel(ch) || len(payload)+framing != len(b) || framing < wire.ChannelDataHeaderLen ||
 				!within(b, payload) {
 				t.Fatalf("channel %#x payload %d framing %d of %d bytes", ch, len(payload), framing, len(b))
 			}

@@ -5,6 +5,8 @@ import (
 	"net/netip"
 
 	"github.com/pion/stun/v3"
+
+	"github.com/callpcap/callpcap/wire"
 )
 
 // The attribute readers here work on a decoded stun.Message and return netip values without
@@ -24,9 +26,9 @@ func xorAddr(v []byte, txID *[stun.TransactionIDSize]byte) (netip.AddrPort, bool
 	if len(v) < 4 {
 		return netip.AddrPort{}, false
 	}
-	port := binary.BigEndian.Uint16(v[2:4]) ^ uint16(stunMagicCookie>>16)
+	port := binary.BigEndian.Uint16(v[2:4]) ^ uint16(wire.STUNMagicCookie>>16)
 	var key [16]byte
-	binary.BigEndian.PutUint32(key[0:4], stunMagicCookie)
+	binary.BigEndian.PutUint32(key[0:4], wire.STUNMagicCookie)
 	copy(key[4:], txID[:])
 	switch v[1] {
 	case familyIPv4:
@@ -92,15 +94,15 @@ func getErrorCode(m *stun.Message) int {
 // the attributes that were captured: the last one may have a shortened value. It reports
 // false when b has no STUN header. Attribute values point into b.
 func decodeTruncated(m *stun.Message, b []byte) bool {
-	if len(b) < stunHeaderSize || binary.BigEndian.Uint32(b[4:8]) != stunMagicCookie {
+	if !stun.IsMessage(b) {
 		return false
 	}
 	m.Raw = b
 	m.Type.ReadValue(binary.BigEndian.Uint16(b[0:2]))
 	m.Length = uint32(binary.BigEndian.Uint16(b[2:4]))
-	copy(m.TransactionID[:], b[8:stunHeaderSize])
+	copy(m.TransactionID[:], b[wire.STUNHeaderLen-stun.TransactionIDSize:wire.STUNHeaderLen])
 	m.Attributes = m.Attributes[:0]
-	rest := b[stunHeaderSize:]
+	rest := b[wire.STUNHeaderLen:]
 	if n := int(m.Length); n < len(rest) {
 		rest = rest[:n]
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/callpcap/callpcap/internal/quantile"
 	"github.com/callpcap/callpcap/transport"
+	"github.com/callpcap/callpcap/wire"
 )
 
 // Bounds on the state one capture can make a Tracker keep. What goes beyond them is counted
@@ -148,7 +149,7 @@ func (t *Tracker) STUN(m *transport.Message, inner *transport.Message) (unwrappe
 	t.msg.Raw = b
 	if err := t.msg.Decode(); err != nil {
 		if !m.Snapped || !decodeTruncated(&t.msg, b) {
-			if len(b) >= 8 && binary.BigEndian.Uint32(b[4:8]) != stunMagicCookie && Classify(b) == ClassSTUN {
+			if !stun.IsMessage(b) && Classify(b) == ClassSTUN { // no cookie: RFC 3489
 				t.stats.Classic++
 			} else {
 				t.stats.Malformed++
@@ -345,12 +346,12 @@ func (t *Tracker) lookup(src, dst netip.AddrPort, proto transport.Proto) *alloca
 // header, and the padding the message's length on the wire leaves after the declared data.
 func snappedChannelDataFraming(m *transport.Message, tcp bool) int {
 	n := int64(binary.BigEndian.Uint16(m.Payload[2:4]))
-	pad := m.Len() - chanDataHeader - n
+	pad := m.Len() - wire.ChannelDataHeaderLen - n
 	switch {
 	case pad >= 0 && pad <= 3:
-		return chanDataHeader + int(pad)
+		return wire.ChannelDataHeaderLen + int(pad)
 	case tcp:
-		return chanDataHeader + pad4(int(n)) - int(n)
+		return wire.ChannelDataHeaderLen + pad4(int(n)) - int(n)
 	}
-	return chanDataHeader
+	return wire.ChannelDataHeaderLen
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/callpcap/callpcap/report"
 	"github.com/callpcap/callpcap/transport"
+	"github.com/callpcap/callpcap/wire"
 )
 
 // allocation is one TURN allocation, keyed by the flow that carried its Allocate.
@@ -189,7 +190,7 @@ func (t *Tracker) turnRequest(m *transport.Message, e *txn) {
 	case stun.MethodChannelBind:
 		ch, ok := getChannel(&t.msg)
 		p, ok2 := getXORAddr(&t.msg, stun.AttrXORPeerAddress)
-		if !ok || !ok2 || ch < minChannel || ch > maxChannel {
+		if !ok || !ok2 || !wire.IsChannel(ch) {
 			return
 		}
 		e.channel, e.peer = ch, p

@@ -68,18 +68,18 @@ func (t *Tracker) Direction(streams []*Stream, t0 int64) DirectionMetrics {
 	for _, s := range media {
 		dm.MediaPackets += s.packets
 		dm.MediaPayloadBytes += s.wire.MediaPayloadBytes
-		dm.Loss.Expected += s.expected()
-		dm.Loss.Lost += s.lost()
-		if s.hasRTX {
-			dm.Loss.RecoveredByRTX += s.recovered
+		dm.Loss.Expected += s.seq.expected()
+		dm.Loss.Lost += s.seq.lost()
+		if s.rtx.hasRTX {
+			dm.Loss.RecoveredByRTX += s.seq.recovered
 		}
-		if s.delay.n == 0 {
+		if s.delay.all.n == 0 {
 			continue
 		}
-		samples += s.delay.n
-		segs = s.delay.segments(segs)
-		maxDelay = max(maxDelay, s.delay.maxRel-s.delay.minRel)
-		l := s.late()
+		samples += s.delay.all.n
+		segs = s.delay.all.segments(segs)
+		maxDelay = max(maxDelay, s.delay.maxAbove())
+		l := s.delay.late()
 		lateN += l.Packets
 		late.HOLBlocked += l.HOLBlocked
 		if late.OverMS == nil {
@@ -115,16 +115,16 @@ func (t *Tracker) series(streams, timed []*Stream, t0 int64) report.Series {
 	if len(timed) == 0 {
 		return sr
 	}
-	base := timed[0].secBase
+	base := timed[0].series.base
 	for _, s := range timed {
-		base = min(base, s.secBase)
+		base = min(base, s.series.base)
 	}
 	end := base
 	for _, s := range streams {
-		end = max(end, s.secBase+int64(len(s.secs)))
+		end = max(end, s.series.base+int64(len(s.series.secs)))
 	}
 	n := int(min(end-base, maxSeriesSeconds))
-	sr.T0S = numfmt.Round(float64(timed[0].origin+base*1e9-t0)/1e9, 6)
+	sr.T0S = numfmt.Round(float64(timed[0].series.origin+base*1e9-t0)/1e9, 6)
 	media := make([]float64, n)
 	rtx := make([]float64, n)
 	wire := make([]float64, n)
@@ -137,13 +137,13 @@ func (t *Tracker) series(streams, timed []*Stream, t0 int64) report.Series {
 	meds := make([][]med, n)
 	dmax := make([]int64, n)
 	for _, s := range streams {
-		off := s.secBase - base
-		for i := range s.secs {
+		off := s.series.base - base
+		for i := range s.series.secs {
 			j := off + int64(i)
 			if j < 0 || j >= int64(n) {
 				continue
 			}
-			c := &s.secs[i]
+			c := &s.series.secs[i]
 			wire[j] += float64(c.wire)
 			retr[j] += float64(c.retrans)
 			if !s.IsMedia() {
@@ -153,16 +153,17 @@ func (t *Tracker) series(streams, timed []*Stream, t0 int64) report.Series {
 			media[j] += float64(c.payload)
 			rtx[j] += float64(c.padding)
 			sr.Lost[j] += c.lost
-			if c.dn == 0 || s.delay.n == 0 {
+			d := s.delay.at(i)
+			if d == nil {
 				continue
 			}
-			sr.Late[j] += s.lateSeries(i)
-			m := c.dMed
-			if !c.medSet {
-				m = c.dMax
+			sr.Late[j] += s.delay.lateAt(i)
+			m := d.med
+			if !d.medSet {
+				m = d.max
 			}
-			meds[j] = append(meds[j], med{m - s.delay.minRel, c.dn})
-			if d := c.dMax - s.delay.minRel; sr.DelayMaxMS[j] == nil || d > dmax[j] {
+			meds[j] = append(meds[j], med{m - s.delay.baseline(), d.n})
+			if d := d.max - s.delay.baseline(); sr.DelayMaxMS[j] == nil || d > dmax[j] {
 				dmax[j] = d
 				sr.DelayMaxMS[j] = ptr(ms(d))
 			}

@@ -6,15 +6,37 @@
 //
 // It knows nothing of where the bytes came from: UDP datagrams and unframed TCP messages
 // arrive as the same transport.Message, and arrival means m.Delivered, so media over TCP is
-// measured at the time the application got it.
+// measured at the time the application got it. Capture time comes in with each message;
+// nothing here reads the clock.
 //
-// Contract: Tracker.RTP decodes the header in place and allocates nothing per packet once
-// its stream exists. Memory does not grow with the number of packets: per stream it is
-// bounded by an 8 KiB sequence window, a delay window of at most ~200 KB, a 256-packet
-// early buffer released once the clock rate and abs-send-time are decided, and a
-// per-second series capped at 6 hours; the number of streams is bounded by
-// Config.MaxStreams (candidates that never qualify are evicted; beyond the cap new
-// streams are counted, not tracked).
+// Shape. As in pion/interceptor, each algorithm is a small type in a file named after it,
+// with its own table tests, and Stream.add hands every packet to them in turn, which reads
+// as the list of what happens to a packet:
+//
+//   - continuity (continuity.go): sequence steps and payload type changes, for the stream
+//     rule; the largest arrival gap;
+//   - seqStats (seqstats.go, with the received-bit window of seqwindow.go): RFC 3550 A.1
+//     extended sequence numbers, expected, lost, duplicates, reordered, and the losses RTX
+//     recovered;
+//   - series (series.go): the 1-second series, where each packet's losses are put and a
+//     late packet takes one back;
+//   - extDetector (extdetector.go, twcc.go): RFC 8285 ids, abs-send-time by behaviour,
+//     the sender's transport-wide sequence numbers;
+//   - rtxMatcher (rtxmatcher.go): RFC 4588 votes and decision;
+//   - the timing decision (timing.go: clock rate from hints, static types or inference,
+//     clock.go), then Jitter (jitter.go) and delayStats (delaystats.go, on the
+//     distributions of delaydist.go): transit, baseline, delay, lateness, per second.
+//
+// Counting and wire accounting stay in Stream (stream.go); Summary and Direction (summary.go,
+// direction.go, ramp.go) read the parts at the end. RTCP is rtcpTracker (rtcp.go).
+//
+// Contract: Tracker.RTP takes the header the demux decoded (wire.RTP) rather than decoding
+// the packet again, and allocates nothing per packet once its stream exists. Memory does
+// not grow with the number of packets: per stream it is bounded by an 8 KiB sequence
+// window, a delay window of at most ~200 KB, a 256-packet early buffer released once the
+// clock rate and abs-send-time are decided, and a per-second series capped at 6 hours; the
+// number of streams is bounded by Config.MaxStreams (candidates that never qualify are
+// evicted; beyond the cap new streams are counted, not tracked).
 //
 // Decisions where DESIGN.md leaves a choice (each detailed at its type or function):
 //
@@ -25,18 +47,19 @@
 //     including when the minimum comes after the delayed packets.
 //   - Series: one 1-second grid per call direction (Path.Src to Path.Dst), anchored at its
 //     first media packet (DESIGN); a stream's series starts at the grid second of its first
-//     packet, stops at a jump of more than an hour,
-//     and is capped at 6 hours.
+//     packet, stops at a jump of more than an hour, and is capped at 6 hours.
 //   - Qualification: MinPackets packets, 80% of the steps continuing, half forward, payload
-//     type stable (Stream.qualifies).
+//     type stable (continuity.continuing).
 //   - RTX: a stream of the same sender whose first 16 payload-bearing packets mostly carry
-//     original sequence numbers in another stream's recent range (rtx.go).
+//     original sequence numbers in another stream's recent range (rtxmatcher.go).
 //   - Ramp: 3-second trailing moving average, t as the second's offset (Ramp).
 //
 // Use:
 //
 //	t := rtpflow.NewTracker(rtpflow.Config{})
-//	for each message m of path p { if isRTP { t.RTP(p, m) } else { t.RTCP(p, m) } }
+//	for each message m of path p, classified by a demux.Classifier c {
+//		if isRTP { t.RTP(p, m, c.RTP()) } else { t.RTCP(p, m) }
+//	}
 //	for _, s := range t.Streams() {
 //		st := s.Summary(t0) // fill ID, Leg, Direction
 //	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/callpcap/callpcap/internal/testgen/golden"
 	"github.com/callpcap/callpcap/transport"
+	"github.com/callpcap/callpcap/wire"
 )
 
 // fuzzRecords encodes messages for FuzzRTP: per message a control byte (bit 0: RTCP, bit
@@ -79,6 +80,7 @@ func FuzzRTP(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		tr := NewTracker(Config{MinPackets: 2, MaxStreams: 4, LateBudget: 20 * 1e6})
+		var h wire.RTP
 		at := T0
 		for len(data) >= 2 {
 			ctl, n := data[0], int(data[1])
@@ -99,7 +101,7 @@ func FuzzRTP(f *testing.F) {
 			if ctl&1 != 0 {
 				tr.RTCP(p, m)
 			} else {
-				tr.RTP(p, m)
+				rtpTo(tr, &h, p, m)
 			}
 		}
 		ss := tr.Streams()
@@ -134,7 +136,7 @@ func FuzzRTCP(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		tr := NewTracker(Config{})
 		for i := 0; i < 12; i++ {
-			tr.RTP(pathA, msg(rp{pt: 0, seq: uint16(i), ts: uint32(160 * i), ssrc: 1, payload: make([]byte, 20)}.bytes(), T0+int64(i)*20*ms1))
+			rtpTo(tr, nil, pathA, msg(rp{pt: 0, seq: uint16(i), ts: uint32(160 * i), ssrc: 1, payload: make([]byte, 20)}.bytes(), T0+int64(i)*20*ms1))
 		}
 		tr.RTCP(pathB, msg(data, T0+1e9))
 		tr.RTCP(pathB, msg(data, T0+2e9))

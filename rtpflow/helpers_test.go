@@ -8,6 +8,7 @@ import (
 
 	"github.com/callpcap/callpcap/internal/numfmt"
 	"github.com/callpcap/callpcap/transport"
+	"github.com/callpcap/callpcap/wire"
 )
 
 // T0 is a capture time on a whole second, so that the tracker's grid seconds are easy.
@@ -21,6 +22,21 @@ var (
 	pathA = Path{Leg: 1, Src: alice, Dst: bob}
 	pathB = Path{Leg: 1, Src: bob, Dst: alice}
 )
+
+// profileOneByte is the RFC 8285 one-byte header extension profile.
+const profileOneByte = 0xBEDE
+
+// rtpTo decodes m's header with h, as the demux does, and gives the message to tr; h is the
+// caller's so that a test of allocations can reuse it (nil: a new one).
+func rtpTo(tr *Tracker, h *wire.RTP, p Path, m *transport.Message) bool {
+	if h == nil {
+		h = new(wire.RTP)
+	}
+	if h.Unmarshal(m.Payload, m.Snapped) != nil {
+		return tr.RTP(p, m, nil)
+	}
+	return tr.RTP(p, m, h)
+}
 
 // rp is an RTP packet to build by hand.
 type rp struct {
@@ -125,7 +141,7 @@ func feed(t *testing.T, tr *Tracker, as []arrival) {
 		return 0
 	})
 	for _, a := range as {
-		if !tr.RTP(a.p, a.m) {
+		if !rtpTo(tr, nil, a.p, a.m) {
 			t.Fatalf("RTP(%x) = false", a.m.Payload)
 		}
 	}

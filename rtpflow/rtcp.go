@@ -10,6 +10,7 @@ import (
 	"github.com/callpcap/callpcap/internal/quantile"
 	"github.com/callpcap/callpcap/report"
 	"github.com/callpcap/callpcap/transport"
+	"github.com/callpcap/callpcap/wire"
 )
 
 // RTCP packet type keys (report.RTCP.Types).
@@ -30,24 +31,6 @@ const (
 )
 
 var typeKeys = [nTypes]string{"sr", "rr", "sdes", "bye", "app", "nack", "pli", "fir", "remb", "twcc", "xr", "other"}
-
-// RTCP header fields readable even in SRTCP (RFC 3711 3.4: the first 8 bytes are clear).
-const (
-	rtcpHeaderLen = 8
-	ptSR          = 200 // RFC 3550 6.4.1
-	ptRR          = 201 // RFC 3550 6.4.2
-	ptSDES        = 202 // RFC 3550 6.5
-	ptBYE         = 203 // RFC 3550 6.6
-	ptAPP         = 204 // RFC 3550 6.7
-	ptRTPFB       = 205 // RFC 4585 6.1
-	ptPSFB        = 206 // RFC 4585 6.1
-	ptXR          = 207 // RFC 3611
-	fmtNACK       = 1   // RFC 4585 6.2.1
-	fmtTWCC       = 15  // draft-holmer-rmcat-transport-wide-cc-extensions-01
-	fmtPLI        = 1   // RFC 4585 6.3.1
-	fmtFIR        = 4   // RFC 5104 4.3.1
-	fmtAFB        = 15  // RFC 4585 6.4, REMB
-)
 
 // srRing is how many recent sender reports are remembered for RTT (RFC 3550 6.4.1: the
 // receiver's LSR is the middle 32 bits of the SR's NTP timestamp).
@@ -115,7 +98,7 @@ func (t *Tracker) RTCP(p Path, m *transport.Message) {
 	b := m.Payload
 	pkts, err := rtcp.Unmarshal(b)
 	if err != nil {
-		if len(b) < rtcpHeaderLen || b[0]>>6 != 2 {
+		if len(b) < wire.RTCPClearLen || b[0]>>6 != wire.RTPVersion {
 			r.invalid++
 			return
 		}
@@ -242,33 +225,33 @@ func packetType(pk rtcp.Packet) int {
 
 // clearType classifies a packet by its header's type and count/format field.
 func clearType(pt, count uint8) int {
-	switch pt {
-	case ptSR:
+	switch rtcp.PacketType(pt) {
+	case rtcp.TypeSenderReport:
 		return tSR
-	case ptRR:
+	case rtcp.TypeReceiverReport:
 		return tRR
-	case ptSDES:
+	case rtcp.TypeSourceDescription:
 		return tSDES
-	case ptBYE:
+	case rtcp.TypeGoodbye:
 		return tBYE
-	case ptAPP:
+	case rtcp.TypeApplicationDefined:
 		return tAPP
-	case ptXR:
+	case rtcp.TypeExtendedReport:
 		return tXR
-	case ptRTPFB:
+	case rtcp.TypeTransportSpecificFeedback:
 		switch count {
-		case fmtNACK:
+		case rtcp.FormatTLN: // RFC 4585 6.2.1
 			return tNACK
-		case fmtTWCC:
+		case rtcp.FormatTCC: // draft-holmer-rmcat-transport-wide-cc-extensions-01
 			return tTWCC
 		}
-	case ptPSFB:
+	case rtcp.TypePayloadSpecificFeedback:
 		switch count {
-		case fmtPLI:
+		case rtcp.FormatPLI: // RFC 4585 6.3.1
 			return tPLI
-		case fmtFIR:
+		case rtcp.FormatFIR: // RFC 5104 4.3.1
 			return tFIR
-		case fmtAFB:
+		case rtcp.FormatREMB: // RFC 4585 6.4 (AFB), draft-alvestrand-rmcat-remb
 			return tREMB
 		}
 	}

@@ -2,7 +2,96 @@ package rtpflow
 
 import (
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 )
+
+func TestSeriesIndex(t *testing.T) {
+	const sec = int64(1e9)
+	tests := []struct {
+		name       string
+		origin     int64 // the direction's first packet, from T0
+		first      int64 // the stream's first packet, from T0
+		at         []int64
+		want       []int
+		wantLen    int
+		wantBroken bool
+	}{
+		{"the first packet's second is index 0", 0, 2*sec + 5, []int64{2*sec + 5, 2*sec + 999e6, 3 * sec},
+			[]int{0, 0, 1}, 2, false},
+		{"grid from the direction, not the stream", 300e6, 1 * sec, []int64{1 * sec, 1*sec + 300e6},
+			[]int{0, 1}, 2, false},
+		{"before the first second: put in it", 0, 5 * sec, []int64{5 * sec, 1 * sec}, []int{0, 0}, 1, false},
+		{"skipped seconds are empty seconds", 0, 0, []int64{0, 10 * sec}, []int{0, 10}, 11, false},
+		{"a jump of more than an hour breaks the series", 0, 0, []int64{0, 3602 * sec, 1 * sec},
+			[]int{0, -1, -1}, 1, true},
+		{"a jump of exactly an hour past the last second does not", 0, 0, []int64{0, 3601 * sec},
+			[]int{0, 3601}, 3602, false},
+		{"beyond six hours: outside, not broken", 0, 0,
+			append([]int64{0}, func() []int64 {
+				var v []int64
+				for s := int64(3000); s <= 6*3600+3000; s += 3000 {
+					v = append(v, s*sec)
+				}
+				return v
+			}()...),
+			[]int{0, 3000, 6000, 9000, 12000, 15000, 18000, 21000, -1}, 21001, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var sr series
+			sr.start(T0+tt.origin, T0+tt.first)
+			var got []int
+			for _, at := range tt.at {
+				got = append(got, sr.index(T0+at))
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("indices (-want +got):\n%s", diff)
+			}
+			if len(sr.secs) != tt.wantLen || sr.broken != tt.wantBroken {
+				t.Errorf("%d seconds, broken %v; want %d, %v", len(sr.secs), sr.broken, tt.wantLen, tt.wantBroken)
+			}
+		})
+	}
+}
+
+func TestSeriesLoss(t *testing.T) {
+	tests := []struct {
+		name string
+		lost []int64 // the seconds' losses before
+		i    int     // the packet's second
+		ev   seqEvent
+		want []int64
+	}{
+		{"losses go to the packet's second", []int64{0, 0, 0}, 2, seqEvent{lost: 3}, []int64{0, 0, 3}},
+		{"outside the series: not put", []int64{0, 0}, -1, seqEvent{lost: 3}, []int64{0, 0}},
+		{"a filled gap takes back from the latest second with a loss", []int64{2, 1, 0}, 2,
+			seqEvent{filled: true}, []int64{2, 0, 0}},
+		{"taken back even outside the series", []int64{1, 0}, -1, seqEvent{filled: true}, []int64{0, 0}},
+		{"nothing to take back", []int64{0, 0}, 1, seqEvent{filled: true}, []int64{0, 0}},
+		{"only from the last minute", append([]int64{1}, make([]int64, lossTakeBack)...), lossTakeBack,
+			seqEvent{filled: true}, append([]int64{1}, make([]int64, lossTakeBack)...)},
+		{"the last minute's first second", append([]int64{1, 1}, make([]int64, lossTakeBack-1)...), lossTakeBack,
+			seqEvent{filled: true}, append([]int64{1, 0}, make([]int64, lossTakeBack-1)...)},
+		{"a duplicate changes nothing", []int64{1}, 0, seqEvent{dup: true}, []int64{1}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			sr := series{secs: make([]second, len(tt.lost))}
+			for i, l := range tt.lost {
+				sr.secs[i].lost = l
+			}
+			sr.loss(tt.i, tt.ev)
+			got := make([]int64, len(sr.secs))
+			for i := range sr.secs {
+				got[i] = sr.secs[i].lost
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("losses (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
 
 func TestSeriesBreakAndBounds(t *testing.T) {
 	// 10 s of audio, a jump of 2 hours, 10 s more: the series stops at the jump; totals

@@ -210,10 +210,10 @@ func TestFalseStreams(t *testing.T) {
 		}
 		b[0] = 0x80 | b[0]&0x0f // version 2, no padding or extension
 		m := msg(b, T0+int64(i)*ms1)
-		tr.RTP(pathA, m)
+		rtpTo(tr, nil, pathA, m)
 		// The same random datagrams, with bytes 8-11 fixed: one SSRC, random sequence numbers.
 		b[8], b[9], b[10], b[11] = 1, 2, 3, 4
-		fixed.RTP(pathA, m)
+		rtpTo(fixed, nil, pathA, m)
 	}
 	if n := len(tr.Streams()); n != 0 {
 		t.Errorf("random payloads gave %d streams", n)
@@ -229,7 +229,7 @@ func TestMaxStreams(t *testing.T) {
 	tr := NewTracker(Config{MaxStreams: 8})
 	for i := 0; i < 100; i++ {
 		b := rp{pt: 0, seq: 1, ssrc: uint32(1000 + i), payload: make([]byte, 10)}.bytes()
-		tr.RTP(pathA, msg(b, T0+int64(i)*ms1))
+		rtpTo(tr, nil, pathA, msg(b, T0+int64(i)*ms1))
 	}
 	if len(tr.streams) > 8 {
 		t.Fatalf("%d candidates tracked, cap 8", len(tr.streams))

@@ -54,17 +54,17 @@ func (s *Stream) Wire() WireTotals {
 
 // SeriesBroken reports whether the stream's series stopped at a jump in time of more than
 // an hour (the caller warns).
-func (s *Stream) SeriesBroken() bool { return s.seriesBroken }
+func (s *Stream) SeriesBroken() bool { return s.series.broken }
 
 // finish takes the decisions still pending at the end of the capture. It is idempotent.
 func (s *Stream) finish() {
 	s.decide()
-	s.closeDelaySecond()
+	s.delay.closeSecond()
 	s.decideRTX(true)
 }
 
 func (s *Stream) kind() string {
-	if s.rtxOf != nil {
+	if s.rtx.of != nil {
 		return "rtx"
 	}
 	if st, ok := static(s.pt); ok {
@@ -129,9 +129,9 @@ func (s *Stream) Summary(t0 int64) report.Stream {
 		PaddingBytes:      s.paddingBytes,
 		PaddingPackets:    s.paddingPackets,
 		Markers:           s.markers,
-		Expected:          s.expected(),
-		Duplicates:        s.duplicates,
-		Reordered:         s.reorder,
+		Expected:          s.seq.expected(),
+		Duplicates:        s.seq.dups,
+		Reordered:         s.seq.reordered,
 	}
 	clock := s.clock
 	h, hinted := s.t.hints.of(s)
@@ -149,100 +149,38 @@ func (s *Stream) Summary(t0 int64) report.Stream {
 	if clock > 0 {
 		out.ClockRate = ptr(clock)
 	}
-	if s.rtxOf != nil {
-		out.RTXOf = ptr(fmt.Sprintf("0x%08x", s.rtxOf.ssrc))
+	if s.rtx.of != nil {
+		out.RTXOf = ptr(fmt.Sprintf("0x%08x", s.rtx.of.ssrc))
 	} else {
-		lost := s.lost()
+		lost := s.seq.lost()
 		out.Lost = ptr(lost)
-		if e := s.expected(); e > 0 {
+		if e := s.seq.expected(); e > 0 {
 			out.LossPct = ptr(numfmt.Round(100*float64(lost)/float64(e), 3))
 		}
 	}
-	if s.hasRTX {
-		out.RecoveredByRTX = ptr(s.recovered)
+	if s.rtx.hasRTX {
+		out.RecoveredByRTX = ptr(s.seq.recovered)
 	}
 	if mean, mx, last, ok := s.jit.MS(); ok {
 		out.JitterMS = &report.Jitter{Mean: numfmt.Round(mean, 3), Max: numfmt.Round(mx, 3), Last: numfmt.Round(last, 3)}
 	}
 	if s.packets >= 2 {
-		out.MaxGapMS = ptr(ms(s.gap))
+		out.MaxGapMS = ptr(ms(s.steps.gap))
 	}
-	out.Extensions = s.extensions()
-	out.DelayMS, out.Late = s.delaySummary()
+	out.Extensions = s.ext.summary()
+	out.DelayMS, out.Late = s.delay.summary()
 	out.Bitrate = s.bitrate()
 	return out
 }
 
-func (s *Stream) extensions() report.Extensions {
-	e := report.Extensions{IDs: []int{}, TwoByteHeaders: s.twoByte}
-	for id := 0; id < 256; id++ {
-		if s.extIDs[id>>6]&(1<<(id&63)) != 0 {
-			e.IDs = append(e.IDs, id)
-		}
-	}
-	if s.astID != 0 {
-		e.AbsSendTimeID = ptr(int(s.astID))
-	}
-	if id, ok := s.tw.id(); ok && s.extIDs[id>>6]&(1<<(id&63)) != 0 {
-		e.TransportCCID = ptr(int(id))
-	}
-	return e
-}
-
-func (s *Stream) reference() string {
-	if s.astID != 0 {
-		return "abs_send_time"
-	}
-	return "rtp_timestamp"
-}
-
-func (s *Stream) delaySummary() (*report.Delay, *report.Late) {
-	d := &s.delay
-	if d.n == 0 {
-		return nil, nil
-	}
-	segs := d.segments(nil)
-	q := quantiles(segs, d.n, 50, 95, 99)
-	mx := d.maxRel - d.minRel
-	delay := &report.Delay{Reference: s.reference(), Samples: d.n, Min: 0,
-		P50: ms(min(int64(q[0]), mx)), P95: ms(min(int64(q[1]), mx)), P99: ms(min(int64(q[2]), mx)), Max: ms(mx)}
-	return delay, s.late()
-}
-
-func (s *Stream) late() *report.Late {
-	d := &s.delay
-	if d.n == 0 {
-		return nil
-	}
-	n := d.countAbove(d.minRel + s.t.budget)
-	l := &report.Late{
-		BudgetMS:   ms(s.t.budget),
-		Packets:    n,
-		Pct:        numfmt.Round(100*float64(n)/float64(d.n), 3),
-		HOLBlocked: s.hol.countAbove(d.minRel + s.t.budget),
-		OverMS:     make(map[string]int64, len(lateThresholds)),
-	}
-	for _, th := range lateThresholds {
-		l.OverMS[th.key] = d.countAbove(d.minRel + th.ns)
-	}
-	return l
-}
-
 func (s *Stream) bitrate() report.Bitrate {
-	b := report.Bitrate{SeriesKbps: make([]float64, len(s.secs))}
-	for i := range s.secs {
-		b.SeriesKbps[i] = numfmt.Round(float64(s.secs[i].payload)*8/1000, 3)
+	secs := s.series.secs
+	b := report.Bitrate{SeriesKbps: make([]float64, len(secs))}
+	for i := range secs {
+		b.SeriesKbps[i] = numfmt.Round(float64(secs[i].payload)*8/1000, 3)
 	}
 	if dur := s.lastAt - s.firstAt; dur > 0 {
 		b.MeanKbps = numfmt.Round(float64(s.wire.MediaPayloadBytes)*8e6/float64(dur), 3)
 	}
 	return b
-}
-
-// lateSeries returns the stream's late count per second against its final baseline.
-func (s *Stream) lateSeries(i int) int64 {
-	if s.delay.n == 0 {
-		return 0
-	}
-	return s.secs[i].late(s.delay.minRel + s.t.budget)
 }

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/callpcap/callpcap/transport"
+	"github.com/callpcap/callpcap/wire"
 )
 
 // Config sets the tracker's thresholds and bounds; the zero value means the defaults.
@@ -121,30 +122,33 @@ func (t *Tracker) directionOrigin(p Path, at int64) int64 {
 	return at
 }
 
-// RTP accounts one message the demux classified as RTP. It decodes the header in place and
-// allocates nothing once the stream is known. It returns false when the header does not
-// parse (the caller counts the message as something else).
-func (t *Tracker) RTP(p Path, m *transport.Message) bool {
-	var h header
-	if !h.unmarshal(m.Payload, m.Snapped) {
+// RTP accounts one message the demux classified as RTP, whose header h the demux decoded
+// (h.Unmarshal(m.Payload, m.Snapped)): the header is not decoded again. A nil h is a
+// message in the RTP range whose header did not decode (a packet the snap length cut
+// inside its header): it is counted in Counts.Invalid and RTP returns false, for the
+// caller to count the message as something else. RTP allocates nothing once the stream is
+// known.
+func (t *Tracker) RTP(p Path, m *transport.Message, h *wire.RTP) bool {
+	if h == nil {
 		t.rtpInvalid++
 		return false
 	}
+	payloadLen := h.PayloadLen
 	if m.Snapped {
 		// What the snap length cut was payload on the wire: sizes come from the original
 		// length, as everywhere else.
-		h.payloadLen += int(max(m.Len()-int64(len(m.Payload)), 0))
+		payloadLen += int(max(m.Len()-int64(len(m.Payload)), 0))
 	}
 	s := t.last
-	if s == nil || s.ssrc != h.ssrc || s.path != p {
-		s = t.lookup(p, h.ssrc, m.Delivered)
+	if s == nil || s.ssrc != h.SSRC || s.path != p {
+		s = t.lookup(p, h.SSRC, m.Delivered)
 		if s == nil {
 			t.untracked++
 			return true
 		}
 		t.last = s
 	}
-	s.add(&h, m)
+	s.add(h, payloadLen, m)
 	return true
 }
 
@@ -165,25 +169,23 @@ func (t *Tracker) lookup(p Path, ssrc uint32, at int64) *Stream {
 	if len(t.streams) >= t.cfg.MaxStreams && !t.sweep(at) {
 		return nil
 	}
-	s := newStream(t, p, ssrc)
-	t.streams[k] = s
-	t.order = append(t.order, s)
 	sk := senderKey{p.Leg, p.Src}
 	snd := t.senders[sk]
 	if snd == nil {
 		snd = &sender{}
 		t.senders[sk] = snd
 	}
-	if len(snd.streams) < maxSenderStreams {
-		snd.streams = append(snd.streams, s)
-	}
-	s.snd = snd
 	tw := t.twcc[p.Src]
 	if tw == nil {
 		tw = &twccState{}
 		t.twcc[p.Src] = tw
 	}
-	s.tw = tw
+	s := newStream(t, p, ssrc, snd, tw)
+	t.streams[k] = s
+	t.order = append(t.order, s)
+	if len(snd.streams) < maxSenderStreams {
+		snd.streams = append(snd.streams, s)
+	}
 	t.remember(s)
 	return s
 }

@@ -1,6 +1,9 @@
 package tcpframe
 
-import "github.com/callpcap/callpcap/report"
+import (
+	"github.com/callpcap/callpcap/report"
+	"github.com/callpcap/callpcap/wire"
+)
 
 // Framing is how a TCP direction carries its messages.
 type Framing uint8
@@ -32,7 +35,7 @@ func (f Framing) String() string { return string(f.Report()) }
 
 // detectLimit is how many bytes detection looks at before calling a direction unknown: two
 // of the largest frames (a 16-bit length) and their headers.
-const detectLimit = 2 * (1<<16 + stunHeaderLen + 4)
+const detectLimit = 2 * (1<<16 + wire.STUNHeaderLen + 4)
 
 // detectOrder is the order in which framings are tried; an earlier one wins a tie.
 var detectOrder = [...]Framing{FramingTURN, FramingRFC4571, FramingTLS}

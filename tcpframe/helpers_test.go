@@ -10,6 +10,7 @@ import (
 
 	"github.com/callpcap/callpcap/capture"
 	"github.com/callpcap/callpcap/transport"
+	"github.com/callpcap/callpcap/wire"
 )
 
 var (
@@ -177,10 +178,10 @@ func channelData(ch uint16, n int, pad bool, fill byte) []byte {
 
 func stunMsg(typ uint16, attrLen int) []byte {
 	b := make([]byte, 20+attrLen)
-	binary.BigEndian.PutUint16(b, typ)                 // message type
-	binary.BigEndian.PutUint16(b[2:], uint16(attrLen)) // length, after the header
-	binary.BigEndian.PutUint32(b[4:], stunMagicCookie) // magic cookie
-	for i := 8; i < 20; i++ {                          // transaction id
+	binary.BigEndian.PutUint16(b, typ)                      // message type
+	binary.BigEndian.PutUint16(b[2:], uint16(attrLen))      // length, after the header
+	binary.BigEndian.PutUint32(b[4:], wire.STUNMagicCookie) // magic cookie
+	for i := 8; i < 20; i++ {                               // transaction id
 		b[i] = byte(i)
 	}
 	return b

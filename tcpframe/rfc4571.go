@@ -1,5 +1,7 @@
 package tcpframe
 
+import "github.com/callpcap/callpcap/wire"
+
 // RFC 4571, 2: each packet is preceded by a 16-bit length in network byte order.
 //
 //	 0                   1                   2                   3
@@ -8,22 +10,6 @@ package tcpframe
 //	|             LENGTH            |  STUN, DTLS, RTP or RTCP ...  |
 //	-----------------------------------------------------------------
 const rfc4571HeaderLen = 2
-
-// STUN, RFC 8489 5 and 6.
-const (
-	stunHeaderLen   = 20
-	stunMagicCookie = 0x2112A442
-	stunCookieOff   = 4
-)
-
-// DTLS record header, RFC 9147 4: type(1) version(2) epoch(2) seq(6) length(2).
-const dtlsHeaderLen = 13
-
-// RTP fixed header (RFC 3550 5.1) and the smallest RTCP packet (RFC 3550 6.4).
-const (
-	rtpHeaderLen = 12
-	rtcpMinLen   = 4
-)
 
 // SplitRFC4571 is the SplitFunc of RFC 4571 framing (ICE-TCP, RFC 6544). The message is the
 // packet after the 2-byte length; the frame is rejected unless the packet's first byte is of
@@ -52,40 +38,45 @@ func validContent(b []byte, n int) probeResult {
 		}
 		return probeNeedMore
 	}
-	switch c := b[0]; {
-	case c <= 3: // STUN
-		if n < stunHeaderLen || n%4 != 0 {
+	switch c := b[0]; wire.FirstByte(c) {
+	case wire.RangeSTUN:
+		if n < wire.STUNHeaderLen || n%4 != 0 {
 			return probeInvalid
 		}
-		if len(b) < stunCookieOff+4 {
+		if len(b) < wire.STUNCookieOffset+4 {
 			return probeNeedMore
 		}
-		if b[0]&0xC0 != 0 || be16(b[2:]) != n-stunHeaderLen || be32(b[stunCookieOff:]) != stunMagicCookie {
+		if be16(b[2:]) != n-wire.STUNHeaderLen || be32(b[wire.STUNCookieOffset:]) != wire.STUNMagicCookie {
 			return probeInvalid
 		}
-	case c >= 20 && c <= 25: // DTLS 1.2 record, or DTLS 1.3 plaintext
-		if n < dtlsHeaderLen {
+	case wire.RangeDTLS:
+		switch {
+		case c <= 25: // DTLS 1.2 record, or DTLS 1.3 plaintext: content types 20-25
+			if n < wire.DTLSRecordHeaderLen {
+				return probeInvalid
+			}
+			if len(b) < 3 {
+				return probeNeedMore
+			}
+			if b[1] != 0xFE || b[2] < 0xFC {
+				return probeInvalid
+			}
+		case c >= 32: // DTLS 1.3 unified header (RFC 9147 4)
+			if n < 4 {
+				return probeInvalid
+			}
+		default:
 			return probeInvalid
 		}
-		if len(b) < 3 {
-			return probeNeedMore
-		}
-		if b[1] != 0xFE || b[2] < 0xFC {
-			return probeInvalid
-		}
-	case c >= 32 && c <= 63: // DTLS 1.3 unified header (RFC 9147 4)
-		if n < 4 {
-			return probeInvalid
-		}
-	case c >= 128 && c <= 191: // RTP or RTCP, version 2
+	case wire.RangeRTP: // RTP or RTCP, version 2
 		if len(b) < 2 {
 			return probeNeedMore
 		}
-		if b[1] >= 192 && b[1] <= 223 { // RTCP, RFC 5761 4
-			if n < rtcpMinLen {
+		if wire.IsRTCP(b) {
+			if n < wire.RTCPHeaderLen {
 				return probeInvalid
 			}
-		} else if n < rtpHeaderLen {
+		} else if n < wire.RTPFixedHeaderLen {
 			return probeInvalid
 		}
 	default:

@@ -1,5 +1,7 @@
 package tcpframe
 
+import "github.com/callpcap/callpcap/wire"
+
 // TURN over TCP (RFC 8656): STUN messages interleaved with ChannelData messages.
 //
 // ChannelData, RFC 8656 12.4:
@@ -13,11 +15,12 @@ package tcpframe
 //	+-------------------------------+-------------------------------+
 //
 // Over TCP the message is padded to a multiple of 4 bytes (RFC 8656 12.5); the padding is
-// not counted in Length. Channel numbers are 0x4000-0x4FFF (RFC 8656 12).
+// not counted in Length. Channel numbers are 0x4000-0x4FFF (RFC 8656 12). The names below
+// are the wire facts under the names the direction's accounting (dir.go) uses.
 const (
-	channelDataHeaderLen = 4
-	channelMin           = 0x40 // first byte of the smallest channel number
-	channelMax           = 0x4F
+	channelDataHeaderLen = wire.ChannelDataHeaderLen
+	channelMin           = wire.ChannelMin >> 8 // first byte of the smallest channel number
+	channelMax           = wire.ChannelMax >> 8
 )
 
 // TURNSplitter unframes TURN over TCP. It emits each message whole: a STUN message, or a
@@ -102,7 +105,7 @@ func probeTURN(b []byte) (size, alt int, r probeResult) {
 		return 0, 0, probeNeedMore
 	}
 	switch {
-	case b[0] >= channelMin && b[0] <= channelMax:
+	case wire.FirstByte(b[0]) == wire.RangeChannelData:
 		if len(b) < channelDataHeaderLen {
 			return 0, 0, probeNeedMore
 		}
@@ -112,14 +115,14 @@ func probeTURN(b []byte) (size, alt int, r probeResult) {
 		}
 		return n, 0, probeValid
 	case b[0]&0xC0 == 0: // STUN: the two most significant bits are zero (RFC 8489 5)
-		if len(b) < stunCookieOff+4 {
+		if len(b) < wire.STUNCookieOffset+4 {
 			return 0, 0, probeNeedMore
 		}
 		l := be16(b[2:])
-		if l%4 != 0 || be32(b[stunCookieOff:]) != stunMagicCookie {
+		if l%4 != 0 || be32(b[wire.STUNCookieOffset:]) != wire.STUNMagicCookie {
 			return 0, 0, probeInvalid
 		}
-		return stunHeaderLen + l, 0, probeValid
+		return wire.STUNHeaderLen + l, 0, probeValid
 	}
 	return 0, 0, probeInvalid
 }

@@ -1,0 +1,75 @@
+package demux
+
+import "bytes"
+
+// Tokenizing helpers for the text protocols read here (SIP headers, SDP lines): they
+// point into their input and allocate nothing.
+
+// nextLine splits b at its first LF, dropping the CR of a CRLF.
+func nextLine(b []byte) (line, rest []byte) {
+	i := bytes.IndexByte(b, '\n')
+	if i < 0 {
+		line, rest = b, nil
+	} else {
+		line, rest = b[:i], b[i+1:]
+	}
+	return bytes.TrimSuffix(line, []byte("\r")), rest
+}
+
+// nextField splits v at its first space or tab.
+func nextField(v []byte) (tok, rest []byte) {
+	i := bytes.IndexAny(v, " \t")
+	if i < 0 {
+		return v, nil
+	}
+	return v[:i], v[i+1:]
+}
+
+// splitParam splits a header value into its first token and its ;-separated parameters.
+func splitParam(v []byte) (token, params []byte) {
+	if i := bytes.IndexByte(v, ';'); i >= 0 {
+		return bytes.TrimSpace(v[:i]), v[i+1:]
+	}
+	return bytes.TrimSpace(v), nil
+}
+
+// param returns the value of parameter name among ;-separated params, unquoted.
+func param(params []byte, name string) []byte {
+	for len(params) > 0 {
+		var p []byte
+		if i := bytes.IndexByte(params, ';'); i >= 0 {
+			p, params = params[:i], params[i+1:]
+		} else {
+			p, params = params, nil
+		}
+		eq := bytes.IndexByte(p, '=')
+		if eq < 0 || !bytes.EqualFold(bytes.TrimSpace(p[:eq]), []byte(name)) {
+			continue
+		}
+		v := bytes.TrimSpace(p[eq+1:])
+		if len(v) >= 2 && v[0] == '"' && v[len(v)-1] == '"' {
+			v = v[1 : len(v)-1]
+		}
+		return v
+	}
+	return nil
+}
+
+// atoi parses a non-empty run of at most maxClockDigits decimal digits.
+func atoi(b []byte) (int, bool) {
+	if len(b) == 0 || len(b) > maxClockDigits {
+		return 0, false
+	}
+	n := 0
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + int(c-'0')
+	}
+	return n, true
+}
+
+func hasPrefixFold(b []byte, prefix string) bool {
+	return len(b) >= len(prefix) && bytes.EqualFold(b[:len(prefix)], []byte(prefix))
+}

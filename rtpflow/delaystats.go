@@ -1,0 +1,227 @@
+package rtpflow
+
+import (
+	"slices"
+
+	"github.com/callpcap/callpcap/internal/numfmt"
+	"github.com/callpcap/callpcap/report"
+)
+
+const (
+	// topK is how many of a second's largest transits are kept, so that its late count can
+	// be recomputed against the final baseline.
+	topK = 8
+	// medianBuf bounds the transits kept for a second's median; beyond it every other one is
+	// kept (the median of a regular subsample).
+	medianBuf = 512
+)
+
+// delayStats is a stream's delay and lateness (DESIGN, "Delay"). Each packet's transit is
+// arrival − send, send being its abs-send-time or its RTP timestamp over the clock rate
+// (the reference, set by the stream's timing decision); transits are kept relative to the
+// first one (rel), in two distributions (all packets, and those held behind a TCP
+// retransmission or earlier bytes: hol) whose minimum is the baseline, and per second of
+// the stream's series: count, maximum, median, the largest few, and the late count
+// against the baseline known at the time.
+type delayStats struct {
+	budget int64 // ns above the baseline beyond which a packet is late
+
+	clock int  // send time from the RTP timestamp at this rate, when > 0 and not ast
+	ast   bool // send time from abs-send-time
+	astUn Unwrapper
+
+	sampled     bool
+	at0, send0  int64 // the first sample's arrival and send time: transits are relative to it
+	all, hol    delayDist
+	secs        []delaySecond // by series index
+	open        int           // the second whose median is being gathered; -1 none
+	buf         []int64       // its transits (every stride-th)
+	stride, cnt int
+}
+
+// delaySecond is one second's delays (rel ns).
+type delaySecond struct {
+	n       int64 // samples
+	lateNow int64 // late against the baseline known when the packet came
+	max     int64
+	med     int64
+	medSet  bool // med was computed (else the second only had out-of-order samples)
+	top     [topK]int64
+}
+
+func newDelayStats(budget, span int64) delayStats {
+	return delayStats{budget: budget, astUn: Unwrapper{Bits: 24}, open: -1,
+		all: newDelayDist(span), hol: newDelayDist(span)}
+}
+
+// reference sets what a packet's send time is read from: abs-send-time when ast, else the
+// RTP timestamp at clock Hz (none when 0).
+func (d *delayStats) reference(clock int, ast bool) { d.clock, d.ast = clock, ast }
+
+// sample adds one packet, in arrival order: at its arrival, ts its unwrapped RTP timestamp,
+// astV its abs-send-time when astOK, hol whether it was held behind a TCP retransmission or
+// earlier bytes, sec its second in the series (-1: outside). A packet with no send time
+// (no reference, or abs-send-time missing on it) is no sample.
+func (d *delayStats) sample(at, ts int64, astV uint32, astOK, hol bool, sec int) {
+	var send int64
+	switch {
+	case d.ast:
+		if !astOK {
+			return
+		}
+		send = astToNs(d.astUn.Unwrap(astV))
+	case d.clock > 0:
+		send = tsToNs(ts, d.clock)
+	default:
+		return
+	}
+	if !d.sampled {
+		d.sampled, d.at0, d.send0 = true, at, send
+	}
+	rel := (at - d.at0) - (send - d.send0)
+	d.all.add(rel)
+	if hol {
+		d.hol.add(rel)
+	}
+	if sec >= 0 {
+		d.second(sec, rel)
+	}
+}
+
+// second puts a transit in second i's record.
+func (d *delayStats) second(i int, rel int64) {
+	if n := len(d.secs); i >= n {
+		d.secs = slices.Grow(d.secs, i+1-n)[:i+1]
+		clear(d.secs[n:])
+	}
+	if i > d.open {
+		d.closeSecond()
+		d.open, d.stride, d.cnt = i, 1, 0
+		d.buf = d.buf[:0]
+	}
+	c := &d.secs[i]
+	if c.n == 0 || rel > c.max {
+		c.max = rel
+	}
+	k := min(c.n, topK)
+	if k < topK || rel > c.top[topK-1] {
+		p := k
+		if p == topK {
+			p--
+		}
+		for p > 0 && c.top[p-1] < rel {
+			c.top[p] = c.top[p-1]
+			p--
+		}
+		c.top[p] = rel
+	}
+	c.n++
+	if rel > d.all.minRel+d.budget {
+		c.lateNow++
+	}
+	if i != d.open {
+		return // an older second (unsorted arrival): no median update
+	}
+	if d.cnt&(d.stride-1) == 0 { // stride is a power of two: no division
+		if len(d.buf) == medianBuf {
+			for j := 0; j < medianBuf/2; j++ {
+				d.buf[j] = d.buf[2*j]
+			}
+			d.buf = d.buf[:medianBuf/2]
+			d.stride *= 2
+		}
+		if d.cnt&(d.stride-1) == 0 {
+			if d.buf == nil {
+				d.buf = make([]int64, 0, medianBuf)
+			}
+			d.buf = append(d.buf, rel)
+		}
+	}
+	d.cnt++
+}
+
+// closeSecond computes the median of the open second. It is idempotent.
+func (d *delayStats) closeSecond() {
+	if d.open < 0 || d.open >= len(d.secs) || len(d.buf) == 0 {
+		return
+	}
+	c := &d.secs[d.open]
+	c.med, c.medSet = selectK(d.buf, (len(d.buf)+1)/2-1), true
+	d.buf = d.buf[:0]
+}
+
+// at returns second i's record; nil when it has no sample.
+func (d *delayStats) at(i int) *delaySecond {
+	if i >= len(d.secs) || d.secs[i].n == 0 {
+		return nil
+	}
+	return &d.secs[i]
+}
+
+// late is the second's late count against baseline + budget: exact when fewer than topK
+// of its packets are late (they are all among the kept largest), else the larger of topK
+// and the count against the baseline known at the time (exact unless the baseline fell
+// after that second).
+func (c *delaySecond) late(thr int64) int64 {
+	k := min(c.n, topK)
+	var n int64
+	for _, v := range c.top[:k] {
+		if v > thr {
+			n++
+		}
+	}
+	if n < k || c.n <= topK {
+		return n
+	}
+	return max(n, c.lateNow)
+}
+
+// lateAt returns second i's late count against the final baseline.
+func (d *delayStats) lateAt(i int) int64 {
+	c := d.at(i)
+	if c == nil || d.all.n == 0 {
+		return 0
+	}
+	return c.late(d.all.minRel + d.budget)
+}
+
+// baseline is the smallest transit (rel), and maxAbove the largest delay above it.
+func (d *delayStats) baseline() int64 { return d.all.minRel }
+func (d *delayStats) maxAbove() int64 { return d.all.maxRel - d.all.minRel }
+
+// summary is the report's delay_ms and late; both nil without a sample.
+func (d *delayStats) summary() (*report.Delay, *report.Late) {
+	if d.all.n == 0 {
+		return nil, nil
+	}
+	q := quantiles(d.all.segments(nil), d.all.n, 50, 95, 99)
+	mx := d.maxAbove()
+	ref := "rtp_timestamp"
+	if d.ast {
+		ref = "abs_send_time"
+	}
+	delay := &report.Delay{Reference: ref, Samples: d.all.n, Min: 0,
+		P50: ms(min(int64(q[0]), mx)), P95: ms(min(int64(q[1]), mx)), P99: ms(min(int64(q[2]), mx)), Max: ms(mx)}
+	return delay, d.late()
+}
+
+// late counts the packets late against the budget and each of lateThresholds; nil
+// without a sample.
+func (d *delayStats) late() *report.Late {
+	if d.all.n == 0 {
+		return nil
+	}
+	base := d.all.minRel
+	n := d.all.countAbove(base + d.budget)
+	l := &report.Late{
+		BudgetMS:   ms(d.budget),
+		Packets:    n,
+		Pct:        numfmt.Round(100*float64(n)/float64(d.all.n), 3),
+		HOLBlocked: d.hol.countAbove(base + d.budget),
+		OverMS:     make(map[string]int64, len(lateThresholds)),
+	}
+	for _, th := range lateThresholds {
+		l.OverMS[th.key] = d.all.countAbove(base + th.ns)
+	}
+	return l
+}

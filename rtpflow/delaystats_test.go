@@ -1,0 +1,263 @@
+package rtpflow
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/callpcap/callpcap/report"
+)
+
+// delayed are chosen delays above a constant transit, by packet index.
+var delayed = map[int]int64{
+	100: 60 * ms1, 200: 120 * ms1, 300: 160 * ms1, 400: 250 * ms1, 500: 450 * ms1,
+	600: 1200 * ms1, 700: 150 * ms1, // exactly the budget: not late
+}
+
+func TestLateCounts(t *testing.T) {
+	tests := []struct {
+		name string
+		// early shifts packets from 800 on 30 ms earlier: the minimum transit comes after
+		// every delayed packet, so every earlier packet is 30 ms above the baseline.
+		early     bool
+		wantDelay *report.Delay
+		wantLate  *report.Late
+	}{
+		{
+			name:      "constant transit",
+			wantDelay: &report.Delay{Reference: "rtp_timestamp", Samples: 1000, Max: 1200},
+			wantLate: &report.Late{BudgetMS: 150, Packets: 4, Pct: 0.4, HOLBlocked: 2,
+				OverMS: map[string]int64{"50": 7, "100": 6, "200": 3, "400": 2, "1000": 1}},
+		},
+		{
+			name:      "minimum after the delayed packets",
+			early:     true,
+			wantDelay: &report.Delay{Reference: "rtp_timestamp", Samples: 1000, P50: 30, P95: 30, P99: 30, Max: 1230},
+			wantLate: &report.Late{BudgetMS: 150, Packets: 5, Pct: 0.5, HOLBlocked: 2,
+				OverMS: map[string]int64{"50": 7, "100": 6, "200": 3, "400": 2, "1000": 1}},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			as := pcmu(1000, 0, 0, nil, func(i int) int64 {
+				if tt.early && i >= 800 {
+					return -30 * ms1
+				}
+				return delayed[i]
+			})
+			for _, a := range as {
+				switch seq := int(a.m.Payload[2])<<8 | int(a.m.Payload[3]); seq {
+				case 400: // behind a TCP retransmission
+					a.m.Retransmitted = true
+				case 500: // held behind earlier bytes
+					a.m.Complete = a.m.Delivered - 300*ms1
+				}
+			}
+			tr := NewTracker(Config{})
+			feed(t, tr, as)
+			s := only(t, tr)
+			got := s.Summary(T0)
+			if diff := cmp.Diff(tt.wantDelay, got.DelayMS); diff != "" {
+				t.Errorf("delay (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tt.wantLate, got.Late); diff != "" {
+				t.Errorf("late (-want +got):\n%s", diff)
+			}
+			wantReordered := int64(7) // each delayed packet arrives after later ones
+			if tt.early {
+				wantReordered++ // packet 799 arrives after 800
+			}
+			if got.Reordered != wantReordered || *got.Lost != 0 {
+				t.Errorf("reordered %d lost %d, want %d 0", got.Reordered, *got.Lost, wantReordered)
+			}
+
+			// Late per second: each late packet in the second it arrived.
+			dm := tr.Direction([]*Stream{s}, T0)
+			wantSeries := make([]int64, len(dm.Series.Late))
+			base := int64(0)
+			if tt.early {
+				base = 30 * ms1
+			}
+			for i, d := range delayed {
+				if d+base > 150*ms1 {
+					wantSeries[(int64(i)*20*ms1+d)/1e9]++
+				}
+			}
+			if diff := cmp.Diff(wantSeries, dm.Series.Late); diff != "" {
+				t.Errorf("late series (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tt.wantLate, dm.Late); diff != "" {
+				t.Errorf("direction late (-want +got):\n%s", diff)
+			}
+			// Packet 600 arrives at 13.2 s, 1200 ms late.
+			if got := derefs(dm.Series.DelayMaxMS)[13]; got != float64(1200+base/ms1) {
+				t.Errorf("delay max in second 13 = %v, want %v", got, 1200+base/ms1)
+			}
+		})
+	}
+}
+
+func derefs(v []*float64) []float64 {
+	out := make([]float64, len(v))
+	for i, p := range v {
+		if p != nil {
+			out[i] = *p
+		} else {
+			out[i] = -1
+		}
+	}
+	return out
+}
+
+func TestDelayStats(t *testing.T) {
+	const clock = 8000
+	const astBase = 63.75 // s: abs-send-time wraps 16 steps of 1/64 s later
+	type pkt struct {
+		atMS   float64 // arrival, ms from T0
+		sendMS float64 // send time, ms (the RTP timestamp at 8 kHz, or abs-send-time from astBase)
+		noAST  bool    // the packet has no abs-send-time element
+		hol    bool
+		sec    int
+	}
+	type sec struct {
+		N                      int64
+		MaxAboveMS, MedAboveMS float64 // above the final baseline
+		LateNow, LateAt        int64
+	}
+	lateOf := func(budget float64, n int64, pct float64, hol int64, over ...int64) *report.Late {
+		return &report.Late{BudgetMS: budget, Packets: n, Pct: pct, HOLBlocked: hol,
+			OverMS: map[string]int64{"50": over[0], "100": over[1], "200": over[2], "400": over[3], "1000": over[4]}}
+	}
+	tests := []struct {
+		name      string
+		ast       bool
+		clock     int
+		pkts      []pkt
+		wantDelay *report.Delay
+		wantLate  *report.Late
+		wantSecs  []sec
+	}{
+		{
+			name: "clock: constant transit", clock: clock,
+			pkts:      []pkt{{0, 0, false, false, 0}, {20, 20, false, false, 0}, {40, 40, false, false, 0}},
+			wantDelay: &report.Delay{Reference: "rtp_timestamp", Samples: 3},
+			wantLate:  lateOf(150, 0, 0, 0, 0, 0, 0, 0, 0),
+			wantSecs:  []sec{{N: 3}},
+		},
+		{
+			name: "clock: one packet 200 ms late, behind a retransmission", clock: clock,
+			pkts: []pkt{{0, 0, false, false, 0}, {20, 20, false, false, 0}, {240, 40, false, true, 0},
+				{1060, 1060, false, false, 1}},
+			wantDelay: &report.Delay{Reference: "rtp_timestamp", Samples: 4, P95: 200, P99: 200, Max: 200},
+			wantLate:  lateOf(150, 1, 25, 1, 1, 1, 0, 0, 0), // exactly 200 ms is not over 200
+			wantSecs:  []sec{{N: 3, MaxAboveMS: 200, LateNow: 1, LateAt: 1}, {N: 1}},
+		},
+		{
+			name: "abs-send-time across its wrap", ast: true,
+			pkts: []pkt{{0, 0, false, false, 0}, {125, 125, false, false, 0}, {250, 250, false, false, 0},
+				{405, 375, false, false, 0}},
+			wantDelay: &report.Delay{Reference: "abs_send_time", Samples: 4, P95: 30, P99: 30, Max: 30},
+			wantLate:  lateOf(150, 0, 0, 0, 0, 0, 0, 0, 0),
+			wantSecs:  []sec{{N: 4, MaxAboveMS: 30}},
+		},
+		{
+			name: "abs-send-time missing on a packet: no sample", ast: true,
+			pkts:      []pkt{{0, 0, false, false, 0}, {150, 125, true, false, 0}, {250, 250, false, false, 0}},
+			wantDelay: &report.Delay{Reference: "abs_send_time", Samples: 2},
+			wantLate:  lateOf(150, 0, 0, 0, 0, 0, 0, 0, 0),
+			wantSecs:  []sec{{N: 2}},
+		},
+		{
+			name: "no reference: no sample",
+			pkts: []pkt{{0, 0, false, false, 0}, {20, 20, false, false, 0}},
+		},
+		{
+			name: "the baseline comes after the late packets", clock: clock,
+			pkts: []pkt{{0, 0, false, false, 0}, {200, 20, false, false, 0}, {1040, 1000, false, false, 1},
+				{1060, 1260, false, false, 1}},
+			wantDelay: &report.Delay{Reference: "rtp_timestamp", Samples: 4, P50: 200, P95: 380, P99: 380, Max: 380},
+			wantLate:  lateOf(150, 3, 75, 0, 3, 3, 2, 0, 0),
+			// Second 0's late count against the baseline known then is 1, against the final one 2.
+			wantSecs: []sec{{N: 2, MaxAboveMS: 380, MedAboveMS: 200, LateNow: 1, LateAt: 2},
+				{N: 2, MaxAboveMS: 240, LateAt: 1}},
+		},
+		{
+			name: "outside the series: in the distribution only", clock: clock,
+			pkts:      []pkt{{0, 0, false, false, -1}, {300, 20, false, false, -1}},
+			wantDelay: &report.Delay{Reference: "rtp_timestamp", Samples: 2, P95: 280, P99: 280, Max: 280},
+			wantLate:  lateOf(150, 1, 50, 0, 1, 1, 1, 0, 0),
+		},
+		{
+			name: "unsorted: an older second keeps its median", clock: clock,
+			pkts:      []pkt{{0, 0, false, false, 0}, {1000, 1000, false, false, 1}, {500, 400, false, false, 0}},
+			wantDelay: &report.Delay{Reference: "rtp_timestamp", Samples: 3, P95: 100, P99: 100, Max: 100},
+			wantLate:  lateOf(150, 0, 0, 0, 1, 0, 0, 0, 0),
+			wantSecs:  []sec{{N: 2, MaxAboveMS: 100}, {N: 1}},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d := newDelayStats(150*ms1, 1100*ms1)
+			d.reference(tt.clock, tt.ast)
+			for _, p := range tt.pkts {
+				at := T0 + int64(p.atMS*1e6)
+				ts := int64(p.sendMS) * clock / 1000
+				ast := astAt(astBase + p.sendMS/1000)
+				d.sample(at, ts, ast, !p.noAST, p.hol, p.sec)
+			}
+			d.closeSecond()
+			gotDelay, gotLate := d.summary()
+			if diff := cmp.Diff(tt.wantDelay, gotDelay); diff != "" {
+				t.Errorf("delay (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tt.wantLate, gotLate); diff != "" {
+				t.Errorf("late (-want +got):\n%s", diff)
+			}
+			var secs []sec
+			for i := range d.secs {
+				c := d.at(i)
+				if c == nil {
+					secs = append(secs, sec{})
+					continue
+				}
+				med := c.med
+				if !c.medSet {
+					med = c.max
+				}
+				secs = append(secs, sec{N: c.n, MaxAboveMS: ms(c.max - d.baseline()), MedAboveMS: ms(med - d.baseline()),
+					LateNow: c.lateNow, LateAt: d.lateAt(i)})
+			}
+			if diff := cmp.Diff(tt.wantSecs, secs); diff != "" {
+				t.Errorf("seconds (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestDelaySecondLate(t *testing.T) {
+	// top holds a second's topK largest transits; lateNow its count against the baseline
+	// known at the time.
+	tests := []struct {
+		name    string
+		n       int64
+		top     []int64
+		lateNow int64
+		thr     int64
+		want    int64
+	}{
+		{"fewer than topK samples: exact", 3, []int64{30, 20, 10}, 0, 15, 2},
+		{"fewer than topK late: exact", 20, []int64{80, 70, 60, 50, 40, 30, 20, 10}, 9, 45, 4},
+		{"all kept are late: at least topK, or the count at the time", 20,
+			[]int64{80, 70, 60, 50, 40, 30, 20, 10}, 12, 5, 12},
+		{"all kept are late, fewer at the time", 20, []int64{80, 70, 60, 50, 40, 30, 20, 10}, 3, 5, 8},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := delaySecond{n: tt.n, lateNow: tt.lateNow}
+			copy(c.top[:], tt.top)
+			if got := c.late(tt.thr); got != tt.want {
+				t.Errorf("late(%d) = %d, want %d", tt.thr, got, tt.want)
+			}
+		})
+	}
+}

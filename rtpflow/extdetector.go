@@ -1,0 +1,178 @@
+package rtpflow
+
+import (
+	"encoding/binary"
+	"slices"
+
+	"github.com/callpcap/callpcap/report"
+	"github.com/callpcap/callpcap/wire"
+)
+
+// Header extension behaviour (RFC 8285 elements whose meaning is not negotiated in the
+// capture): abs-send-time and transport-wide sequence numbers are recognised by what their
+// values do, not by their ids.
+
+// maxASTCandidates bounds how many 3-byte element ids are considered for abs-send-time.
+const maxASTCandidates = 4
+
+// astMaxLag is how far abs-send-time may advance differently from arrival time over the
+// decision window: 10% of the window plus 50 ms of queueing.
+const astMaxLag = int64(50e6)
+
+// extDetector follows one stream's RFC 8285 header extensions: the ids present, whether
+// the two-byte form is used, the 3-byte elements that may be abs-send-time until the
+// stream's timing decision chooses one (choose), and the 2-byte elements that may be the
+// sender's transport-wide sequence number (twccState, shared by the sender's streams).
+type extDetector struct {
+	ids     [4]uint64 // bitmap of the ids seen
+	twoByte bool
+	cand    [maxASTCandidates]uint8 // 3-byte element ids, in the order first seen
+	nCand   int
+	chosen  bool  // choose ran: from then on only astID's values are read
+	astID   uint8 // 0: no abs-send-time
+	tw      *twccState
+}
+
+// astValues are one packet's 3-byte element values: before the choice, the value of each
+// candidate (bit j of mask: cand[j] present, in v[j]); after it, the chosen id's in v[0].
+type astValues struct {
+	mask uint8
+	v    [maxASTCandidates]uint32
+}
+
+// observe reads one packet's extension elements, and its 3-byte values into *ast (zero).
+func (e *extDetector) observe(h *wire.RTP, ast *astValues) {
+	it, ok := h.Elements()
+	if !ok {
+		return
+	}
+	if it.TwoByte() {
+		e.twoByte = true
+	}
+	for {
+		id, data, ok := it.Next()
+		if !ok {
+			return
+		}
+		e.ids[id>>6] |= 1 << (id & 63)
+		switch len(data) {
+		case 3:
+			v := uint32(data[0])<<16 | uint32(data[1])<<8 | uint32(data[2])
+			if e.chosen {
+				if id == e.astID && e.astID != 0 {
+					ast.v[0], ast.mask = v, 1
+				}
+				continue
+			}
+			if j := e.candidate(id); j >= 0 {
+				ast.mask |= 1 << j
+				ast.v[j] = v
+			}
+		case 2:
+			e.tw.observe(id, binary.BigEndian.Uint16(data))
+		}
+	}
+}
+
+// candidate returns the index of a 3-byte element id among the abs-send-time candidates,
+// adding it if there is room.
+func (e *extDetector) candidate(id uint8) int {
+	for j := 0; j < e.nCand; j++ {
+		if e.cand[j] == id {
+			return j
+		}
+	}
+	if e.nCand < maxASTCandidates {
+		e.cand[e.nCand] = id
+		e.nCand++
+		return e.nCand - 1
+	}
+	return -1
+}
+
+// choose takes the abs-send-time decision over the packets buffered until the stream's
+// timing decision (chooseAST), and returns the chosen id's index among the candidates:
+// the index of each early packet's value (-1 without abs-send-time).
+func (e *extDetector) choose(early []early) int {
+	e.chosen = true
+	if j := chooseAST(early, e.nCand); j >= 0 {
+		e.astID = e.cand[j]
+	}
+	if e.astID == 0 {
+		return -1
+	}
+	return slices.Index(e.cand[:e.nCand], e.astID)
+}
+
+// chooseAST returns the index of the candidate id whose values behave as abs-send-time
+// (http://www.webrtc.org/experiments/rtp-hdrext/abs-send-time: 24-bit 6.18 fixed-point
+// seconds, wrapping every 64 s) over the early packets, or -1. A candidate must be present
+// on at least 90% of them, be non-decreasing on at least 90% of consecutive pairs (the
+// pacer sends in order), and advance like arrival time: |Δsend − Δarrival| ≤ Δarrival/10 +
+// 50 ms with Δsend > 0.
+func chooseAST(early []early, n int) int {
+	if len(early) < 2 {
+		return -1
+	}
+	best, bestErr := -1, int64(0)
+	for j := 0; j < n; j++ {
+		var u Unwrapper
+		u.Bits = 24
+		present, pairs, up := 0, 0, 0
+		var first, last, prev int64
+		var firstAt, lastAt int64
+		for _, e := range early {
+			if e.ast.mask&(1<<j) == 0 {
+				continue
+			}
+			v := u.Unwrap(e.ast.v[j])
+			if present == 0 {
+				first, firstAt = v, e.at
+			} else {
+				pairs++
+				if v >= prev {
+					up++
+				}
+			}
+			prev, last, lastAt = v, v, e.at
+			present++
+		}
+		if present < 2 || present*10 < len(early)*9 || up*10 < pairs*9 {
+			continue
+		}
+		dSend := astToNs(last) - astToNs(first)
+		dArr := lastAt - firstAt
+		if dSend <= 0 || dArr <= 0 {
+			continue
+		}
+		e := dSend - dArr
+		if e < 0 {
+			e = -e
+		}
+		if e > dArr/10+astMaxLag {
+			continue
+		}
+		if best < 0 || e < bestErr {
+			best, bestErr = j, e
+		}
+	}
+	return best
+}
+
+// summary is the report of the extensions: ids seen, two-byte form, abs-send-time, and
+// the sender's transport-cc id when this stream carried it.
+func (e *extDetector) summary() report.Extensions {
+	out := report.Extensions{IDs: []int{}, TwoByteHeaders: e.twoByte}
+	for id := 0; id < 256; id++ {
+		if e.ids[id>>6]&(1<<(id&63)) != 0 {
+			out.IDs = append(out.IDs, id)
+		}
+	}
+	if e.astID != 0 {
+		out.AbsSendTimeID = ptr(int(e.astID))
+	}
+	if id, ok := e.tw.id(); ok && e.ids[id>>6]&(1<<(id&63)) != 0 {
+		out.TransportCCID = ptr(int(id))
+	}
+	return out
+}

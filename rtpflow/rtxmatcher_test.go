@@ -1,0 +1,175 @@
+package rtpflow
+
+import "testing"
+
+func TestRTXMatcherDecide(t *testing.T) {
+	a, b := &Stream{}, &Stream{}
+	evicted := &Stream{evicted: true}
+	type vote struct {
+		osn uint16
+		s   *Stream
+	}
+	// votes gives n votes for s with OSNs from osn0 (step 1), then the rest.
+	votes := func(s *Stream, osn0 uint16, n int, rest ...vote) []vote {
+		var v []vote
+		for i := 0; i < n; i++ {
+			v = append(v, vote{osn0 + uint16(i), s})
+		}
+		return append(v, rest...)
+	}
+	tests := []struct {
+		name  string
+		votes []vote
+		final bool
+		want  *Stream
+	}{
+		{"sixteen votes for one stream", votes(a, 100, 16), false, a},
+		{"three quarters", votes(a, 100, 12, votes(b, 1, 2, vote{7, nil}, vote{8, nil})...), false, a},
+		{"fewer than three quarters", votes(a, 100, 11, votes(b, 1, 5)...), false, nil},
+		{"no match at all", votes(nil, 0, 16), false, nil},
+		{"most OSNs repeated: a stream sending one number is not resending losses",
+			append(votes(a, 100, 7), votes(a, 100, 1, vote{100, a}, vote{100, a}, vote{100, a}, vote{100, a},
+				vote{100, a}, vote{100, a}, vote{100, a}, vote{100, a})...), false, nil},
+		{"half of the OSNs distinct", append(votes(a, 100, 8), votes(a, 100, 8)...), false, a},
+		{"the elected stream was evicted", votes(evicted, 100, 16), false, nil},
+		{"undecided before the sixteenth vote", votes(a, 100, 15), false, nil},
+		{"at the end, on what there is", votes(a, 100, 5), true, a},
+		{"at the end, fewer than four votes", votes(a, 100, 3), true, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var r rtxMatcher
+			for i, v := range tt.votes {
+				if !r.voting() {
+					t.Fatalf("vote %d refused", i)
+				}
+				if full := r.vote(v.osn, v.s); full != (i == rtxVotes-1) {
+					t.Fatalf("vote %d: full = %v", i, full)
+				}
+			}
+			if got := r.decide(tt.final); got != tt.want {
+				t.Errorf("decide = %p, want %p (a %p, b %p)", got, tt.want, a, b)
+			}
+			decided := tt.final || len(tt.votes) == rtxVotes
+			if r.decided != decided || r.voting() == decided {
+				t.Errorf("decided %v, voting %v; want decided %v", r.decided, r.voting(), decided)
+			}
+			if decided && r.decide(true) != nil {
+				t.Error("decided twice")
+			}
+		})
+	}
+}
+
+func TestSenderMatch(t *testing.T) {
+	// The sender's streams: video (PT 96) at highest 5000, audio (PT 111) at 30000, an RTX
+	// stream already matched, and the candidate itself (PT 97).
+	stream := func(pt uint8, highest int64) *Stream {
+		s := &Stream{pt: pt, packets: 1}
+		s.seq.highest = highest
+		return s
+	}
+	video, audio, rtx := stream(96, 5000), stream(111, 30000), stream(98, 5000)
+	rtx.rtx.of = video
+	cand := stream(97, 5)
+	snd := &sender{streams: []*Stream{video, audio, rtx, cand}}
+	tests := []struct {
+		name string
+		osn  uint16
+		want *Stream
+	}{
+		{"just sent", 5000, video},
+		{"recent loss", 4990, video},
+		{"rtxBehind, the oldest", 5000 - rtxBehind + 1, video},
+		{"older than rtxBehind", 5000 - rtxBehind, nil},
+		{"rtxAhead", 5000 + rtxAhead, video},
+		{"beyond rtxAhead", 5000 + rtxAhead + 1, nil},
+		{"another stream's range", 29990, audio},
+		{"its own numbers do not count", 5, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := snd.match(cand, tt.osn); got != tt.want {
+				t.Errorf("match(%d) = %p, want %p", tt.osn, got, tt.want)
+			}
+		})
+	}
+	// A stream of the candidate's own payload type is no media stream of it.
+	same := stream(97, 100)
+	snd2 := &sender{streams: []*Stream{same, cand}}
+	if got := snd2.match(cand, 100); got != nil {
+		t.Errorf("matched a stream of the same payload type")
+	}
+}
+
+func TestRTX(t *testing.T) {
+	// Video 0xB0 (PT 96) loses 50, 51, 120, 200, 300 and 400; its RTX stream 0xB1 (PT 97)
+	// resends all but 400, 40 ms later, plus 11 probes of received packets and 3
+	// padding-only probes.
+	lost := map[int]bool{50: true, 51: true, 120: true, 200: true, 300: true, 400: true}
+	var as []arrival
+	at := func(i int) int64 { return T0 + int64(i)*10*ms1 }
+	for i := 0; i < 500; i++ {
+		if lost[i] {
+			continue
+		}
+		b := rp{pt: 96, seq: uint16(1000 + i), ts: uint32(900 * i), ssrc: 0xB0, payload: make([]byte, 1000)}.bytes()
+		as = append(as, arrival{pathA, msg(b, at(i))})
+	}
+	rtxSeq := uint16(7)
+	resend := func(i int, when int64) {
+		payload := append(u16(uint16(1000+i)), make([]byte, 100)...)
+		b := rp{pt: 97, seq: rtxSeq, ts: uint32(900 * i), ssrc: 0xB1, payload: payload}.bytes()
+		rtxSeq++
+		as = append(as, arrival{pathA, msg(b, when)})
+	}
+	for _, i := range []int{10, 20, 30, 40} {
+		resend(i, at(i)+5*ms1)
+	}
+	for _, i := range []int{50, 51, 120} {
+		resend(i, at(i)+40*ms1)
+	}
+	for _, i := range []int{130, 140, 150, 160, 170, 180, 190} {
+		resend(i, at(i)+5*ms1)
+	}
+	for k := 0; k < 3; k++ {
+		b := rp{pt: 97, seq: rtxSeq, ts: uint32(900 * 250), ssrc: 0xB1, pad: 200}.bytes()
+		rtxSeq++
+		as = append(as, arrival{pathA, msg(b, at(250)+int64(k)*ms1)})
+	}
+	for _, i := range []int{200, 300} {
+		resend(i, at(i)+40*ms1)
+	}
+	tr := NewTracker(Config{})
+	feed(t, tr, as)
+	media, rtx := bySSRC(t, tr, 0xB0), bySSRC(t, tr, 0xB1)
+	if !rtx.IsRTX() || rtx.IsMedia() || media.IsRTX() || rtx.RTXOf() != media {
+		t.Fatalf("rtx %v media %v", rtx.IsRTX(), media.IsRTX())
+	}
+	m := media.Summary(T0)
+	if *m.Lost != 6 || m.RecoveredByRTX == nil || *m.RecoveredByRTX != 5 || m.Kind != "video" {
+		t.Errorf("media lost %d recovered %v kind %s", *m.Lost, m.RecoveredByRTX, m.Kind)
+	}
+	r := rtx.Summary(T0)
+	if r.Kind != "rtx" || r.RTXOf == nil || *r.RTXOf != "0x000000b0" || r.Lost != nil || r.LossPct != nil {
+		t.Errorf("rtx kind %s rtx_of %v lost %v", r.Kind, r.RTXOf, r.Lost)
+	}
+	if r.Packets != 19 || r.PaddingPackets != 3 || r.PaddingBytes != 600 || r.PayloadBytes != 16*102 || r.Expected != 19 {
+		t.Errorf("rtx packets %d padding %d/%d payload %d expected %d", r.Packets, r.PaddingPackets, r.PaddingBytes, r.PayloadBytes, r.Expected)
+	}
+	dm := tr.Direction([]*Stream{media, rtx}, T0)
+	if dm.Loss.Lost != 6 || dm.Loss.RecoveredByRTX != 5 || dm.Loss.Expected != 500 {
+		t.Errorf("direction loss %+v", dm.Loss)
+	}
+	if dm.Wire.RTXPayloadBytes != 16*102 || dm.Wire.PaddingBytes != 600 || dm.MediaPayloadBytes != 494*1000 {
+		t.Errorf("direction wire %+v", dm.Wire)
+	}
+	var rtxBytes, mediaBytes float64
+	for i := range dm.Series.RTXKbps {
+		rtxBytes += dm.Series.RTXKbps[i] * 1000 / 8
+		mediaBytes += dm.Series.MediaKbps[i] * 1000 / 8
+	}
+	if rtxBytes != 16*102+600 || mediaBytes != 494*1000 {
+		t.Errorf("series rtx %v media %v bytes", rtxBytes, mediaBytes)
+	}
+}

@@ -1,0 +1,53 @@
+package rtpflow
+
+import "testing"
+
+func TestTWCCState(t *testing.T) {
+	type obs struct {
+		id uint8
+		v  uint16
+	}
+	// count gives n observations of id counting by one from v0.
+	count := func(id uint8, v0 uint16, n int) []obs {
+		var o []obs
+		for i := 0; i < n; i++ {
+			o = append(o, obs{id, v0 + uint16(i)})
+		}
+		return o
+	}
+	tests := []struct {
+		name   string
+		obs    []obs
+		wantID uint8
+		wantOK bool
+	}{
+		{"nothing", nil, 0, false},
+		{"counting by one", count(2, 100, 6), 2, true},
+		{"counting by one across the wrap", count(2, 65533, 6), 2, true},
+		{"too few successors", count(2, 100, 4), 0, false},
+		{"just enough: four successors", count(2, 100, 5), 2, true},
+		{"a constant value (like playout-delay)", []obs{{4, 9}, {4, 9}, {4, 9}, {4, 9}, {4, 9}, {4, 9}}, 0, false},
+		{"interleaved with a constant id",
+			[]obs{{2, 1}, {4, 9}, {2, 2}, {4, 9}, {2, 3}, {4, 9}, {2, 4}, {4, 9}, {2, 5}, {4, 9}}, 2, true},
+		{"80% of the successors by one",
+			[]obs{{2, 1}, {2, 2}, {2, 3}, {2, 4}, {2, 5}, {2, 9}}, 2, true},
+		{"fewer than 80%",
+			[]obs{{2, 1}, {2, 2}, {2, 3}, {2, 4}, {2, 8}, {2, 12}}, 0, false},
+		{"two counting ids: the one with more hits",
+			append(count(7, 0, 6), count(3, 50, 9)...), 3, true},
+		{"a ninth id is not followed",
+			append([]obs{{1, 0}, {2, 0}, {3, 0}, {4, 0}, {5, 0}, {6, 0}, {7, 0}, {8, 0}}, count(9, 0, 6)...), 0, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var w twccState
+			for _, o := range tt.obs {
+				w.observe(o.id, o.v)
+			}
+			id, ok := w.id()
+			if id != tt.wantID || ok != tt.wantOK {
+				t.Errorf("id() = %d, %v; want %d, %v", id, ok, tt.wantID, tt.wantOK)
+			}
+		})
+	}
+}

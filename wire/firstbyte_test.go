@@ -1,0 +1,68 @@
+package wire
+
+import "testing"
+
+func TestFirstByte(t *testing.T) {
+	tests := []struct {
+		name string
+		b    byte
+		want Range
+	}{
+		{"stun low", 0, RangeSTUN},
+		{"stun high", 3, RangeSTUN},
+		{"unassigned low", 4, RangeNone},
+		{"unassigned high", 15, RangeNone},
+		{"zrtp low", 16, RangeZRTP},
+		{"zrtp high", 19, RangeZRTP},
+		{"dtls low", 20, RangeDTLS},
+		{"dtls 1.3 unified header", 0x2C, RangeDTLS},
+		{"dtls high", 63, RangeDTLS},
+		{"channeldata 0x4000", 0x40, RangeChannelData},
+		{"channeldata 0x4FFF", 0x4F, RangeChannelData},
+		{"quic short low", 80, RangeQUICShort},
+		{"quic short high", 127, RangeQUICShort},
+		{"rtp low", 128, RangeRTP},
+		{"rtp high", 191, RangeRTP},
+		{"quic long low", 192, RangeQUICLong},
+		{"quic long high", 255, RangeQUICLong},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := FirstByte(tt.b); got != tt.want {
+				t.Errorf("FirstByte(%d) = %d, want %d", tt.b, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestIsRTCP(t *testing.T) {
+	tests := []struct {
+		name string
+		b    []byte
+		want bool
+	}{
+		{"one byte", []byte{0x80}, false},
+		{"rtp pt 96", []byte{0x80, 0x60}, false},
+		{"rtp pt 63 with marker", []byte{0x80, 0xBF}, false},      // 191
+		{"sender report", []byte{0x80, 0xC8}, true},               // 200
+		{"lowest rtcp type", []byte{0x80, 0xC0}, true},            // 192
+		{"highest rtcp type", []byte{0x80, 0xDF}, true},           // 223
+		{"rtp pt 96 with marker", []byte{0x80, 0xE0}, false},      // 224
+		{"receiver report", []byte{0x81, 0xC9, 0x00, 0x07}, true}, // RC=1, RR, len=7
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := IsRTCP(tt.b); got != tt.want {
+				t.Errorf("IsRTCP(%x) = %v, want %v", tt.b, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestIsChannel(t *testing.T) {
+	for n, want := range map[uint16]bool{0x3FFF: false, 0x4000: true, 0x4FFF: true, 0x5000: false} {
+		if got := IsChannel(n); got != want {
+			t.Errorf("IsChannel(%#x) = %v, want %v", n, got, want)
+		}
+	}
+}

@@ -1,0 +1,132 @@
+package wire
+
+import (
+	"encoding/binary"
+
+	"github.com/pion/rtp"
+)
+
+// The RTP fixed header (RFC 3550, 5.1):
+//
+//	 0                   1                   2                   3
+//	 0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1
+//	+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
+//	|V=2|P|X|  CC   |M|     PT      |       sequence number         |
+//	+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
+//	|                           timestamp                           |
+//	+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
+//	|           synchronization source (SSRC) identifier            |
+//	+=+=+=+=+=+=+=+=+=+=+=+=+=+=+=+=+=+=+=+=+=+=+=+=+=+=+=+=+=+=+=+=+
+//	|            contributing source (CSRC) identifiers             |
+//	|                             ....                              |
+//	+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
+//	|      defined by profile       |           length              |  if X (5.3.1)
+//	|                        header extension                       |
+//	|                             ....                              |
+const (
+	RTPFixedHeaderLen = 12
+	RTPVersion        = 2 // RTP and RTCP alike (RFC 3550, 5.1 and 6.4.1)
+
+	versionShift   = 6
+	ccMask         = 0x0f
+	extensionBit   = 0x10
+	maxCSRC        = ccMask
+	csrcLen        = 4
+	extHeaderLen   = 4 // profile (16 bits) and length in 32-bit words (16 bits)
+	extLenOffset   = 2 // of the length within the extension header
+	extensionWords = 4 // bytes per length unit
+)
+
+// RTP is an RTP header decoded by pion/rtp, with the lengths the accounting needs. The
+// embedded Header is pion's, PaddingSize included (Header.Unmarshal leaves it to
+// Packet.Unmarshal; Unmarshal here sets it, 0 when the count was not read).
+//
+// Decoded values point into the packet (ExtensionBody, the payloads of Header.Extensions):
+// they are valid as long as it is. Keep one RTP for every packet: its CSRC and Extensions
+// slices keep their capacity, so decoding allocates nothing once they have grown.
+type RTP struct {
+	rtp.Header
+	HeaderLen  int // 12 + 4·CC + the header extension with its 4-byte header
+	PayloadLen int // the bytes after the header, less the padding
+	// ExtensionBody is the header extension after its profile and length, nil without one:
+	// what Elements walks. pion's Header.Extensions holds the same elements, but in
+	// unexported fields that only a search by id (GetExtension) or an allocating list of
+	// ids (GetExtensionIDs) reads.
+	ExtensionBody []byte
+}
+
+// Unmarshal decodes the RTP header at the start of b. It fails when b is shorter than the
+// fixed header, its version is not 2, its CSRC list or header extension runs beyond b, or
+// (unless truncated) its padding count is 0 or longer than the payload. On failure r holds
+// nothing meaningful.
+//
+// truncated says that the capture's snap length cut the packet: its last captured byte is
+// then not the padding count, so padding is not read (PaddingSize 0) and every captured
+// byte after the header counts as payload. A truncated packet whose cut falls inside the
+// CSRC list or the extension fails with ErrRTPHeaderLength, though its first bytes are an
+// RTP header's: the demux still classifies it as RTP.
+//
+// The lengths are checked before pion parses (as stun.IsMessage is checked before a STUN
+// decode): pion builds its errors with fmt.Errorf, and random payloads in the RTP range
+// mostly fail here, where failing allocates nothing. What pion can still reject is a list
+// of RFC 8285 elements that overruns its extension; such a header is whole and is
+// accepted, as the elements before the bad one are (Elements stops there too), at the cost
+// of pion's error value.
+func (r *RTP) Unmarshal(b []byte, truncated bool) error {
+	if len(b) < RTPFixedHeaderLen {
+		return r.fail(ErrRTPShort)
+	}
+	if b[0]>>versionShift != RTPVersion {
+		return r.fail(ErrRTPVersion)
+	}
+	n, ext := headerLen(b)
+	if n > len(b) {
+		return r.fail(ErrRTPHeaderLength)
+	}
+	if cc := int(b[0] & ccMask); cc > cap(r.CSRC) {
+		r.CSRC = make([]uint32, 0, maxCSRC) // once: pion would allocate each larger count
+	}
+	_, _ = r.Header.Unmarshal(b) // only an overrunning element list fails here: see above
+	r.PaddingSize = 0
+	r.ExtensionBody = ext
+	r.HeaderLen = n
+	rest := len(b) - n
+	if r.Padding && !truncated {
+		// The last octet counts the padding, itself included (RFC 3550, 5.1).
+		p := int(b[len(b)-1])
+		if p == 0 || p > rest {
+			return r.fail(ErrRTPPadding)
+		}
+		r.PaddingSize = byte(p)
+		rest -= p
+	}
+	r.PayloadLen = rest
+	return nil
+}
+
+// headerLen returns the length of b's header (12 + 4·CC + extension) and the extension's
+// body, without reading beyond b: a length beyond b means the header does not fit.
+func headerLen(b []byte) (n int, ext []byte) {
+	n = RTPFixedHeaderLen + int(b[0]&ccMask)*csrcLen
+	if b[0]&extensionBit == 0 {
+		return n, nil
+	}
+	if n+extHeaderLen > len(b) {
+		return n + extHeaderLen, nil
+	}
+	l := int(binary.BigEndian.Uint16(b[n+extLenOffset:])) * extensionWords
+	n += extHeaderLen
+	if n+l > len(b) {
+		return n + l, nil
+	}
+	return n + l, b[n : n+l]
+}
+
+// fail resets r, keeping its slices' capacity, and returns err.
+func (r *RTP) fail(err error) error {
+	*r = RTP{Header: rtp.Header{CSRC: r.CSRC[:0], Extensions: r.Extensions[:0]}}
+	return err
+}
+
+// PaddingLen is the padding count as an int: 0 without padding or when it was not read.
+func (r *RTP) PaddingLen() int { return int(r.PaddingSize) }
