@@ -42,9 +42,10 @@ func (d *dir) onAck(h *capture.TCPHeader, t int64) {
 }
 
 // vantage classifies the median delay from a data segment to the ACK covering it against
-// the connection RTT. It is recomputed as samples come, then every 16 samples. It is asked
-// for several times per segment: while no RTT sample came in either direction since the last
-// call (rttGen), the answer is the last one.
+// the connection RTT. It is recomputed as samples come, then every 16 samples, and after
+// 1024 samples every 256 (a median of that many moves slowly, and computing it walks the
+// histogram). It is asked for several times per segment: while no RTT sample came in either
+// direction since the last call (rttGen), the answer is the last one.
 func (d *dir) vantage() Vantage {
 	if d.vc.gen == d.c.rttGen {
 		return d.vc.v
@@ -58,7 +59,7 @@ func (d *dir) vantageNow() Vantage {
 	if n < minVantageSamples || r <= 0 {
 		return VantageUnknown
 	}
-	if r == d.vc.r && (n == d.vc.n || n > 32 && n-d.vc.n < 16) {
+	if r == d.vc.r && (n == d.vc.n || n > 32 && n-d.vc.n < 16 || n > 1024 && n-d.vc.n < 256) {
 		return d.vc.v
 	}
 	ratio := d.rtt.Quantile(50) * 1e6 / float64(r)

@@ -31,12 +31,21 @@ type chunk struct {
 	gen uint32
 }
 
-// share is the header share of the bytes [x, y) of a segment starting at s.
+// share is the header share of the bytes [x, y) of a segment starting at s. The bytes up
+// to the segment's end get all of it and those from its start none, without a division:
+// most runs and messages begin or end with a segment.
 func share(h, p, s, x, y int64) int64 {
 	if p <= 0 {
 		return 0
 	}
-	return h*(y-s)/p - h*(x-s)/p
+	hy := h
+	if y-s < p {
+		hy = h * (y - s) / p
+	}
+	if x > s {
+		hy -= h * (x - s) / p
+	}
+	return hy
 }
 
 func (c *chunk) hdr() int64 {
@@ -72,23 +81,26 @@ func (c *chunk) cut(k int64, r *chunk) {
 	c.end, r.start = k, k
 }
 
-// piece returns what the whole chunk carried.
-func (c *chunk) piece() piece {
-	return piece{first: c.first, complete: c.last, lastCopy: c.lastCopy, dlv: c.dlv, hdr: c.hdr(),
-		xBytes: c.xBytes, xHdr: c.xHdr, lateBytes: c.lateBytes, snapped: c.snapped, ext: c.ext, gen: c.gen}
-}
-
-// add merges q, what the bytes after p's carried, into p.
-func (p *piece) add(q piece) {
-	p.complete = max(p.complete, q.complete)
-	p.lastCopy = max(p.lastCopy, q.lastCopy)
-	p.dlv = max(p.dlv, q.dlv)
-	p.hdr += q.hdr
-	p.xBytes += q.xBytes
-	p.xHdr += q.xHdr
-	p.lateBytes += q.lateBytes
-	p.snapped = p.snapped || q.snapped
-	p.ext = nil
+// addTo adds what the bytes [c.start, y) of c carried to p, which holds what the bytes
+// before them carried (first, when p is empty, the zero piece).
+func (c *chunk) addTo(p *piece, y int64, first bool) {
+	if first {
+		p.first, p.complete, p.lastCopy, p.dlv, p.snapped = c.first, c.last, c.lastCopy, c.dlv, c.snapped
+		p.ext, p.gen = nil, c.gen
+		if c.ext != nil && y == c.end {
+			p.ext = c.ext
+		}
+	} else {
+		p.complete = max(p.complete, c.last)
+		p.lastCopy = max(p.lastCopy, c.lastCopy)
+		p.dlv = max(p.dlv, c.dlv)
+		p.snapped = p.snapped || c.snapped
+		p.ext = nil
+	}
+	p.hdr += c.hdrFixed + share(c.segH, c.segP, c.segStart, c.start, y)
+	p.xBytes += c.xBytes
+	p.xHdr += c.xHdr
+	p.lateBytes += c.lateBytes
 }
 
 // chunks is the sorted list of chunks of a direction; the live ones are list[head:].
@@ -116,16 +128,25 @@ func (cs *chunks) search(off int64) int {
 }
 
 // insert puts c at live index i.
-func (cs *chunks) insert(i int, c chunk) {
+func (cs *chunks) insert(i int, c chunk) { *cs.add(i) = c }
+
+// add makes room for a chunk at live index i and returns it, zeroed, to be filled in place
+// (a chunk literal copied in whole stalls on store forwarding: see store.take).
+func (cs *chunks) add(i int) *chunk {
 	i += cs.head
 	if cs.head > 0 && i == cs.head {
 		cs.head--
-		cs.list[cs.head] = c
-		return
+		cs.list[cs.head] = chunk{}
+		return &cs.list[cs.head]
+	}
+	if i == len(cs.list) {
+		cs.list = append(cs.list, chunk{})
+		return &cs.list[i]
 	}
 	cs.list = append(cs.list, chunk{})
 	copy(cs.list[i+1:], cs.list[i:])
-	cs.list[i] = c
+	cs.list[i] = chunk{}
+	return &cs.list[i]
 }
 
 // splitAt makes off a chunk boundary if a chunk straddles it.

@@ -20,15 +20,22 @@ func (m *pending) payload(d *dir) []byte {
 	return d.st.bytes(m.pay, m.pay+m.payLen)
 }
 
-// queue holds back the message m, which ends at the store's framed offset.
-func (d *dir) queue(m pending) {
+// enqueue returns a new message at the end of the queue, zeroed, to be filled in place and
+// then given to queued.
+func (d *dir) enqueue() *pending {
 	if d.qh > 0 && d.qh == len(d.q) {
 		d.q, d.qh = d.q[:0], 0
 	} else if d.qh > 256 && d.qh > len(d.q)/2 {
 		n := copy(d.q, d.q[d.qh:])
 		d.q, d.qh = d.q[:n], 0
 	}
-	d.q = append(d.q, m)
+	d.q = append(d.q, pending{})
+	return &d.q[len(d.q)-1]
+}
+
+// queued holds back the message m that enqueue gave, now filled: it ends at the store's
+// framed offset.
+func (d *dir) queued(m *pending) {
 	d.qBytes += m.end - m.start
 	if m.ext == nil {
 		d.qBuf++

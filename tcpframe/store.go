@@ -57,8 +57,10 @@ type piece struct {
 // bytes returns the buffered stream bytes [x, y); they must not be borrowed.
 func (st *store) bytes(x, y int64) []byte { return st.buf[x-st.bufOff : y-st.bufOff] }
 
-// reserve makes the buffer hold [keep, hi): it slides the buffer to keep and grows it, moving
-// the bytes that matter (chunks not borrowed, and held messages when heldInBuf).
+// reserve makes the buffer hold [keep, hi): it moves the bytes that matter (chunks not
+// borrowed, and held messages when heldInBuf) to the start of the buffer, which it first
+// grows when they would fill more than half of it, so that over time a move copies no more
+// bytes than the stream advanced since the last one.
 func (st *store) reserve(keep, hi int64, heldInBuf bool) {
 	if hi-st.bufOff <= int64(len(st.buf)) {
 		return
@@ -67,21 +69,18 @@ func (st *store) reserve(keep, hi int64, heldInBuf bool) {
 	for _, c := range st.cs.live() {
 		live = live || c.ext == nil
 	}
-	if keep > st.bufOff {
-		if live && st.highest > keep {
-			copy(st.buf, st.buf[keep-st.bufOff:st.highest-st.bufOff])
-		}
-		st.bufOff = keep
+	n := int64(len(st.buf))
+	if need := hi - keep; 2*need > n {
+		n = min(max(2*n, 2*need, 4096), st.window)
 	}
-	if need := hi - st.bufOff; need > int64(len(st.buf)) {
-		n := max(int64(2*len(st.buf)), need, 4096)
-		n = min(n, st.window)
-		nb := make([]byte, n)
-		if live && st.highest > st.bufOff {
-			copy(nb, st.buf[:st.highest-st.bufOff])
-		}
-		st.buf = nb
+	nb := st.buf
+	if n != int64(len(st.buf)) {
+		nb = make([]byte, n)
 	}
+	if live && st.highest > keep {
+		copy(nb, st.buf[keep-st.bufOff:st.highest-st.bufOff])
+	}
+	st.buf, st.bufOff = nb, keep
 }
 
 // insert stores the bytes [lo, hi) of segment g (framed <= lo, within the buffer reserved)
@@ -91,8 +90,9 @@ func (st *store) reserve(keep, hi int64, heldInBuf bool) {
 // is kept in its packet.
 func (st *store) insert(g *dataSeg, lo, hi int64, late, borrow bool) (seen int64) {
 	if borrow && lo == st.highest && lo == g.start && hi == g.end() && int64(len(g.payload)) == g.size {
-		st.cs.insert(st.cs.n(), chunk{start: lo, end: hi, first: g.t, last: g.t, lastCopy: g.t,
-			segStart: g.start, segP: g.size, segH: g.hdr, ext: g.payload, gen: g.gen})
+		c := st.cs.add(st.cs.n())
+		c.start, c.end, c.first, c.last, c.lastCopy = lo, hi, g.t, g.t, g.t
+		c.segStart, c.segP, c.segH, c.ext, c.gen = g.start, g.size, g.hdr, g.payload, g.gen
 		st.borrowed = true
 		st.bytesIn += hi - lo
 		st.highest = hi
@@ -296,52 +296,51 @@ func (st *store) detach(before uint32) {
 	}
 }
 
-// take removes the in-order bytes [framed, y) from the store and returns what they carried.
-func (st *store) take(y int64) piece {
-	p := st.front(y)
-	for st.cs.n() > 0 && st.cs.live()[0].start < y {
-		p.add(st.front(y))
+// take removes the in-order bytes [framed, y) from the store and puts what they carried in
+// *p, which must be zero. It fills *p in place rather than returning a piece: a struct of
+// this size built field by field and then copied whole stalls on store forwarding, which
+// made this, per message, the slowest step of the path.
+func (st *store) take(y int64, p *piece) {
+	for first := true; st.cs.n() > 0 && st.cs.live()[0].start < y; first = false {
+		st.front(y, p, first)
 	}
 	st.framed = y
-	return p
 }
 
 // drop removes the in-order bytes [framed, y) that no message carries and returns the wire
 // bytes they account for: themselves, their header share and their extra copies.
 func (st *store) drop(y int64) int64 {
-	var w int64
-	for st.cs.n() > 0 && st.cs.live()[0].start < y {
-		p := st.front(y)
-		w += p.hdr + p.xBytes + p.xHdr
-	}
-	w += y - st.framed
-	st.framed = y
-	return w
+	var p piece
+	n := y - st.framed
+	st.take(y, &p)
+	return n + p.hdr + p.xBytes + p.xHdr
 }
 
-// front removes the first run, or its part before y, and returns what it carried.
-func (st *store) front(y int64) piece {
+// front removes the first run, or its part before y, adding what it carried to *p.
+func (st *store) front(y int64, p *piece, first bool) {
 	c := &st.cs.list[st.cs.head]
 	if c.end <= y {
-		p := c.piece()
+		c.addTo(p, c.end, first)
 		st.cs.pop()
-		return p
+		return
 	}
 	if c.hdrFixed|c.xBytes|c.xHdr|c.lateBytes != 0 {
 		l := *c
 		l.cut(y, c)
-		return l.piece()
+		l.addTo(p, y, first)
+		return
 	}
 	// The usual cut of a message from a run that was seen once: nothing to share out in
 	// proportion, only the header share of its bytes.
-	a := y - c.start
-	p := piece{first: c.first, complete: c.last, lastCopy: c.lastCopy, dlv: c.dlv, snapped: c.snapped, gen: c.gen,
-		hdr: share(c.segH, c.segP, c.segStart, c.start, y)}
+	c.addTo(p, y, first)
 	if c.ext != nil {
-		p.ext, c.ext = c.ext[:a:a], c.ext[a:]
+		a := y - c.start
+		if first {
+			p.ext = c.ext[:a:a]
+		}
+		c.ext = c.ext[a:]
 	}
 	c.start = y
-	return p
 }
 
 // maxChunks bounds the runs kept: beyond it they are merged, or a hole is given up.

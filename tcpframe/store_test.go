@@ -131,7 +131,8 @@ func TestStoreTake(t *testing.T) {
 	}
 	var got []piece
 	for _, y := range []int64{2, 4, 8} {
-		p := st.take(y)
+		var p piece
+		st.take(y, &p)
 		p.ext = nil
 		got = append(got, p)
 	}

@@ -95,9 +95,11 @@ func (d *dir) discard(n int64, other bool) {
 // payload is the payLen bytes at off within them.
 func (d *dir) take(adv, off, payLen int64) {
 	start := d.st.framed
-	p := d.st.take(start + adv)
-	if p.ext != nil {
-		p.ext = p.ext[off : off+payLen : off+payLen]
+	m := d.enqueue()
+	m.start, m.end, m.pay, m.payLen = start, start+adv, start+off, payLen
+	d.st.take(start+adv, &m.piece)
+	if m.ext != nil {
+		m.ext = m.ext[off : off+payLen : off+payLen]
 	}
-	d.queue(pending{start: start, end: start + adv, pay: start + off, payLen: payLen, piece: p})
+	d.queued(m)
 }
