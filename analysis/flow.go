@@ -1,7 +1,6 @@
 package analysis
 
 import (
-	"encoding/binary"
 	"net/netip"
 
 	"github.com/callpcap/callpcap/demux"
@@ -18,15 +17,7 @@ type flowCache [1 << flowCacheBits]*flow
 const flowCacheBits = 12
 
 func (c *flowCache) slot(src, dst netip.AddrPort) **flow {
-	h := endpointHash(src) ^ endpointHash(dst)
-	return &c[h>>(64-flowCacheBits)]
-}
-
-// endpointHash mixes an address and port (Fibonacci hashing of the folded address).
-func endpointHash(ap netip.AddrPort) uint64 {
-	b := ap.Addr().As16()
-	v := binary.LittleEndian.Uint64(b[:8]) ^ binary.LittleEndian.Uint64(b[8:]) ^ uint64(ap.Port())<<17
-	return v * 0x9E3779B97F4A7C15
+	return &c[transport.PairHash(src, dst)>>(64-flowCacheBits)]
 }
 
 // flowKey names a flow whichever way a packet travels: the lower endpoint comes first.

@@ -107,7 +107,7 @@ type Tracker struct {
 	order   []*allocation // by first seen
 	servers map[netip.AddrPort]struct{}
 	errors  map[int]int64
-	last    *allocation // the allocation ChannelData last went to
+	last    [1 << lastBits]*allocation // allocations found last, by the hash of their ends
 
 	stats Stats
 }
@@ -326,9 +326,12 @@ func (t *Tracker) ChannelData(m *transport.Message, inner *transport.Message) bo
 	return true
 }
 
-// lookup finds the allocation of a flow seen in either direction, or nil.
+// lookup finds the allocation of a flow seen in either direction, or nil. The allocations
+// found last are cached by their two ends (a TURN server's capture interleaves the
+// ChannelData of many allocations), before the two map lookups.
 func (t *Tracker) lookup(src, dst netip.AddrPort, proto transport.Proto) *allocation {
-	if a := t.last; a != nil && a.key.proto == proto &&
+	slot := &t.last[transport.PairHash(src, dst)>>(64-lastBits)]
+	if a := *slot; a != nil && a.key.proto == proto &&
 		(a.key.client == src && a.key.server == dst || a.key.client == dst && a.key.server == src) {
 		return a
 	}
@@ -337,10 +340,13 @@ func (t *Tracker) lookup(src, dst netip.AddrPort, proto transport.Proto) *alloca
 		a, ok = t.allocs[flowKey{client: dst, server: src, proto: proto}]
 	}
 	if ok {
-		t.last = a
+		*slot = a
 	}
 	return a
 }
+
+// lastBits sizes the cache of allocations found last (Tracker.lookup).
+const lastBits = 8
 
 // snappedChannelDataFraming is the framing of a ChannelData message the capture cut: the
 // header, and the padding the message's length on the wire leaves after the declared data.

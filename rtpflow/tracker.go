@@ -57,18 +57,17 @@ type sender struct {
 // Tracker follows the RTP streams and the RTCP of one capture. It is not safe for
 // concurrent use.
 type Tracker struct {
-	cfg        Config
-	budget     int64 // ns
-	span       int64 // the exact delay window, ns
-	streams    map[streamKey]*Stream
-	order      []*Stream
-	last       *Stream
-	recent     [4]*Stream // streams found last, checked before the map
-	nextRecent int
-	senders    map[senderKey]*sender
-	twcc       map[netip.AddrPort]*twccState
-	rtcp       rtcpTracker
-	origins    map[[2]netip.AddrPort]int64 // first media packet of each call direction: its series grid
+	cfg     Config
+	budget  int64 // ns
+	span    int64 // the exact delay window, ns
+	streams map[streamKey]*Stream
+	order   []*Stream
+	last    *Stream
+	recent  [1 << recentBits]*Stream // streams found last, by a hash of SSRC and leg
+	senders map[senderKey]*sender
+	twcc    map[netip.AddrPort]*twccState
+	rtcp    rtcpTracker
+	origins map[[2]netip.AddrPort]int64 // first media packet of each call direction: its series grid
 
 	untracked  int64 // packets of streams beyond MaxStreams
 	lastSweep  int64
@@ -154,16 +153,16 @@ func (t *Tracker) RTP(p Path, m *transport.Message, h *wire.RTP) bool {
 
 // lookup finds or creates the stream; nil when the candidate table is full.
 func (t *Tracker) lookup(p Path, ssrc uint32, at int64) *Stream {
-	// A call interleaves a few streams: the ones seen last are compared before hashing the
-	// key (the map lookup was a sixth of the per-packet time).
-	for _, s := range t.recent {
-		if s != nil && s.ssrc == ssrc && s.path == p && !s.evicted {
-			return s
-		}
+	// Streams interleave packet by packet (a server's capture, hundreds of them): the ones
+	// found last are cached by SSRC and leg before the map, whose key (a Path and the SSRC)
+	// takes longer to hash than the rest of the packet's accounting.
+	slot := &t.recent[(uint64(ssrc)^uint64(p.Leg)<<32)*0x9E3779B97F4A7C15>>(64-recentBits)]
+	if s := *slot; s != nil && s.ssrc == ssrc && s.path == p && !s.evicted {
+		return s
 	}
 	k := streamKey{p, ssrc}
 	if s, ok := t.streams[k]; ok {
-		t.remember(s)
+		*slot = s
 		return s
 	}
 	if len(t.streams) >= t.cfg.MaxStreams && !t.sweep(at) {
@@ -186,14 +185,12 @@ func (t *Tracker) lookup(p Path, ssrc uint32, at int64) *Stream {
 	if len(snd.streams) < maxSenderStreams {
 		snd.streams = append(snd.streams, s)
 	}
-	t.remember(s)
+	*slot = s
 	return s
 }
 
-func (t *Tracker) remember(s *Stream) {
-	t.recent[t.nextRecent] = s
-	t.nextRecent = (t.nextRecent + 1) % len(t.recent)
-}
+// recentBits sizes the cache of streams found last (Tracker.lookup).
+const recentBits = 10
 
 // Eviction: candidates that have not qualified are dropped when the table is full, first
 // those idle for idleEvict, or that had their chance (MinPackets packets) and failed, and
@@ -232,6 +229,11 @@ func (t *Tracker) sweep(at int64) bool {
 	t.evicted += int64(n)
 	if t.last != nil && t.last.evicted {
 		t.last = nil
+	}
+	for i, s := range t.recent { // let the evicted streams go
+		if s != nil && s.evicted {
+			t.recent[i] = nil
+		}
 	}
 	t.order = dropEvicted(t.order)
 	for _, snd := range t.senders {
