@@ -102,12 +102,16 @@ func (a *analyzer) run(ctx context.Context, rd *capture.Reader) error {
 	// Reading and decoding run on their own goroutine (see readBatches).
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	full, free := readBatches(ctx, rd)
+	batches := readBatches(ctx, rd)
 	// Each batch goes back to the reader one batch late: the TCP connections keep pointing
 	// into the packets of the batch before the current one (tcpframe's Detach), so that the
 	// messages they hold back for about a round trip are rarely copied.
 	var prev *batch
-	for b := range full {
+	for {
+		b, ok := batches.next()
+		if !ok {
+			break
+		}
 		a.batchNo++
 		for i := range b.pkts {
 			a.packet(&b.pkts[i], b.digests[i])
@@ -122,7 +126,7 @@ func (a *analyzer) run(ctx context.Context, rd *capture.Reader) error {
 		}
 		a.detach()
 		if prev != nil {
-			free <- prev
+			batches.release(prev)
 		}
 		prev = b
 	}

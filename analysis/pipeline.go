@@ -11,32 +11,17 @@ import (
 // as long as the analysis does. Packets go across in batches, which are recycled, and point
 // into the reader's own buffers, which the reader holds until the batch comes back
 // (capture.Reader.Hold): nothing is copied. The reader also takes the dedup digests, while
-// the packet's bytes are in its core's cache (see digests).
-//
-// Measured on 2 cores, whole process, medians of 21 rounds, as multiples of cat's time on
-// the same file in the same round. 1M-packet 1.07 GB UDP call (callgen.WriteUDPBench): one
-// goroutine 3.6×; batches with the packets' bytes copied into them 2.75× (the copy made the
-// reading goroutine the slower stage); batches pointing into the reader's buffers, digests
-// taken by the reader 2.2×, CPU 0.54 s as with one goroutine; the bare pcapgo read loop
-// 1.6×. 1M-packet 0.61 GB TURN-over-TCP call (callgen.WriteTCPBench): one goroutine 7.9×,
-// pipelined 5.8×: the analysing goroutine is the slower stage, tcpframe most of it. With
-// tcpframe unframing in-order segments from the batch's packets (tcpframe.Config.BorrowPayload,
-// detached before a batch goes back) 3.2× (0.28 s, cat 0.089 s, medians of 21); the
-// analysing goroutine is still the slower stage: per run about 0.19 s in tcpframe and 0.13 s
-// in demux and rtpflow, against 0.23 s for reading and decoding (half of it read(2)).
-// tcpframe no longer moves the dead bytes of borrowed messages when its buffer slides, and
-// rtpflow's per-second median strides by mask: about 10 ms of CPU less per run in the
-// profile; whole-process 2.99-3.11× against 3.16-3.73× in the same rounds, but the 2-core
-// VM swung ±15% between rounds (one round of 21 the other way), so read it as ~3.1×.
-// No gain from 256 KiB or 512 KiB chunks, 2 or 8 batches ahead, 1024-packet batches; 4 MiB
-// chunks and 64-packet batches were slower.
+// the packet's bytes are in its core's cache (see digests). Finished batches go back to
+// the reader a few at a time (pipe.release): the goroutine waiting for them is then woken
+// once per group, not once per batch, and a wake-up costs the waker a futex call.
 const (
 	batchPackets = 256
 	// batchBytes ends a batch early when its packets' bytes reach it, which bounds the
 	// buffers held for the batches of jumbo or reassembled datagrams.
 	batchBytes = 512 << 10
-	// batchesAhead is how many batches the reader may fill before the analysis takes them.
-	batchesAhead = 4
+	// batches is how many batches exist; giveBack how many finished ones go back together.
+	batches  = 8
+	giveBack = 3
 )
 
 // batch is a run of decoded packets.
@@ -47,14 +32,21 @@ type batch struct {
 	err     error        // the reader's error after the last packet (io.EOF at the end), or nil
 }
 
-// readBatches reads rd on its own goroutine and sends batches on full, the last one with the
-// reader's error (io.EOF included); batches given back on free are reused. The goroutine
-// ends after the last batch, or when ctx is done. The reader's counters (Stats and the
-// like) may be read once the last batch has been received.
-func readBatches(ctx context.Context, rd *capture.Reader) (full <-chan *batch, free chan<- *batch) {
-	fullc := make(chan *batch, batchesAhead)
-	// Every batch ever made fits in freec, so that giving one back never blocks.
-	freec := make(chan *batch, batchesAhead+2)
+// pipe hands the batches of readBatches to the analysis and back.
+type pipe struct {
+	full <-chan *batch
+	free chan<- *batch
+	done []*batch // finished, not yet given back
+}
+
+// readBatches reads rd on its own goroutine and hands out its batches through the pipe, the
+// last one with the reader's error (io.EOF included). The goroutine ends after the last
+// batch, or when ctx is done. The reader's counters (Stats and the like) may be read once
+// the last batch has been received.
+func readBatches(ctx context.Context, rd *capture.Reader) *pipe {
+	// Every batch ever made fits in either channel, so that neither side blocks on a send.
+	fullc := make(chan *batch, batches)
+	freec := make(chan *batch, batches)
 	made := 0
 	rd.Hold()
 	go func() {
@@ -66,7 +58,7 @@ func readBatches(ctx context.Context, rd *capture.Reader) (full <-chan *batch, f
 			case <-ctx.Done():
 				return
 			default:
-				if made < cap(freec) {
+				if made < batches {
 					made++
 					b = &batch{pkts: make([]capture.Packet, 0, batchPackets), digests: make([]digests, 0, batchPackets)}
 					break
@@ -103,5 +95,35 @@ func readBatches(ctx context.Context, rd *capture.Reader) (full <-chan *batch, f
 			}
 		}
 	}()
-	return fullc, freec
+	return &pipe{full: fullc, free: freec}
+}
+
+// next returns the next batch, or false after the last. When none is ready it first gives
+// back the batches done with: the reader may be waiting for them.
+func (p *pipe) next() (*batch, bool) {
+	select {
+	case b, ok := <-p.full:
+		return b, ok
+	default:
+	}
+	p.flush()
+	b, ok := <-p.full
+	return b, ok
+}
+
+// release gives b back to the reader, with the batches before it, giveBack at a time.
+// Batches are released in the order they came.
+func (p *pipe) release(b *batch) {
+	p.done = append(p.done, b)
+	if len(p.done) >= giveBack {
+		p.flush()
+	}
+}
+
+func (p *pipe) flush() {
+	for _, b := range p.done {
+		p.free <- b
+	}
+	clear(p.done)
+	p.done = p.done[:0]
 }
