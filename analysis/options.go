@@ -7,15 +7,16 @@ import (
 	"time"
 
 	"github.com/callpcap/callpcap/demux"
+	"github.com/callpcap/callpcap/report"
 	"github.com/callpcap/callpcap/tcpframe"
 	"github.com/callpcap/callpcap/wire"
 )
 
 // Options are the analysis settings; the zero value means the documented defaults.
 type Options struct {
-	LateBudget     time.Duration // 0: 150 ms
+	LateBudget     time.Duration // 0: report.DefaultLateBudget
 	RampTargetKbps float64       // 0: the plateau
-	MinPackets     int           // 0: 10
+	MinPackets     int           // 0: report.DefaultMinPackets
 	DecodeAs       []DecodeAs
 	MaxFlows       int // 0: 100,000 flows tracked; beyond that counted in a warning
 }
@@ -47,14 +48,14 @@ func ParseDecodeAs(s string) (DecodeAs, error) {
 
 func (o Options) lateBudget() time.Duration {
 	if o.LateBudget <= 0 {
-		return 150 * time.Millisecond
+		return report.DefaultLateBudget
 	}
 	return o.LateBudget
 }
 
 func (o Options) minPackets() int {
 	if o.MinPackets <= 0 {
-		return 10
+		return report.DefaultMinPackets
 	}
 	return o.MinPackets
 }

@@ -4,21 +4,20 @@ import (
 	"net/netip"
 	"time"
 
+	"github.com/callpcap/callpcap/report"
 	"github.com/callpcap/callpcap/transport"
 	"github.com/callpcap/callpcap/wire"
 )
 
 // Config sets the tracker's thresholds and bounds; the zero value means the defaults.
 type Config struct {
-	LateBudget     time.Duration // a packet more than this above its stream's baseline is late; 0 → 150 ms
-	MinPackets     int           // fewest packets a stream needs to qualify; 0 → 10
+	LateBudget     time.Duration // a packet more than this above its stream's baseline is late; 0 → report.DefaultLateBudget
+	MinPackets     int           // fewest packets a stream needs to qualify; 0 → report.DefaultMinPackets
 	RampTargetKbps float64       // bitrate the ramp is measured against; 0 → the plateau
 	MaxStreams     int           // candidate streams tracked at once; 0 → 10000
 }
 
 const (
-	defaultLateBudget = 150 * time.Millisecond
-	defaultMinPackets = 10
 	defaultMaxStreams = 10000
 )
 
@@ -81,10 +80,10 @@ type Tracker struct {
 // NewTracker returns a tracker with cfg's zero fields set to their defaults.
 func NewTracker(cfg Config) *Tracker {
 	if cfg.LateBudget <= 0 {
-		cfg.LateBudget = defaultLateBudget
+		cfg.LateBudget = report.DefaultLateBudget
 	}
 	if cfg.MinPackets <= 0 {
-		cfg.MinPackets = defaultMinPackets
+		cfg.MinPackets = report.DefaultMinPackets
 	}
 	if cfg.MaxStreams <= 0 {
 		cfg.MaxStreams = defaultMaxStreams

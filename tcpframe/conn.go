@@ -18,7 +18,7 @@ type Config struct {
 	Window int
 	// LateBudget is how long after FirstSeen a message may be delivered before its
 	// retransmitted bytes count as useless (they arrived too late anyway). 0 means
-	// DefaultLateBudget.
+	// report.DefaultLateBudget.
 	LateBudget time.Duration
 	// Framing, when RFC 4571, TURN or TLS, is imposed on both directions instead of being
 	// detected from their first bytes (--decode-as). Headers are still validated: the
@@ -34,9 +34,8 @@ type Config struct {
 }
 
 const (
-	DefaultWindow     = 4 << 20
-	MinWindow         = 256 << 10 // two of the largest frames must fit to resynchronise
-	DefaultLateBudget = 150 * time.Millisecond
+	DefaultWindow = 4 << 20
+	MinWindow     = 256 << 10 // two of the largest frames must fit to resynchronise
 
 	// defaultMinRTT stands for the minimum RTT while none is known (hole-filling rule).
 	defaultMinRTT = int64(3 * time.Millisecond)
@@ -118,7 +117,7 @@ func NewConn(cfg Config, a, b netip.AddrPort) *Conn {
 	w = max(w, MinWindow)
 	late := int64(cfg.LateBudget)
 	if late <= 0 {
-		late = int64(DefaultLateBudget)
+		late = int64(report.DefaultLateBudget)
 	}
 	c := &Conn{window: w, late: late, borrow: cfg.BorrowPayload, msg: transport.Message{Proto: transport.TCP}}
 	c.hs.client = -1

@@ -68,9 +68,9 @@ func parseArgs(args []string, stderr io.Writer) (*config, error) {
 	fs.SetInterspersed(true) // flags may come before or after the files
 	var (
 		cfg        config
-		lateBudget = fs.Duration("late-budget", 150*time.Millisecond, "a media packet delayed more than this above its stream's baseline is late")
+		lateBudget = fs.Duration("late-budget", report.DefaultLateBudget, "a media packet delayed more than this above its stream's baseline is late")
 		rampTarget = fs.String("ramp-target", "", "the bitrate the ramp is measured against (2500kbps, 2.5Mbps); default: the plateau")
-		minPackets = fs.Int("min-packets", 10, "the fewest packets an RTP stream needs to be reported")
+		minPackets = fs.Int("min-packets", report.DefaultMinPackets, "the fewest packets an RTP stream needs to be reported")
 		decodeAs   = fs.StringArray("decode-as", nil, "treat a port as carrying rtp, rtcp, stun, turn or rfc4571: PROTO=PORT (repeatable)")
 	)
 	fs.StringVar(&cfg.format, "format", "", "report format: text, json, md or html (default: from -o's extension, else text)")
