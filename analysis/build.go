@@ -40,32 +40,13 @@ func (a *analyzer) build(name string, rd *capture.Reader) report.Capture {
 	}
 	if n, ok := rd.InterfaceDrops(); ok {
 		c.InterfaceDrops = &n
-		if n > 0 {
-			a.warnf("the capturing interfaces dropped %d packets: they are missing from this report", n)
-		}
 	}
 	if a.packets > 0 {
 		s := time.Unix(0, a.first).UTC().Format("2006-01-02T15:04:05.000000Z")
 		c.Start = &s
 		c.DurationS = numfmt.Round(float64(a.last-a.first)/1e9, 6)
 	}
-	if a.unknownLink > 0 {
-		a.warnf("%d packets on link types this tool does not decode were counted, not analysed", a.unknownLink)
-	}
-	if a.flowsOver > 0 {
-		a.warnf("%d packets of flows beyond the first %d were counted, not analysed", a.flowsOver, a.opts.maxFlows())
-	}
-	if a.snapped > 0 {
-		a.warnf("%d packets were cut by the snap length: their lengths are counted from the original frame size", a.snapped)
-		if len(a.snappedIn) > 1 {
-			// Several interfaces (a TURN server capturing both legs): say which were cut.
-			for i, n := range a.snappedIn {
-				if n > 0 {
-					a.warnf("interface %d: %d packets cut by its snap length", i, n)
-				}
-			}
-		}
-	}
+	a.unanalysed(rd)
 
 	streams := a.rtp.Streams()
 	legOf := a.buildLegs(&c, streams)

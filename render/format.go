@@ -29,6 +29,7 @@ var (
 	pct       = numfmt.Pct
 	ms        = numfmt.MS
 	seconds   = numfmt.Seconds
+	count     = numfmt.Count
 )
 
 var sparkLevels = []rune("▁▂▃▄▅▆▇█")

@@ -337,11 +337,3 @@ func (t *textWriter) comparison(c *report.Comparison) {
 		t.line("    %s", e.Direction)
 	}
 }
-
-// count writes n with the singular or plural noun.
-func count(n int64, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return thousands(n) + " " + many
-}

@@ -29,6 +29,14 @@ func Thousands(n int64) string {
 	return s
 }
 
+// Count writes n with the singular or plural noun: "1 packet", "1,200 packets".
+func Count(n int64, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return Thousands(n) + " " + many
+}
+
 // Rate formats a bitrate given in kbit/s.
 func Rate(kbps float64) string {
 	if kbps >= 1000 {

@@ -1,0 +1,92 @@
+package analysis
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/callpcap/callpcap/capture"
+	"github.com/callpcap/callpcap/internal/numfmt"
+)
+
+// unanalysed warns of what the capture holds that the report leaves out or could not follow:
+// packets the capturing interfaces dropped, link types not decoded, what was cut by the snap
+// length, and everything each stage counted instead of keeping because it went beyond a
+// bound (flows, RTP streams, IP fragments, ICE and TURN state) or did not parse. Each bound
+// keeps memory flat whatever the capture holds; a count here says the bound was reached.
+func (a *analyzer) unanalysed(rd *capture.Reader) {
+	if n, ok := rd.InterfaceDrops(); ok && n > 0 {
+		a.warnf("the capturing interfaces dropped %d packets: they are missing from this report", n)
+	}
+	if a.unknownLink > 0 {
+		a.warnf("%d packets on link types this tool does not decode were counted, not analysed", a.unknownLink)
+	}
+	if a.flowsOver > 0 {
+		a.warnf("%d packets of flows beyond the first %d were counted, not analysed", a.flowsOver, a.opts.maxFlows())
+	}
+	if a.snapped > 0 {
+		a.warnf("%d packets were cut by the snap length: their lengths are counted from the original frame size", a.snapped)
+		if len(a.snappedIn) > 1 {
+			// Several interfaces (a TURN server capturing both legs): say which were cut.
+			for i, n := range a.snappedIn {
+				if n > 0 {
+					a.warnf("interface %d: %d packets cut by its snap length", i, n)
+				}
+			}
+		}
+	}
+
+	if fs := rd.Stats(); fs.Expired+fs.Dropped+int64(fs.Pending) > 0 {
+		a.warnf("%s could not be rebuilt from their fragments (%s): their fragments were counted, not analysed",
+			numfmt.Count(fs.Expired+fs.Dropped+int64(fs.Pending), "IP datagram", "IP datagrams"), list(
+				bound{fs.Expired, "incomplete 30 s after the first fragment"},
+				bound{fs.Dropped, "overlapping, inconsistent or beyond the reassembly limits"},
+				bound{int64(fs.Pending), "incomplete at the end of the capture"}))
+	}
+
+	rc := a.rtp.Counts()
+	if rc.Untracked > 0 {
+		a.warnf("%d RTP packets of streams beyond the RTP stream table were counted, not analysed", rc.Untracked)
+	}
+	if rc.Evicted > 0 {
+		a.warnf("%d candidate RTP streams were dropped before they qualified, to make room in the RTP stream table", rc.Evicted)
+	}
+	if rc.Invalid > 0 {
+		a.warnf("%d messages classified as RTP had a header that does not parse: counted as other", rc.Invalid)
+	}
+	if rc.RTCPInvalid > 0 {
+		a.warnf("%d messages classified as RTCP were too short or not version 2: not counted", rc.RTCPInvalid)
+	}
+	if rc.RTCPUntracked > 0 {
+		a.warnf("%d RTCP reports about SSRCs beyond the RTCP table were counted, not followed", rc.RTCPUntracked)
+	}
+
+	ds := a.turn.Stats()
+	if ds.Malformed > 0 {
+		a.warnf("%d messages classified as STUN did not decode: counted as STUN, not interpreted", ds.Malformed)
+	}
+	u := ds.Untracked
+	if l := list(bound{u.Pending, "unanswered transactions dropped for newer ones"},
+		bound{u.Ufrags, "ICE ufrag pairs"}, bound{u.Nominated, "nominated pairs"},
+		bound{u.Allocations, "messages of TURN allocations"}, bound{u.Servers, "TURN servers"},
+		bound{u.Channels, "channel bindings"}, bound{u.Peers, "peers"},
+		bound{u.Permissions, "permissions"}); l != "" {
+		a.warnf("ICE and TURN state beyond its bounds was counted, not kept: %s", l)
+	}
+}
+
+// bound counts what went beyond one of the analysis's bounds, for a warning.
+type bound struct {
+	n    int64
+	what string
+}
+
+// list says the non-zero counts: "3 what, 1 other".
+func list(ts ...bound) string {
+	var parts []string
+	for _, t := range ts {
+		if t.n > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", t.n, t.what))
+		}
+	}
+	return strings.Join(parts, ", ")
+}
