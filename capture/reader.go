@@ -328,15 +328,6 @@ next:
 	return out
 }
 
-// Interfaces returns the number of interfaces read so far (1 for classic pcap). Packet.Iface
-// is below it.
-func (r *Reader) Interfaces() int {
-	if !r.ng {
-		return 1
-	}
-	return len(r.ifaces)
-}
-
 // InterfaceDrops returns the packets the interfaces dropped, from the isb_ifdrop option of
 // pcapng Interface Statistics Blocks: the last value given for each interface (the counter
 // is cumulative), summed over the interfaces. ok is false when no block gave one.

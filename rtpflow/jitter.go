@@ -42,9 +42,6 @@ func (j *Jitter) Update(at, ts int64) {
 	}
 }
 
-// Updates is how many packets updated J (every packet after the first).
-func (j *Jitter) Updates() int64 { return j.n }
-
 // MS returns mean, max and last J in milliseconds; ok is false before the first update.
 func (j *Jitter) MS() (mean, max, last float64, ok bool) {
 	if j.n == 0 || j.clock <= 0 {

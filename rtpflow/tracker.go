@@ -104,9 +104,6 @@ func NewTracker(cfg Config) *Tracker {
 	return t
 }
 
-// Config returns the configuration in effect, defaults filled in.
-func (t *Tracker) Config() Config { return t.cfg }
-
 // directionOrigin returns the time of the first media packet of the call direction of p
 // (DESIGN: series start at each direction's first packet), at if this is it.
 func (t *Tracker) directionOrigin(p Path, at int64) int64 {

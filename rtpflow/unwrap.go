@@ -32,6 +32,3 @@ func (u *Unwrapper) Unwrap(v uint32) int64 {
 	}
 	return x
 }
-
-// Highest is the highest value unwrapped so far.
-func (u *Unwrapper) Highest() int64 { return u.highest }

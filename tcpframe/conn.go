@@ -100,12 +100,16 @@ type Conn struct {
 	msg          transport.Message
 }
 
+// handshake measures the handshake round trip: (first SYN/ACK − the last SYN before it) +
+// (first ACK of the SYN/ACK − the last SYN/ACK before it), which without retransmission is
+// the time from the SYN to the ACK that completes the handshake: the full round trip at any
+// vantage.
 type handshake struct {
 	client               int // index of the direction that sent the SYN, -1 unknown
 	synT, part1, synAckT int64
 	synAckSeen           bool
 	serverISN            uint32
-	rtt                  int64
+	rtt                  int64 // ns; 0 until the handshake was seen
 }
 
 // NewConn returns the state of a connection between a (the side seen first) and b.
@@ -200,20 +204,11 @@ func (c *Conn) Framing() Framing {
 	return FramingNone
 }
 
-// DirFraming returns the framing detected in direction 0 (a to b) or 1 (b to a).
-func (c *Conn) DirFraming(i int) Framing { return c.dirs[i&1].fr.kind }
-
 // Rest returns, for direction 0 (a to b) or 1 (b to a), the wire bytes no message accounts for.
 func (c *Conn) Rest(i int) Rest { return c.dirs[i&1].rest }
 
 // Vantage returns the vantage of direction 0 (a to b) or 1 (b to a) as known now.
 func (c *Conn) Vantage(i int) Vantage { return c.dirs[i&1].vantage() }
-
-// HandshakeRTT returns the handshake round trip: (first SYN/ACK − the last SYN before it) +
-// (first ACK of the SYN/ACK − the last SYN/ACK before it), which without retransmission is
-// the time from the SYN to the ACK that completes the handshake: the full round trip at any
-// vantage. 0 when the handshake was not seen.
-func (c *Conn) HandshakeRTT() time.Duration { return time.Duration(c.hs.rtt) }
 
 // rtt is the connection's minimum round trip in ns: the handshake's, else the sum of both
 // directions' minimum data/ACK delays (each is the part of the round trip on one side of

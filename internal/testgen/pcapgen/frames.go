@@ -228,14 +228,6 @@ func IPv6Fragments(src, dst netip.Addr, nextHeader uint8, id uint32, payload []b
 	}
 }
 
-// IP returns IPv4 or IPv6 around payload depending on src.
-func IP(src, dst netip.Addr, proto uint8, payload []byte) []byte {
-	if src.Is4() {
-		return IPv4(src, dst, proto, payload)
-	}
-	return IPv6(src, dst, proto, payload)
-}
-
 // UDP returns a UDP datagram with a correct checksum over the IPv4 or IPv6 pseudo-header.
 func UDP(src, dst netip.AddrPort, payload []byte) []byte {
 	b := make([]byte, 8, 8+len(payload))
