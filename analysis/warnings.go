@@ -36,7 +36,7 @@ func (a *analyzer) unanalysed(rd *capture.Reader) {
 	}
 
 	if fs := rd.Stats(); fs.Expired+fs.Dropped+int64(fs.Pending) > 0 {
-		a.warnf("%s could not be rebuilt from their fragments (%s): their fragments were counted, not analysed",
+		a.warnf("%s could not be rebuilt from IP fragments (%s): the fragments were counted, not analysed",
 			numfmt.Count(fs.Expired+fs.Dropped+int64(fs.Pending), "IP datagram", "IP datagrams"), list(
 				bound{fs.Expired, "incomplete 30 s after the first fragment"},
 				bound{fs.Dropped, "overlapping, inconsistent or beyond the reassembly limits"},

@@ -49,7 +49,7 @@ func TestUnanalysedWarnings(t *testing.T) {
 	}
 	c := analyze(t, buf.Bytes(), Options{})
 	want := []string{
-		"2 IP datagrams could not be rebuilt from their fragments (1 incomplete 30 s after the first fragment, 1 incomplete at the end of the capture)",
+		"2 IP datagrams could not be rebuilt from IP fragments (1 incomplete 30 s after the first fragment, 1 incomplete at the end of the capture)",
 		"3 messages classified as RTP had a header that does not parse",
 		"2 messages classified as STUN did not decode",
 	}
