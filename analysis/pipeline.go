@@ -12,16 +12,17 @@ import (
 // into the reader's own buffers, which the reader holds until the batch comes back
 // (capture.Reader.Hold): nothing is copied. The reader also takes the dedup digests, while
 // the packet's bytes are in its core's cache (see digests). Finished batches go back to
-// the reader a few at a time (pipe.release): the goroutine waiting for them is then woken
-// once per group, not once per batch, and a wake-up costs the waker a futex call.
+// the reader half of them at a time (pipe.release): the goroutine waiting for them is then
+// woken once per group, not once per batch (a wake-up costs the waker a futex call), and
+// each stage runs for a while without waiting for the other.
 const (
 	batchPackets = 256
 	// batchBytes ends a batch early when its packets' bytes reach it, which bounds the
 	// buffers held for the batches of jumbo or reassembled datagrams.
 	batchBytes = 512 << 10
 	// batches is how many batches exist; giveBack how many finished ones go back together.
-	batches  = 8
-	giveBack = 3
+	batches  = 16
+	giveBack = 8
 )
 
 // batch is a run of decoded packets.
