@@ -48,13 +48,14 @@ func Analyze(ctx context.Context, name string, r io.Reader, opts Options) (repor
 type analyzer struct {
 	opts  Options
 	turn  *demux.Tracker
-	rtp   *rtpflow.Tracker
+	media *media // the RTP analysis, on a goroutine of its own; its tracker is read after run
 	dedup dedup
 
-	flows     map[flowKey]*flow
-	flowList  []*flow
-	flowsOver int64 // flows not tracked beyond MaxFlows
-	cache     flowCache
+	flows      map[flowKey]*flow
+	flowList   []*flow
+	flowsOver  int64 // flows not tracked beyond MaxFlows
+	cache      flowCache
+	rtpInvalid int64 // messages in RTP's range whose header did not decode
 
 	packets, wire               int64
 	first, last, prev           int64
@@ -82,15 +83,13 @@ func newAnalyzer(opts Options) *analyzer {
 		opts:  opts,
 		turn:  demux.NewTracker(),
 		flows: make(map[flowKey]*flow),
-		rtp: rtpflow.NewTracker(rtpflow.Config{
-			LateBudget:     opts.lateBudget(),
-			MinPackets:     opts.minPackets(),
-			RampTargetKbps: opts.RampTargetKbps,
-		}),
 	}
 	a.emit = a.tcpMessage
 	return a
 }
+
+// rtp is the RTP tracker, which the media goroutine feeds until run returns: read it after.
+func (a *analyzer) rtp() *rtpflow.Tracker { return a.media.tracker }
 
 func (a *analyzer) warnf(format string, args ...any) {
 	if len(a.warnings) < 50 {
@@ -99,9 +98,13 @@ func (a *analyzer) warnf(format string, args ...any) {
 }
 
 func (a *analyzer) run(ctx context.Context, rd *capture.Reader) error {
-	// Reading and decoding run on their own goroutine (see readBatches).
+	// Reading and decoding run on their own goroutine (see readBatches), and so does the RTP
+	// analysis (media).
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	a.media = newMedia(rtpflow.Config{LateBudget: a.opts.lateBudget(), MinPackets: a.opts.minPackets(),
+		RampTargetKbps: a.opts.RampTargetKbps})
+	defer a.media.finish()
 	batches := readBatches(ctx, rd)
 	// Each batch goes back to the reader one batch late: the TCP connections keep pointing
 	// into the packets of the batch before the current one (tcpframe's Detach), so that the
@@ -317,15 +320,27 @@ func (a *analyzer) message(f *flow, m *transport.Message, udp bool) {
 		}
 		s.other += m.Wire.Total
 	case demux.ClassRTP:
-		if !a.rtp.RTP(rtpflow.Path{Leg: f.idx, Src: m.Src, Dst: m.Dst}, m, a.demux.RTP()) {
+		if !a.rtpPacket(rtpflow.Path{Leg: f.idx, Src: m.Src, Dst: m.Dst}, m) {
 			s.other += m.Wire.Total
 		}
 	case demux.ClassRTCP:
-		a.rtp.RTCP(rtpflow.Path{Leg: f.idx, Src: m.Src, Dst: m.Dst}, m)
+		a.media.rtcp(rtpflow.Path{Leg: f.idx, Src: m.Src, Dst: m.Dst}, m)
 		s.rtcp += m.Wire.Total
 	default:
 		s.other += m.Wire.Total
 	}
+}
+
+// rtpPacket hands an RTP message to the RTP analysis; false when the demux could not decode
+// its header (a packet the snap length cut inside it), which the caller counts as other.
+func (a *analyzer) rtpPacket(p rtpflow.Path, m *transport.Message) bool {
+	h := a.demux.RTP()
+	if h == nil {
+		a.rtpInvalid++
+		return false
+	}
+	a.media.rtp(p, m, h)
+	return true
 }
 
 // sdp passes what the SDP of a SIP message says about payload types to the RTP tracker.
@@ -335,7 +350,7 @@ func (a *analyzer) sdp(m *transport.Message) {
 	if m.Snapped {
 		b = b[:bytes.LastIndexByte(b, '\n')+1]
 	}
-	demux.ParseSDP(b, func(h demux.PayloadHint) { a.rtp.Hint(rtpflow.PayloadHint(h)) })
+	demux.ParseSDP(b, func(h demux.PayloadHint) { a.media.hint(rtpflow.PayloadHint(h)) })
 }
 
 // wrapped handles a datagram unwrapped from TURN: its path runs between the TURN client and
@@ -353,11 +368,11 @@ func (a *analyzer) wrapped(f *flow, m *transport.Message) {
 	switch cls {
 	case demux.ClassRTP:
 		a.relay.wrapped(f, client, path, m)
-		if a.rtp.RTP(path, m, a.demux.RTP()) {
+		if a.rtpPacket(path, m) {
 			return
 		}
 	case demux.ClassRTCP:
-		a.rtp.RTCP(path, m)
+		a.media.rtcp(path, m)
 		s.rtcp += m.Wire.Total
 		return
 	case demux.ClassSTUN:

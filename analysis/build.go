@@ -48,7 +48,7 @@ func (a *analyzer) build(name string, rd *capture.Reader) report.Capture {
 	}
 	a.unanalysed(rd)
 
-	streams := a.rtp.Streams()
+	streams := a.rtp().Streams()
 	legOf := a.buildLegs(&c, streams)
 	a.buildFlows(&c, legOf)
 	a.buildStreamsAndDirections(&c, streams, legOf)
@@ -267,7 +267,7 @@ func addrString(ap netip.AddrPort) string {
 
 // direction aggregates the streams of one call direction and does its wire accounting.
 func (a *analyzer) direction(id string, k dirKey, ss []*rtpflow.Stream, legOf map[int]string, claimed map[[2]int]bool) report.Direction {
-	m := a.rtp.Direction(ss, a.first)
+	m := a.rtp().Direction(ss, a.first)
 	d := report.Direction{
 		ID: id, From: addrString(k.src), To: addrString(k.dst), Legs: []string{}, Streams: []string{},
 		MediaPackets: m.MediaPackets, MediaPayloadBytes: m.MediaPayloadBytes, GoodputKbps: m.GoodputKbps,

@@ -43,15 +43,15 @@ func (a *analyzer) unanalysed(rd *capture.Reader) {
 				bound{int64(fs.Pending), "incomplete at the end of the capture"}))
 	}
 
-	rc := a.rtp.Counts()
+	rc := a.rtp().Counts()
 	if rc.Untracked > 0 {
 		a.warnf("%d RTP packets of streams beyond the RTP stream table were counted, not analysed", rc.Untracked)
 	}
 	if rc.Evicted > 0 {
 		a.warnf("%d candidate RTP streams were dropped before they qualified, to make room in the RTP stream table", rc.Evicted)
 	}
-	if rc.Invalid > 0 {
-		a.warnf("%d messages classified as RTP had a header that does not parse: counted as other", rc.Invalid)
+	if a.rtpInvalid > 0 {
+		a.warnf("%d messages classified as RTP had a header that does not parse: counted as other", a.rtpInvalid)
 	}
 	if rc.RTCPInvalid > 0 {
 		a.warnf("%d messages classified as RTCP were too short or not version 2: not counted", rc.RTCPInvalid)

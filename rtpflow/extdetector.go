@@ -41,8 +41,8 @@ type astValues struct {
 }
 
 // observe reads one packet's extension elements, and its 3-byte values into *ast (zero).
-func (e *extDetector) observe(h *wire.RTP, ast *astValues) {
-	it, ok := h.Elements()
+func (e *extDetector) observe(profile uint16, body []byte, ast *astValues) {
+	it, ok := wire.NewExtIter(profile, body)
 	if !ok {
 		return
 	}

@@ -68,7 +68,8 @@ func TestExtDetectorObserve(t *testing.T) {
 			var got []astValues
 			for _, p := range tt.packets {
 				var ast astValues
-				e.observe(header(t, p), &ast)
+				h := header(t, p)
+				e.observe(h.ExtensionProfile, h.ExtensionBody, &ast)
 				got = append(got, ast)
 			}
 			if diff := cmp.Diff(tt.wantAST, got, cmp.AllowUnexported(astValues{})); diff != "" {

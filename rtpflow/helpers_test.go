@@ -26,16 +26,20 @@ var (
 // profileOneByte is the RFC 8285 one-byte header extension profile.
 const profileOneByte = 0xBEDE
 
-// rtpTo decodes m's header with h, as the demux does, and gives the message to tr; h is the
-// caller's so that a test of allocations can reuse it (nil: a new one).
+// rtpTo decodes m's header with h, as the demux does, and gives the packet to tr, as the
+// analysis does; false when the header does not decode. h is the caller's so that a test of
+// allocations can reuse it (nil: a new one).
 func rtpTo(tr *Tracker, h *wire.RTP, p Path, m *transport.Message) bool {
 	if h == nil {
 		h = new(wire.RTP)
 	}
 	if h.Unmarshal(m.Payload, m.Snapped) != nil {
-		return tr.RTP(p, m, nil)
+		return false
 	}
-	return tr.RTP(p, m, h)
+	var pk Packet
+	PacketOf(&pk, p, m, h)
+	tr.RTP(&pk)
+	return true
 }
 
 // rp is an RTP packet to build by hand.

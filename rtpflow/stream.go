@@ -1,12 +1,5 @@
 package rtpflow
 
-import (
-	"encoding/binary"
-
-	"github.com/callpcap/callpcap/transport"
-	"github.com/callpcap/callpcap/wire"
-)
-
 // Stream is one SSRC seen in one direction of one leg (one Path). It counts its packets
 // and their bytes on the wire itself and hands each packet, in turn, to the parts that
 // follow one aspect of it (add): continuity for the stream rule, seqStats for RFC 3550
@@ -75,96 +68,89 @@ func (s *Stream) qualifies() bool {
 
 // add accounts one packet of the stream: h is its header, payloadLen its payload on the
 // wire (more than h.PayloadLen when the snap length cut it). Arrival is m.Delivered.
-func (s *Stream) add(h *wire.RTP, payloadLen int, m *transport.Message) {
-	at := m.Delivered
+func (s *Stream) add(pk *Packet) {
+	at := pk.Delivered
 	if s.packets == 0 {
-		s.pt, s.firstAt = h.PayloadType, at
+		s.pt, s.firstAt = pk.PT, at
 		s.series.start(s.t.directionOrigin(s.path, at), at)
 	}
-	s.steps.add(h.SequenceNumber, h.PayloadType, at) // steps, for the stream rule
-	s.count(h, payloadLen, at)                       // counters
-	sec := s.series.index(at)                        // its second in the series
-	ev := s.seq.add(h.SequenceNumber)                // RFC 3550 A.1: duplicate, losses seen
-	s.series.loss(sec, ev)                           // losses in their second
-	s.account(h, payloadLen, m, sec, ev.dup)         // wire bytes
+	s.steps.add(pk.Seq, pk.PT, at) // steps, for the stream rule
+	s.count(pk, at)                // counters
+	sec := s.series.index(at)      // its second in the series
+	ev := s.seq.add(pk.Seq)        // RFC 3550 A.1: duplicate, losses seen
+	s.series.loss(sec, ev)         // losses in their second
+	s.account(pk, sec, ev.dup)     // wire bytes
 	var ast astValues
-	if h.Extension {
-		s.ext.observe(h, &ast) // RFC 8285 ids, abs-send-time candidates, transport-cc
+	if pk.Extension {
+		s.ext.observe(pk.ExtProfile, pk.ExtBody, &ast) // RFC 8285 ids, abs-send-time candidates, transport-cc
 	}
-	s.rtxPayload(m.Payload[h.HeaderLen:]) // RTX vote, or a loss its RTX stream recovered
-	ts := s.tsUn.Unwrap(h.Timestamp)
-	hol := m.Retransmitted || m.Delivered > m.Complete
+	if pk.HasOSN && (!s.rtx.decided || s.rtx.of != nil) {
+		s.rtxOSN(pk.OSN) // RTX vote, or a loss its RTX stream recovered
+	}
+	ts := s.tsUn.Unwrap(pk.Timestamp)
+	hol := pk.Retransmitted || pk.Delivered > pk.Complete
 	if s.timed() {
 		s.sample(at, ts, ast.v[0], ast.mask != 0, hol, sec) // jitter, delay, lateness
 	} else {
-		s.untimed(at, ts, hol, h.Extension, &ast, sec) // until the clock rate is known
+		s.untimed(at, ts, hol, pk.Extension, &ast, sec) // until the clock rate is known
 	}
 }
 
 // count updates the counters of every packet.
-func (s *Stream) count(h *wire.RTP, payloadLen int, at int64) {
+func (s *Stream) count(pk *Packet, at int64) {
 	if at > s.lastAt || s.packets == 0 {
 		s.lastAt = at
 	}
 	if at < s.firstAt {
 		s.firstAt = at
 	}
-	padLen := h.PaddingLen()
 	s.packets++
-	s.payloadBytes += int64(payloadLen)
-	s.headerBytes += int64(h.HeaderLen)
-	s.paddingBytes += int64(padLen)
-	if payloadLen == 0 && padLen > 0 {
+	s.payloadBytes += int64(pk.PayloadLen)
+	s.headerBytes += int64(pk.HeaderLen)
+	s.paddingBytes += int64(pk.PadLen)
+	if pk.PayloadLen == 0 && pk.PadLen > 0 {
 		s.paddingPackets++
 	}
-	if h.Marker {
+	if pk.Marker {
 		s.markers++
 	}
 }
 
 // account adds the message's wire bytes to the stream's totals and to its second sec: a
 // duplicate counts whole as duplicate bytes, other packets by header, padding and payload.
-func (s *Stream) account(h *wire.RTP, payloadLen int, m *transport.Message, sec int, dup bool) {
-	padLen := int64(h.PaddingLen())
+func (s *Stream) account(pk *Packet, sec int, dup bool) {
+	padLen := int64(pk.PadLen)
 	w := &s.wire
 	w.Messages++
-	w.Total += m.Wire.Total
-	w.Headers += m.Wire.Headers
-	w.Framing += m.Wire.Framing
-	w.Retransmitted += m.Wire.Retransmitted
-	w.RTPBytes += m.Len()
+	w.Total += pk.Wire.Total
+	w.Headers += pk.Wire.Headers
+	w.Framing += pk.Wire.Framing
+	w.Retransmitted += pk.Wire.Retransmitted
+	w.RTPBytes += pk.Len
 	if dup {
-		w.DuplicateBytes += m.Len()
+		w.DuplicateBytes += pk.Len
 		w.DuplicatePackets++
 	} else {
-		w.RTPHeaderBytes += int64(h.HeaderLen)
+		w.RTPHeaderBytes += int64(pk.HeaderLen)
 		w.PaddingBytes += padLen
-		w.MediaPayloadBytes += int64(payloadLen)
+		w.MediaPayloadBytes += int64(pk.PayloadLen)
 		w.Packets++
 	}
 	if c := s.series.at(sec); c != nil {
-		c.wire += m.Wire.Total
-		c.retrans += m.Wire.Retransmitted
+		c.wire += pk.Wire.Total
+		c.retrans += pk.Wire.Retransmitted
 		if !dup {
-			c.payload += int64(payloadLen)
+			c.payload += int64(pk.PayloadLen)
 			c.padding += padLen
 		}
 	}
 }
 
-// rtxPayload takes the first two payload bytes of a payload-bearing packet, which are the
+// rtxOSN takes the first two payload bytes of a payload-bearing packet, which are the
 // original sequence number if the stream is RTX (RFC 4588, 4): a vote while the stream is
-// undecided, and once it is found to be RTX, a recovered packet of its media stream. The
-// payload is what was captured: a snapped packet may hold fewer bytes than it had.
-func (s *Stream) rtxPayload(payload []byte) {
-	// A media stream, once decided, has nothing to do here: the common case, kept inline.
-	if len(payload) >= 2 && (!s.rtx.decided || s.rtx.of != nil) {
-		s.rtxOSN(payload)
-	}
-}
-
-func (s *Stream) rtxOSN(payload []byte) {
-	osn := binary.BigEndian.Uint16(payload)
+// undecided, and once it is found to be RTX, a recovered packet of its media stream. A
+// media stream, once decided, has nothing to do here.
+func (s *Stream) rtxOSN(osn uint16) {
 	switch {
 	case s.rtx.voting():
 		if s.rtx.vote(osn, s.snd.match(s, osn)) {

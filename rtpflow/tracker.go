@@ -5,8 +5,6 @@ import (
 	"time"
 
 	"github.com/callpcap/callpcap/report"
-	"github.com/callpcap/callpcap/transport"
-	"github.com/callpcap/callpcap/wire"
 )
 
 // Config sets the tracker's thresholds and bounds; the zero value means the defaults.
@@ -68,11 +66,10 @@ type Tracker struct {
 	rtcp    rtcpTracker
 	origins map[[2]netip.AddrPort]int64 // first media packet of each call direction: its series grid
 
-	untracked  int64 // packets of streams beyond MaxStreams
-	lastSweep  int64
-	sweepDebt  int
-	evicted    int64
-	rtpInvalid int64
+	untracked int64 // packets of streams beyond MaxStreams
+	lastSweep int64
+	sweepDebt int
+	evicted   int64
 
 	hints hintTable // what SDP said about payload types (Hint)
 }
@@ -117,34 +114,18 @@ func (t *Tracker) directionOrigin(p Path, at int64) int64 {
 	return at
 }
 
-// RTP accounts one message the demux classified as RTP, whose header h the demux decoded
-// (h.Unmarshal(m.Payload, m.Snapped)): the header is not decoded again. A nil h is a
-// message in the RTP range whose header did not decode (a packet the snap length cut
-// inside its header): it is counted in Counts.Invalid and RTP returns false, for the
-// caller to count the message as something else. RTP allocates nothing once the stream is
-// known.
-func (t *Tracker) RTP(p Path, m *transport.Message, h *wire.RTP) bool {
-	if h == nil {
-		t.rtpInvalid++
-		return false
-	}
-	payloadLen := h.PayloadLen
-	if m.Snapped {
-		// What the snap length cut was payload on the wire: sizes come from the original
-		// length, as everywhere else.
-		payloadLen += int(max(m.Len()-int64(len(m.Payload)), 0))
-	}
+// RTP accounts one RTP packet (PacketOf). It allocates nothing once the stream is known.
+func (t *Tracker) RTP(pk *Packet) {
 	s := t.last
-	if s == nil || s.ssrc != h.SSRC || s.path != p {
-		s = t.lookup(p, h.SSRC, m.Delivered)
+	if s == nil || s.ssrc != pk.SSRC || s.path != pk.Path {
+		s = t.lookup(pk.Path, pk.SSRC, pk.Delivered)
 		if s == nil {
 			t.untracked++
-			return true
+			return
 		}
 		t.last = s
 	}
-	s.add(h, payloadLen, m)
-	return true
+	s.add(pk)
 }
 
 // lookup finds or creates the stream; nil when the candidate table is full.
@@ -255,7 +236,6 @@ func dropEvicted(ss []*Stream) []*Stream {
 type Counts struct {
 	Untracked int64 // RTP packets of new streams refused because MaxStreams candidates were tracked
 	Evicted   int64 // candidate streams dropped without qualifying
-	Invalid   int64 // messages whose RTP header did not parse
 
 	RTCPPackets   int64 // RTCP compound packets counted (readable or encrypted)
 	RTCPEncrypted int64 // of which did not parse and were counted from their clear header
@@ -265,7 +245,7 @@ type Counts struct {
 
 // Counts returns the tracker's bound counters.
 func (t *Tracker) Counts() Counts {
-	return Counts{Untracked: t.untracked, Evicted: t.evicted, Invalid: t.rtpInvalid,
+	return Counts{Untracked: t.untracked, Evicted: t.evicted,
 		RTCPPackets: t.rtcp.packets, RTCPEncrypted: t.rtcp.encrypted, RTCPInvalid: t.rtcp.invalid,
 		RTCPUntracked: t.rtcp.untracked}
 }

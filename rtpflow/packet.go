@@ -1,0 +1,59 @@
+package rtpflow
+
+import (
+	"encoding/binary"
+
+	"github.com/callpcap/callpcap/transport"
+	"github.com/callpcap/callpcap/wire"
+)
+
+// Packet is what the analysis of a stream takes from one RTP packet: its header's fields,
+// its sizes on the wire, when it was delivered, the wire bytes its message accounts for, and
+// the only payload bytes it reads, the first two (an RTX packet's original sequence number).
+// It refers to nothing of the message but ExtBody, so that, with ExtBody copied, a packet
+// can be analysed after its message's buffer was reused (on another goroutine).
+type Packet struct {
+	Path       Path
+	SSRC       uint32
+	Timestamp  uint32
+	Seq        uint16
+	PT         uint8
+	Marker     bool
+	Extension  bool
+	ExtProfile uint16
+	// ExtBody is the header extension after its profile and length (wire.RTP.ExtensionBody):
+	// the RFC 8285 elements.
+	ExtBody    []byte
+	HeaderLen  int
+	PayloadLen int // on the wire: more than was captured when the snap length cut the packet
+	PadLen     int
+	OSN        uint16 // the first two payload bytes, when HasOSN
+	HasOSN     bool
+
+	Delivered, Complete int64
+	Retransmitted       bool // some of the message's bytes were carried twice by TCP
+	Wire                transport.Wire
+	Len                 int64 // the RTP packet's length on the wire (m.Len())
+}
+
+// PacketOf fills pk with what the analysis of a stream takes from the message m of path p,
+// whose RTP header the demux decoded as h. pk.ExtBody points into m.
+func PacketOf(pk *Packet, p Path, m *transport.Message, h *wire.RTP) {
+	payloadLen := h.PayloadLen
+	if m.Snapped {
+		// What the snap length cut was payload on the wire: sizes come from the original
+		// length, as everywhere else.
+		payloadLen += int(max(m.Len()-int64(len(m.Payload)), 0))
+	}
+	pk.Path = p
+	pk.SSRC, pk.Timestamp, pk.Seq, pk.PT, pk.Marker = h.SSRC, h.Timestamp, h.SequenceNumber, h.PayloadType, h.Marker
+	pk.Extension, pk.ExtProfile, pk.ExtBody = h.Extension, h.ExtensionProfile, h.ExtensionBody
+	pk.HeaderLen, pk.PayloadLen, pk.PadLen = h.HeaderLen, payloadLen, h.PaddingLen()
+	// The captured bytes: a snapped packet may hold fewer than PayloadLen.
+	pk.OSN, pk.HasOSN = 0, len(m.Payload) >= h.HeaderLen+2
+	if pk.HasOSN {
+		pk.OSN = binary.BigEndian.Uint16(m.Payload[h.HeaderLen:])
+	}
+	pk.Delivered, pk.Complete, pk.Retransmitted = m.Delivered, m.Complete, m.Retransmitted
+	pk.Wire, pk.Len = m.Wire, m.Len()
+}
