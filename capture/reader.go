@@ -15,7 +15,7 @@ const (
 	// three times slower), but not so large that the chunks the batches in flight hold
 	// (analysis/pipeline.go) fall out of the cores' caches. Records larger than a chunk are
 	// read into a buffer of their own.
-	bufSize = 512 << 10
+	bufSize = 256 << 10
 	// maxBlock bounds a pcapng block and a pcap record: nothing larger is read or allocated.
 	maxBlock = 64 << 20
 	// maxZstdWindow bounds the zstd decoder's window (zstd --long=27 writes 128 MiB windows).
