@@ -30,7 +30,7 @@ type mediaBatch struct {
 }
 
 const (
-	mediaBatchEvents = 512
+	mediaBatchEvents = 1024
 	mediaBatchBytes  = 64 << 10
 	mediaBatches     = 4
 )
