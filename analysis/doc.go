@@ -5,5 +5,8 @@
 //	c, err := analysis.Analyze(ctx, "call.pcap", f, analysis.Options{})
 //
 // Analyze reads the capture once, in order, with memory bounded by the number of flows and
-// streams (each capped), not by the number of packets.
+// streams (each capped), not by the number of packets. Three goroutines share the work:
+// reading and decoding (pipeline.go), the flows, TCP and demultiplexing (analyze.go), and
+// the RTP analysis (media.go); each hands the next its work in batches, in order, so the
+// report is the same as if one goroutine did it all.
 package analysis

@@ -30,8 +30,10 @@
 // Counting and wire accounting stay in Stream (stream.go); Summary and Direction (summary.go,
 // direction.go, ramp.go) read the parts at the end. RTCP is rtcpTracker (rtcp.go).
 //
-// Contract: Tracker.RTP takes the header the demux decoded (wire.RTP) rather than decoding
-// the packet again, and allocates nothing per packet once its stream exists. Memory does
+// Contract: Tracker.RTP takes a Packet made from the message and the header the demux
+// decoded (PacketOf: nothing is decoded again), which refers to nothing of the message but
+// its extension elements, so that the caller may copy those and hand the packet over to
+// another goroutine; it allocates nothing per packet once its stream exists. Memory does
 // not grow with the number of packets: per stream it is bounded by an 8 KiB sequence
 // window, a delay window of at most ~200 KB, a 256-packet early buffer released once the
 // clock rate and abs-send-time are decided, and a per-second series capped at 6 hours; the
@@ -57,8 +59,9 @@
 // Use:
 //
 //	t := rtpflow.NewTracker(rtpflow.Config{})
+//	var pk rtpflow.Packet
 //	for each message m of path p, classified by a demux.Classifier c {
-//		if isRTP { t.RTP(p, m, c.RTP()) } else { t.RTCP(p, m) }
+//		if isRTP { rtpflow.PacketOf(&pk, p, m, c.RTP()); t.RTP(&pk) } else { t.RTCP(p, m) }
 //	}
 //	for _, s := range t.Streams() {
 //		st := s.Summary(t0) // fill ID, Leg, Direction

@@ -16,7 +16,14 @@
 // them) and the unframer resynchronises after them. Retransmissions are bytes seen before,
 // or a segment filling a hole more than one minimum RTT after the bytes beyond it; they are
 // spurious when the peer had ACKed them (or a D-SACK says so). Close flushes everything at the
-// end of the capture; Summary gives the report's figures. The in-order path allocates
+// end of the capture; Summary gives the report's figures.
+//
+// Inside, each direction (dir) keeps its bytes in a store (store.go): the runs of bytes not
+// yet unframed, with the time each was first seen, and the in-order frontier; an in-order
+// segment is kept in its packet rather than copied. The policies that run over the store
+// each have a file: classification of segments (dir.go) and of their bytes (retransmit.go),
+// capture gaps (gap.go), ACKs, RTT and vantage (ack.go), the unframe driver (unframe.go)
+// and delivery dating (deliver.go). The in-order path allocates
 // nothing once the buffers have grown, provided emit is a func value made once (a method
 // value written at each call allocates). Segment copies the payload bytes it keeps, unless
 // Config.BorrowPayload: then it points into the packets until the second call to Detach
