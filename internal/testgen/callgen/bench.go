@@ -15,8 +15,6 @@ import (
 // 2.5 ms, ~3.5 Mbps) and audio (160 bytes every 20 ms) each way over UDP, interleaved in
 // time, losing about 0.1%. It streams the frames out, so memory stays flat at any size.
 func WriteUDPBench(out io.Writer, packets int) error {
-	bw := bufio.NewWriterSize(out, 1<<20)
-	w := pcapgen.NewPcap(bw, capture.LinkEthernet, false, false, 0)
 	a := netip.MustParseAddrPort("10.0.0.1:40000")
 	b := netip.MustParseAddrPort("198.51.100.9:50000")
 	streams := []Stream{
@@ -25,6 +23,14 @@ func WriteUDPBench(out io.Writer, packets int) error {
 		{Src: a, Dst: b, SSRC: 0x33333333, PT: 111, ClockRate: 48000, Interval: 20 * time.Millisecond, PayloadSize: 160},
 		{Src: b, Dst: a, SSRC: 0x44444444, PT: 111, ClockRate: 48000, Interval: 20 * time.Millisecond, PayloadSize: 160},
 	}
+	return writeUDPBench(out, streams, packets)
+}
+
+// writeUDPBench writes the first packets of streams interleaved in time, each stream losing
+// the packets i%997 == 500 (~0.1%), streamed out.
+func writeUDPBench(out io.Writer, streams []Stream, packets int) error {
+	bw := bufio.NewWriterSize(out, 1<<20)
+	w := pcapgen.NewPcap(bw, capture.LinkEthernet, false, false, 0)
 	in := newInterleaver(streams)
 	for n := 0; n < packets; {
 		s, i, t := in.next()

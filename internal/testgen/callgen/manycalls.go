@@ -101,8 +101,6 @@ func WriteUDPCallsBench(out io.Writer, calls, packets int) error {
 	if err := checkCalls(calls); err != nil {
 		return err
 	}
-	bw := bufio.NewWriterSize(out, 1<<20)
-	w := pcapgen.NewPcap(bw, capture.LinkEthernet, false, false, 0)
 	streams := make([]Stream, 0, 2*calls)
 	for k := range calls {
 		a, b := UDPCallAddrs(k)
@@ -112,18 +110,7 @@ func WriteUDPCallsBench(out io.Writer, calls, packets int) error {
 		r.Src, r.Dst = b, a
 		streams = append(streams, s, r)
 	}
-	in := newInterleaver(streams)
-	for n := 0; n < packets; {
-		s, i, t := in.next()
-		if i%997 == 500 {
-			continue
-		}
-		if err := w.Write(Epoch+t, 0, pcapgen.EtherUDP(s.Src, s.Dst, s.RTP(i)), 0); err != nil {
-			return err
-		}
-		n++
-	}
-	return bw.Flush()
+	return writeUDPBench(out, streams, packets)
 }
 
 // WriteTCPCallsBench writes what a gateway in front of TURN clients captures for the
