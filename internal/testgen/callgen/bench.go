@@ -74,20 +74,7 @@ func WriteTCPBench(out io.Writer, packets int) error {
 	start := 200 * time.Millisecond
 	setup := TURNTCPSetup(70*time.Millisecond, 60*time.Millisecond,
 		netip.MustParseAddrPort("203.0.113.7:50012"), benchTCPPeer, channel)
-	in := newInterleaver(streams)
-	source := func() (TCPWrite, bool) {
-		if len(setup) > 0 {
-			wr := setup[0]
-			setup = setup[1:]
-			return wr, true
-		}
-		s, i, t := in.next()
-		dir := 0
-		if s.Src == benchTCPPeer {
-			dir = 1
-		}
-		return TCPWrite{T: start + time.Duration(t), Dir: dir, Data: ChannelData(channel, s.RTP(i))}, true
-	}
+	source := turnTCPWrites(setup, streams, benchTCPPeer, channel, start)
 	call := TCPCall{Client: benchTCPClient, Server: benchTCPServer, ISN: [2]uint32{1000, 900000},
 		LoseAfter:  func(seg int) bool { return seg%1000 == 500 },
 		LoseBefore: func(seg int) bool { return seg%1000 == 700 },
@@ -104,6 +91,26 @@ func WriteTCPBench(out io.Writer, packets int) error {
 		return err
 	}
 	return bw.Flush()
+}
+
+// turnTCPWrites returns the writes of a TURN-over-TCP call: the setup first, then the
+// streams' packets in send order as ChannelData on channel, each shifted by offset. Packets
+// from peer go server to client (direction 1).
+func turnTCPWrites(setup []TCPWrite, streams []Stream, peer netip.AddrPort, channel uint16, offset time.Duration) func() (TCPWrite, bool) {
+	in := newInterleaver(streams)
+	return func() (TCPWrite, bool) {
+		if len(setup) > 0 {
+			wr := setup[0]
+			setup = setup[1:]
+			return wr, true
+		}
+		s, i, t := in.next()
+		dir := 0
+		if s.Src == peer {
+			dir = 1
+		}
+		return TCPWrite{T: offset + time.Duration(t), Dir: dir, Data: ChannelData(channel, s.RTP(i))}, true
+	}
 }
 
 // interleaver hands out the packets of several streams, without end, in the order they are

@@ -174,20 +174,7 @@ func benchTCPCallFrames(k, n int) iter.Seq2[int64, []byte] {
 		streams[i].Src = [2]netip.AddrPort{client, peer}[i%2]
 	}
 	setup := turnTCPSetup(k, start+rtt+10*time.Millisecond, rtt, relayed, peer, channel)
-	in := newInterleaver(streams)
-	next := func() (TCPWrite, bool) {
-		if len(setup) > 0 {
-			wr := setup[0]
-			setup = setup[1:]
-			return wr, true
-		}
-		s, i, t := in.next()
-		dir := 0
-		if s.Src == peer {
-			dir = 1
-		}
-		return TCPWrite{T: time.Duration(t), Dir: dir, Data: ChannelData(channel, s.RTP(i))}, true
-	}
+	next := turnTCPWrites(setup, streams, peer, channel, 0)
 	call := TCPCall{Client: client, Server: server, Start: start, RTT: rtt, RTO: rtt * 3 / 2,
 		MSS: tcpCallsMSS, ISN: [2]uint32{benchISN(k, 0), benchISN(k, 1)},
 		Coalesce: tcpCallsCoalesce, SACK: true,
