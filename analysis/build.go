@@ -253,6 +253,11 @@ func (a *analyzer) buildStreamsAndDirections(c *report.Capture, streams []*rtpfl
 		for _, s := range ss {
 			d.Streams = append(d.Streams, streamID[s])
 			d.Loss.DroppedBeforeTCP += dropped[s]
+			// A direction that cannot measure a rate said so for its streams too.
+			if ok, why := s.RateSpan(); !ok && d.GoodputKbps != nil {
+				a.warnf("stream %s (SSRC 0x%08x, %s -> %s): %s (its mean bitrate is null)",
+					streamID[s], s.SSRC(), d.From, d.To, why)
+			}
 		}
 		c.Directions = append(c.Directions, d)
 	}
@@ -329,8 +334,9 @@ func (a *analyzer) direction(id string, k dirKey, ss []*rtpflow.Stream, legOf ma
 	}
 	d.OverheadBytes = o
 	d.WireBytes = d.MediaPayloadBytes + o.Sum()
-	if d.ActiveS > 0 {
-		d.WireKbps = numfmt.Round(float64(d.WireBytes)*8/1000/d.ActiveS, 3)
+	d.WireKbps = m.Kbps(d.WireBytes)
+	if m.Unmeasured != "" {
+		a.warnf("%s -> %s: %s (goodput, wire rate and ramp are null)", d.From, d.To, m.Unmeasured)
 	}
 	if d.WireBytes > 0 {
 		e := numfmt.Round(float64(d.MediaPayloadBytes)/float64(d.WireBytes), 4)

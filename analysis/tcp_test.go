@@ -127,7 +127,7 @@ func tcpFiguresOf(d report.TCPDir) tcpFigures {
 func dirFiguresOf(d report.Direction) dirFigures {
 	f := dirFigures{From: d.From, To: d.To, Transport: string(d.Transport), MediaPackets: d.MediaPackets,
 		MediaPayload: d.MediaPayloadBytes, Wire: d.WireBytes, Overhead: d.OverheadBytes,
-		Lost: d.Loss.Lost, DroppedBeforeTCP: d.Loss.DroppedBeforeTCP, GoodputKbps: d.GoodputKbps,
+		Lost: d.Loss.Lost, DroppedBeforeTCP: d.Loss.DroppedBeforeTCP, GoodputKbps: derefF(d.GoodputKbps),
 		TCPRetransmittedPct: derefF(d.TCPRetransmittedPct)}
 	if d.Late != nil {
 		f.Late, f.HOLBlocked = d.Late.Packets, d.Late.HOLBlocked

@@ -32,6 +32,15 @@ var (
 	count     = numfmt.Count
 )
 
+// optRate formats a rate that may not have been measured, as the text report writes a
+// figure it has not ("loss n/a").
+func optRate(kbps *float64) string {
+	if kbps == nil {
+		return "n/a"
+	}
+	return rate(*kbps)
+}
+
 var sparkLevels = []rune("▁▂▃▄▅▆▇█")
 
 // sparkline draws values as block characters, averaging groups so that at most width marks

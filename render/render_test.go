@@ -52,7 +52,7 @@ func handMade() *report.Report {
 				Late:       &report.Late{BudgetMS: 150, Packets: 212, Pct: 0.92, HOLBlocked: 198},
 				Bitrate:    report.Bitrate{SeriesKbps: []float64{}}}},
 			Directions: []report.Direction{{ID: "d1", From: "10.0.0.1:51234", To: "198.51.100.9:61000",
-				Legs: []string{"l1"}, Transport: "turn-tcp", Streams: []string{"s1"}, GoodputKbps: 2280, WireKbps: 2620,
+				Legs: []string{"l1"}, Transport: "turn-tcp", Streams: []string{"s1"}, GoodputKbps: f64(2280), WireKbps: f64(2620),
 				Efficiency: f64(0.87), Loss: report.Loss{Expected: 26010, Lost: 10, Pct: f64(0.038)},
 				Late:                &report.Late{BudgetMS: 150, Packets: 212, Pct: 0.82, HOLBlocked: 198},
 				DelayMS:             &report.Delay{Samples: 26000, P50: 4, P95: 60, P99: 140, Max: 420},
@@ -110,6 +110,31 @@ func TestThousands(t *testing.T) {
 	for in, want := range map[int64]string{0: "0", 999: "999", 1000: "1,000", 120345: "120,345", -1234567: "-1,234,567"} {
 		if got := thousands(in); got != want {
 			t.Errorf("thousands(%d) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// TestUnmeasuredRates: a rate the capture could not measure (null) is n/a in a direction's
+// block and "-" in the comparison, never 0.
+func TestUnmeasuredRates(t *testing.T) {
+	r := handMade()
+	d := &r.Captures[0].Directions[0]
+	d.GoodputKbps, d.WireKbps, d.Ramp = nil, nil, nil
+	r.Comparison = &report.Comparison{Entries: []report.ComparisonEntry{{File: "burst.pcap",
+		Direction: d.From + " -> " + d.To, Transport: d.Transport, Efficiency: d.Efficiency}}}
+	var j bytes.Buffer
+	if err := JSON(&j, r); err != nil {
+		t.Fatal(err)
+	}
+	schematest.Check(t, j.Bytes())
+	var b bytes.Buffer
+	if err := Text(&b, r); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"\n  goodput n/a   wire n/a   efficiency 87%\n",
+		"\n  burst.pcap               turn-tcp          -         -   87%      -      -       -       -      0       -\n"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("text lacks %q:\n%s", want, b.String())
 		}
 	}
 }

@@ -190,7 +190,7 @@ func legParts(l *report.Leg) []string {
 
 func (t *textWriter) direction(d *report.Direction, streams map[string]*report.Stream) {
 	t.line("%s -> %s  %s", d.From, d.To, d.Transport)
-	first := fmt.Sprintf("  goodput %s   wire %s", rate(d.GoodputKbps), rate(d.WireKbps))
+	first := fmt.Sprintf("  goodput %s   wire %s", optRate(d.GoodputKbps), optRate(d.WireKbps))
 	if d.Efficiency != nil {
 		first += fmt.Sprintf("   efficiency %.0f%%", *d.Efficiency*100)
 	}
@@ -330,8 +330,8 @@ func (t *textWriter) comparison(c *report.Comparison) {
 		if len(name) > 24 {
 			name = "…" + name[len(name)-23:]
 		}
-		t.line("  %-24s %-9s %9s %9s %5s %6s %6s %7s %7s %6s %7s", name, e.Transport, rate(e.GoodputKbps),
-			rate(e.WireKbps), opt(e.Efficiency, func(v float64) string { return fmt.Sprintf("%.0f%%", v*100) }),
+		t.line("  %-24s %-9s %9s %9s %5s %6s %6s %7s %7s %6s %7s", name, e.Transport, opt(e.GoodputKbps, rate),
+			opt(e.WireKbps, rate), opt(e.Efficiency, func(v float64) string { return fmt.Sprintf("%.0f%%", v*100) }),
 			opt(e.T50S, seconds), opt(e.T90S, seconds), opt(e.RTPLossPct, pct), opt(e.TCPRetransmittedPct, pct),
 			thousands(e.LatePackets), opt(e.DelayP95MS, ms))
 		t.line("    %s", e.Direction)

@@ -197,8 +197,11 @@ type Late struct {
 	OverMS     map[string]int64 `json:"over_ms,omitempty"`
 }
 
+// Bitrate is a stream's media bitrate. MeanKbps is null when the stream's packets span too
+// little time to measure a rate (a burst, stripped capture times); the series divides by
+// its 1-second step and is always set.
 type Bitrate struct {
-	MeanKbps   float64   `json:"mean_kbps"`
+	MeanKbps   *float64  `json:"mean_kbps"`
 	SeriesKbps []float64 `json:"series_kbps"`
 }
 
@@ -228,9 +231,9 @@ type Direction struct {
 	Streams             []string  `json:"streams"`
 	MediaPackets        int64     `json:"media_packets"`
 	MediaPayloadBytes   int64     `json:"media_payload_bytes"`
-	GoodputKbps         float64   `json:"goodput_kbps"`
+	GoodputKbps         *float64  `json:"goodput_kbps"` // null (and WireKbps, Ramp) when the active time is too short to measure a rate
 	WireBytes           int64     `json:"wire_bytes"`
-	WireKbps            float64   `json:"wire_kbps"`
+	WireKbps            *float64  `json:"wire_kbps"`
 	Efficiency          *float64  `json:"efficiency"`
 	OverheadBytes       Overhead  `json:"overhead_bytes"`
 	Loss                Loss      `json:"loss"`
@@ -358,8 +361,8 @@ type ComparisonEntry struct {
 	File                string    `json:"file"`
 	Direction           string    `json:"direction"`
 	Transport           Transport `json:"transport"`
-	GoodputKbps         float64   `json:"goodput_kbps"`
-	WireKbps            float64   `json:"wire_kbps"`
+	GoodputKbps         *float64  `json:"goodput_kbps"`
+	WireKbps            *float64  `json:"wire_kbps"`
 	Efficiency          *float64  `json:"efficiency"`
 	T50S                *float64  `json:"t50_s"`
 	T90S                *float64  `json:"t90_s"`

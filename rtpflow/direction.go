@@ -17,8 +17,21 @@ type DirectionMetrics struct {
 	Ramp              *report.Ramp
 	Series            report.Series
 	FirstNs, LastNs   int64 // first and last arrival of the media streams (of all when none)
-	GoodputKbps       float64
+	GoodputKbps       *float64
 	Wire              WireTotals
+	// Unmeasured says why FirstNs..LastNs cannot measure a rate (RateSpan), for a warning;
+	// "" when it can.
+	Unmeasured string
+	spanned    int64 // the packets FirstNs..LastNs spans
+}
+
+// Kbps is bytes over the direction's active time (LastNs − FirstNs), or nil when that time
+// cannot measure a rate (Unmeasured): the goodput, and the caller's wire rate, decided alike.
+func (dm *DirectionMetrics) Kbps(bytes int64) *float64 {
+	if dm.Unmeasured != "" {
+		return nil
+	}
+	return Kbps(bytes, dm.spanned, dm.LastNs-dm.FirstNs)
 }
 
 // Direction aggregates streams (all from this tracker) into one call direction; t0 is the
@@ -36,8 +49,9 @@ type DirectionMetrics struct {
 //     stream's messages; lost and late are media packets; delay_p50_ms is the
 //     packet-weighted median of the media streams' per-second medians (exact with one media
 //     stream in that second) and delay_max_ms the exact maximum;
-//   - goodput is MediaPayloadBytes over LastNs − FirstNs;
-//   - the ramp is Ramp(media_kbps, Config.RampTargetKbps).
+//   - goodput is MediaPayloadBytes over LastNs − FirstNs, null (with Unmeasured saying
+//     why) when RateSpan says the packets of the media streams span too little time;
+//   - the ramp is Ramp(media_kbps, Config.RampTargetKbps), nil when goodput is.
 func (t *Tracker) Direction(streams []*Stream, t0 int64) DirectionMetrics {
 	var dm DirectionMetrics
 	var media []*Stream
@@ -53,6 +67,7 @@ func (t *Tracker) Direction(streams []*Stream, t0 int64) DirectionMetrics {
 		timed = streams
 	}
 	for i, s := range timed {
+		dm.spanned += s.packets
 		if i == 0 || s.firstAt < dm.FirstNs {
 			dm.FirstNs = s.firstAt
 		}
@@ -102,11 +117,16 @@ func (t *Tracker) Direction(streams []*Stream, t0 int64) DirectionMetrics {
 			P50: ms(min(int64(q[0]), maxDelay)), P95: ms(min(int64(q[1]), maxDelay)),
 			P99: ms(min(int64(q[2]), maxDelay)), Max: ms(maxDelay)}
 	}
-	if d := dm.LastNs - dm.FirstNs; d > 0 {
-		dm.GoodputKbps = numfmt.Round(float64(dm.MediaPayloadBytes)*8e6/float64(d), 3)
+	if ok, why := RateSpan(dm.spanned, dm.LastNs-dm.FirstNs); !ok {
+		dm.Unmeasured = why
 	}
+	dm.GoodputKbps = dm.Kbps(dm.MediaPayloadBytes)
 	dm.Series = t.series(streams, timed, t0)
-	dm.Ramp = Ramp(dm.Series.MediaKbps, t.cfg.RampTargetKbps)
+	if dm.Unmeasured == "" {
+		// The plateau and the moving averages are rates too: over packets that span no
+		// time, the series holds one meaningless second.
+		dm.Ramp = Ramp(dm.Series.MediaKbps, t.cfg.RampTargetKbps)
+	}
 	return dm
 }
 

@@ -156,7 +156,10 @@ func TestDirectionSeriesAlignment(t *testing.T) {
 	}
 	// Goodput: every payload byte over the active time.
 	wantGoodput := float64(200*160+100*1000) * 8e6 / float64(199*20*ms1)
-	if d := dm.GoodputKbps - wantGoodput; d > 0.001 || d < -0.001 {
-		t.Errorf("goodput %v, want %v", dm.GoodputKbps, wantGoodput)
+	if dm.GoodputKbps == nil {
+		t.Fatalf("goodput null (%s), want %v", dm.Unmeasured, wantGoodput)
+	}
+	if d := *dm.GoodputKbps - wantGoodput; d > 0.001 || d < -0.001 {
+		t.Errorf("goodput %v, want %v", *dm.GoodputKbps, wantGoodput)
 	}
 }

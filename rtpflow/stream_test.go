@@ -56,7 +56,7 @@ func TestStreamLossPattern(t *testing.T) {
 		DelayMS:    &report.Delay{Reference: "rtp_timestamp", Samples: 993},
 		Late: &report.Late{BudgetMS: 150, OverMS: map[string]int64{
 			"50": 0, "100": 0, "200": 0, "400": 0, "1000": 0}},
-		Bitrate: report.Bitrate{MeanKbps: numfmt.Round(993*160*8e6/19.98e9, 3), SeriesKbps: series},
+		Bitrate: report.Bitrate{MeanKbps: f64(numfmt.Round(993*160*8e6/19.98e9, 3)), SeriesKbps: series},
 	}
 	if diff := cmp.Diff(want, s.Summary(T0)); diff != "" {
 		t.Errorf("Summary (-want +got):\n%s", diff)

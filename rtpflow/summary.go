@@ -97,7 +97,8 @@ func ptr[T any](v T) *T { return &v }
 //     duplicates included, as packets does;
 //   - bitrate.series_kbps is the payload (without padding) of non-duplicate packets per
 //     second of its direction's 1-second grid, from the second holding the stream's first
-//     packet; mean_kbps is the same bytes over last − first arrival;
+//     packet; mean_kbps is the same bytes over last − first arrival, null when RateSpan
+//     says the packets span too little time;
 //   - jitter_ms and delay_ms are null without a clock rate (a dynamic payload type over too
 //     short a time to infer one) and no abs-send-time;
 //   - delay samples every packet (duplicates too) with a send time; late.pct is late over
@@ -179,8 +180,10 @@ func (s *Stream) bitrate() report.Bitrate {
 	for i := range secs {
 		b.SeriesKbps[i] = numfmt.Round(float64(secs[i].payload)*8/1000, 3)
 	}
-	if dur := s.lastAt - s.firstAt; dur > 0 {
-		b.MeanKbps = numfmt.Round(float64(s.wire.MediaPayloadBytes)*8e6/float64(dur), 3)
-	}
+	b.MeanKbps = Kbps(s.wire.MediaPayloadBytes, s.packets, s.lastAt-s.firstAt)
 	return b
 }
+
+// RateSpan says whether the stream's packets span enough time to measure its mean bitrate
+// (the package's RateSpan) and, when not, why.
+func (s *Stream) RateSpan() (ok bool, why string) { return RateSpan(s.packets, s.lastAt-s.firstAt) }
