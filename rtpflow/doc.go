@@ -55,6 +55,9 @@
 //   - RTX: a stream of the same sender whose first 16 payload-bearing packets mostly carry
 //     original sequence numbers in another stream's recent range (rtxmatcher.go).
 //   - Ramp: 3-second trailing moving average, t as the second's offset (Ramp).
+//   - Rates over an active time (mean bitrate, goodput, wire rate, and the ramp with them):
+//     null when the packets span less than 20 ms or average less than 100 µs apart
+//     (RateSpan, rate.go); the 1-second series divide by their step and always count.
 //
 // Use:
 //
