@@ -20,7 +20,7 @@ import "github.com/callpcap/callpcap/wire"
 // there is no QUIC to share those first bytes with, so a message in sync that starts with
 // one is a channel. Detection and resynchronisation, which look for a header in bytes of
 // unknown meaning (text, encrypted media), accept a legacy channel only when the next frame
-// is on the same channel: 0x50-0x7F are the first bytes of most ASCII letters.
+// is on the same channel or STUN: 0x50-0x7F are the first bytes of most ASCII letters.
 const channelDataHeaderLen = wire.ChannelDataHeaderLen
 
 // TURNSplitter unframes TURN over TCP. It emits each message whole: a STUN message, or a
@@ -101,7 +101,8 @@ func (t *TURNSplitter) decide(data []byte, size, alt int, atEOF bool) (adv int, 
 }
 
 // probeTURN is the probe of detection and resynchronisation: a legacy channel's header
-// counts only when the frame after it is on the same channel.
+// counts only when the frame after it is on the same channel or STUN (so at the end of the
+// data, a lone legacy frame waits, or is not taken).
 func probeTURN(b []byte) (size, alt int, r probeResult) { return probeTURNHeader(b, false) }
 
 // probeTURNInSync is the probe of a direction in sync, where the next byte is a frame
@@ -140,7 +141,7 @@ func probeTURNHeader(b []byte, inSync bool) (size, alt int, r probeResult) {
 }
 
 // sameChannelNext says whether the frame after the ChannelData message at b[0], of size or
-// alt bytes, starts with the same channel number.
+// alt bytes, is ChannelData on the same channel or a STUN message (magic cookie).
 func sameChannelNext(b []byte, size, alt int) probeResult {
 	r := probeInvalid
 	for _, s := range [2]int{size, alt} {
@@ -149,6 +150,11 @@ func sameChannelNext(b []byte, size, alt int) probeResult {
 		case len(b) < s+2:
 			r = probeNeedMore
 		case b[s] == b[0] && b[s+1] == b[1]:
+			return probeValid
+		case b[s]&0xC0 != 0: // neither the channel nor STUN
+		case len(b) < s+wire.STUNCookieOffset+4:
+			r = probeNeedMore
+		case be32(b[s+wire.STUNCookieOffset:]) == wire.STUNMagicCookie:
 			return probeValid
 		}
 	}
