@@ -18,7 +18,7 @@ var (
 )
 
 // stunFrame builds an Ethernet/IPv4/UDP frame carrying a STUN message.
-func stunFrame(t *testing.T, src, dst netip.AddrPort, tid [stun.TransactionIDSize]byte, typ stun.MessageType, setters ...stun.Setter) []byte {
+func stunFrame(t testing.TB, src, dst netip.AddrPort, tid [stun.TransactionIDSize]byte, typ stun.MessageType, setters ...stun.Setter) []byte {
 	t.Helper()
 	m := stun.New()
 	all := append([]stun.Setter{stun.NewTransactionIDSetter(tid), typ}, setters...)
@@ -47,7 +47,7 @@ func raw(attr stun.AttrType, v ...byte) stun.Setter {
 func turnCall(t *testing.T) []callgen.Packet { return turnCallOn(t, channel) }
 
 // turnCallOn is turnCall with the channel number ch.
-func turnCallOn(t *testing.T, ch uint16) []callgen.Packet {
+func turnCallOn(t testing.TB, ch uint16) []callgen.Packet {
 	ms := func(n int) int64 { return callgen.Epoch + int64(n)*int64(time.Millisecond) }
 	tid := func(b byte) (id [stun.TransactionIDSize]byte) { id[0] = b; return id }
 	allocReq := stun.NewType(stun.MethodAllocate, stun.ClassRequest)
