@@ -15,6 +15,7 @@ import (
 	"github.com/callpcap/callpcap/rtpflow"
 	"github.com/callpcap/callpcap/tcpframe"
 	"github.com/callpcap/callpcap/transport"
+	"github.com/callpcap/callpcap/wire"
 )
 
 // ErrUnreadable wraps every error that means the input is not a capture this tool can read;
@@ -284,6 +285,11 @@ func (a *analyzer) tcpMessage(m *transport.Message) { a.message(a.cur, m, false)
 // message demultiplexes one UDP datagram or unframed TCP message by its first byte.
 func (a *analyzer) message(f *flow, m *transport.Message, udp bool) {
 	cls := a.classify(m)
+	if len(m.Payload) > 0 && wire.IsLegacyChannelByte(m.Payload[0]) {
+		// RFC 5766's channels 0x5000-0x7FFF share their first byte with QUIC: the TURN
+		// state says which (demux.Tracker.Refine).
+		cls = a.turn.Refine(m, cls, !udp && f.conn != nil && f.conn.Framing() == tcpframe.FramingTURN)
+	}
 	if udp && len(a.opts.DecodeAs) > 0 && len(m.Payload) > 0 {
 		if forced, ok := a.opts.forcedClass(m.Src.Port(), m.Dst.Port(), m.Payload[0]); ok {
 			if forced == demux.ClassRTP && cls != demux.ClassRTP {

@@ -5,11 +5,13 @@ import (
 	"context"
 	"encoding/json"
 	"net/netip"
+	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/callpcap/callpcap/capture"
 	"github.com/callpcap/callpcap/internal/testgen/callgen"
+	"github.com/callpcap/callpcap/internal/testgen/golden"
 	"github.com/callpcap/callpcap/internal/testgen/pcapgen"
 	"github.com/callpcap/callpcap/internal/testgen/schematest"
 	"github.com/callpcap/callpcap/report"
@@ -51,6 +53,7 @@ func FuzzAnalyze(f *testing.F) {
 		call.Packets(callgen.MediaWrites(func(rtp []byte) []byte { return callgen.ChannelData(0x4000, rtp) }, dir, ts...)))
 	f.Add(tcp.Bytes())
 	f.Add(mixedLinks(f))
+	f.Add(legacyChannelSeed(f))
 
 	f.Fuzz(func(t *testing.T, data []byte) {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
@@ -101,4 +104,34 @@ func mixedLinks(t testing.TB) []byte {
 		t.Fatal(err)
 	}
 	return b.Bytes()
+}
+
+// legacyChannelSeed is a TURN-over-UDP call on RFC 5766's channel 0x5001 (the ChannelBind and
+// 8 packets of media) beside the same bytes from a client with no binding, then a
+// TURN-over-TCP call on 0x7FFE (6 audio packets each way): testdata/fuzz/FuzzAnalyze/legacy-channels
+// (TestLegacyChannelSeed).
+func legacyChannelSeed(tb testing.TB) []byte {
+	pkts := turnCallOn(tb, legacyUDPChannel)[:6+8]
+	s := audio()
+	s.Src, s.Dst, s.SSRC, s.Channel, s.Count = netip.MustParseAddrPort("10.0.0.3:40000"), turnServer, 0x0c0c0c0c, legacyUDPChannel, 4
+	pkts = append(pkts, s.Packets()...)
+	ts := tcpStreams(nil)
+	ts = []callgen.Stream{ts[0], ts[2]} // the audio each way
+	for i := range ts {
+		ts[i].Count = 6
+	}
+	setup := callgen.TURNTCPSetup(10*time.Millisecond, 60*time.Millisecond, tcpRelayed, bob, legacyTCPChannel)
+	media := callgen.MediaWrites(func(b []byte) []byte { return callgen.ChannelData(legacyTCPChannel, b) }, fromServer, ts...)
+	call := callgen.TCPCall{Client: tcpClient, Server: tcpServer, ISN: [2]uint32{1, 2}}
+	pkts = append(pkts, call.Packets(callgen.MergeWrites(setup, media))...)
+	var b bytes.Buffer
+	if err := callgen.Write(pcapgen.NewPcap(&b, capture.LinkEthernet, false, false, 0), pkts); err != nil {
+		tb.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+// TestLegacyChannelSeed keeps the seed file of legacyChannelSeed; -update rewrites it.
+func TestLegacyChannelSeed(t *testing.T) {
+	golden.Check(t, filepath.Join("testdata", "fuzz", "FuzzAnalyze", "legacy-channels"), golden.FuzzSeed(legacyChannelSeed(t)))
 }

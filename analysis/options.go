@@ -68,8 +68,9 @@ func (o Options) maxFlows() int {
 }
 
 // forcedClass returns the class --decode-as imposes on a UDP datagram between the ports:
-// rtp, rtcp and stun as named; turn as ChannelData when the first byte is in its range
-// (0x40-0x4F), else STUN. The parsers downstream still validate what they parse.
+// rtp, rtcp and stun as named; turn as ChannelData when the first byte is that of a channel
+// number (0x40-0x4F, or RFC 5766's 0x50-0x7F: the user said the port is TURN's, not QUIC's),
+// else STUN. The parsers downstream still validate what they parse.
 func (o Options) forcedClass(sport, dport uint16, first byte) (demux.Class, bool) {
 	for _, d := range o.DecodeAs {
 		if d.Port != sport && d.Port != dport {
@@ -83,7 +84,7 @@ func (o Options) forcedClass(sport, dport uint16, first byte) (demux.Class, bool
 		case "stun":
 			return demux.ClassSTUN, true
 		case "turn":
-			if wire.FirstByte(first) == wire.RangeChannelData {
+			if wire.FirstByte(first) == wire.RangeChannelData || wire.IsLegacyChannelByte(first) {
 				return demux.ClassChannelData, true
 			}
 			return demux.ClassSTUN, true

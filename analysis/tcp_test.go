@@ -52,9 +52,12 @@ func fromServer(s *callgen.Stream) int {
 }
 
 // turnTCPWrites is the allocation and channel binding at 10 ms, then the media.
-func turnTCPWrites(lose func(i int) bool) []callgen.TCPWrite {
-	setup := callgen.TURNTCPSetup(10*time.Millisecond, 60*time.Millisecond, tcpRelayed, bob, channel)
-	media := callgen.MediaWrites(func(b []byte) []byte { return callgen.ChannelData(channel, b) }, fromServer,
+func turnTCPWrites(lose func(i int) bool) []callgen.TCPWrite { return turnTCPWritesOn(channel, lose) }
+
+// turnTCPWritesOn is turnTCPWrites with the channel number ch.
+func turnTCPWritesOn(ch uint16, lose func(i int) bool) []callgen.TCPWrite {
+	setup := callgen.TURNTCPSetup(10*time.Millisecond, 60*time.Millisecond, tcpRelayed, bob, ch)
+	media := callgen.MediaWrites(func(b []byte) []byte { return callgen.ChannelData(ch, b) }, fromServer,
 		tcpStreams(lose)...)
 	return callgen.MergeWrites(setup, media)
 }

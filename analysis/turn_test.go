@@ -18,7 +18,7 @@ var (
 )
 
 // stunFrame builds an Ethernet/IPv4/UDP frame carrying a STUN message.
-func stunFrame(t *testing.T, src, dst netip.AddrPort, tid [stun.TransactionIDSize]byte, typ stun.MessageType, setters ...stun.Setter) []byte {
+func stunFrame(t testing.TB, src, dst netip.AddrPort, tid [stun.TransactionIDSize]byte, typ stun.MessageType, setters ...stun.Setter) []byte {
 	t.Helper()
 	m := stun.New()
 	all := append([]stun.Setter{stun.NewTransactionIDSetter(tid), typ}, setters...)
@@ -44,7 +44,10 @@ func raw(attr stun.AttrType, v ...byte) stun.Setter {
 
 // turnCall is an Allocate (with the 401 challenge), a ChannelBind to bob on 0x4000, and then
 // alice's audio to bob in ChannelData through the server.
-func turnCall(t *testing.T) []callgen.Packet {
+func turnCall(t *testing.T) []callgen.Packet { return turnCallOn(t, channel) }
+
+// turnCallOn is turnCall with the channel number ch.
+func turnCallOn(t testing.TB, ch uint16) []callgen.Packet {
 	ms := func(n int) int64 { return callgen.Epoch + int64(n)*int64(time.Millisecond) }
 	tid := func(b byte) (id [stun.TransactionIDSize]byte) { id[0] = b; return id }
 	allocReq := stun.NewType(stun.MethodAllocate, stun.ClassRequest)
@@ -59,12 +62,12 @@ func turnCall(t *testing.T) []callgen.Packet {
 		{T: ms(90), Frame: stunFrame(t, turnServer, alice, tid(2), allocOK,
 			xorAddr(stun.AttrXORRelayedAddress, relayed), raw(stun.AttrLifetime, 0, 0, 2, 0x58))},
 		{T: ms(100), Frame: stunFrame(t, alice, turnServer, tid(3), bindReq,
-			raw(stun.AttrChannelNumber, 0x40, 0, 0, 0), xorAddr(stun.AttrXORPeerAddress, bob))},
+			raw(stun.AttrChannelNumber, byte(ch>>8), byte(ch), 0, 0), xorAddr(stun.AttrXORPeerAddress, bob))},
 		{T: ms(140), Frame: stunFrame(t, turnServer, alice, tid(3), bindOK)},
 	}
 	s := audio()
 	s.Dst = turnServer
-	s.Channel = 0x4000
+	s.Channel = ch
 	s.Start = 200 * time.Millisecond
 	return append(pkts, s.Packets()...)
 }

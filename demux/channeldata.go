@@ -21,7 +21,10 @@ import (
 // message is padded to a multiple of 4 (12.5); over UDP padding is optional. b may hold at
 // most that padding after the data (3 bytes over UDP, exactly what completes the multiple
 // of 4 over TCP, or none when the unframer left it out); more, a channel outside
-// 0x4000-0x4FFF, or a length that does not fit gives ok == false.
+// 0x4000-0x7FFF (wire.IsAnyChannel), or a length that does not fit gives ok == false.
+// Whether a message on a channel of 0x5000-0x7FFF is ChannelData at all is not the parser's
+// to say: the first-byte demux calls it QUIC unless the TURN state says otherwise
+// (Tracker.Refine).
 // ParseChannelData allocates nothing.
 func ParseChannelData(b []byte, tcp bool) (channel uint16, payload []byte, framing int, ok bool) {
 	return parseChannelData(b, tcp, false)
@@ -34,7 +37,7 @@ func parseChannelData(b []byte, tcp, truncated bool) (channel uint16, payload []
 		return 0, nil, 0, false
 	}
 	channel = binary.BigEndian.Uint16(b[0:2])
-	if !wire.IsChannel(channel) {
+	if !wire.IsAnyChannel(channel) {
 		return 0, nil, 0, false
 	}
 	n := int(binary.BigEndian.Uint16(b[2:4]))

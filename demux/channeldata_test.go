@@ -36,7 +36,13 @@ func TestParseChannelData(t *testing.T) {
 			wantOK: true, wantChannel: 0x4000, wantPayload: []byte{}, wantFraming: 4},
 		{name: "length beyond buffer", data: []byte{0x40, 0x00, 0x00, 0x05, 0xAA}},
 		{name: "channel below range", data: []byte{0x3F, 0xFF, 0x00, 0x00}},
-		{name: "channel above range (reserved)", data: []byte{0x50, 0x00, 0x00, 0x00}},
+		{name: "RFC 5766 channel 0x5000", // the parser reads it; Tracker.Refine says whether it is one
+			data:   []byte{0x50, 0x00, 0x00, 0x01, 0xAA}, // channel 0x5000, len=1
+			wantOK: true, wantChannel: 0x5000, wantPayload: []byte{0xAA}, wantFraming: 4},
+		{name: "RFC 5766 channel 0x7FFF over tcp",
+			data: []byte{0x7F, 0xFF, 0x00, 0x02, 0xAA, 0xBB, 0x00, 0x00}, // len=2, 2 padding
+			tcp:  true, wantOK: true, wantChannel: 0x7FFF, wantPayload: []byte{0xAA, 0xBB}, wantFraming: 6},
+		{name: "channel above range (RTP first byte)", data: []byte{0x80, 0x00, 0x00, 0x00}},
 		{name: "short header", data: []byte{0x40, 0x00, 0x00}},
 	}
 	for _, tt := range tests {

@@ -61,7 +61,8 @@ const (
 //	         or a DTLS 1.3 unified header (001CSLEE)
 //	 64-79   TURN ChannelData: channel 0x4000-0x4FFF, length fitting, at most 3 bytes of
 //	         padding after it
-//	 80-127  QUIC short header
+//	 80-127  QUIC short header (or RFC 5766's channels 0x5000-0x7FFF, which only the TURN
+//	         state can tell: Tracker.Refine)
 //	128-191  RTP (RTCP when the second byte is 192-223, RFC 5761): the header decodes
 //	         (wire.RTP: version 2, CSRC list, header extension and padding fitting)
 //	192-255  QUIC long header

@@ -12,7 +12,9 @@
 // transport.Message, tagged with the peer and with the TURN bytes moved to Wire.Framing so
 // that the wire accounting still adds up. The caller demuxes the inner message again.
 // Everything the Tracker keeps is bounded (transactions, allocations, channels, peers,
-// ufrags), what goes beyond is counted in Stats. A reused Classifier, ParseChannelData and
+// ufrags), what goes beyond is counted in Stats. Tracker.Refine reads as ChannelData the
+// channels 0x5000-0x7FFF that RFC 5766 allowed, whose first byte is QUIC's: over UDP where
+// a ChannelBind success for that number was seen on the flow, always in TURN's TCP framing. A reused Classifier, ParseChannelData and
 // Tracker.ChannelData allocate nothing; decoders point into their input, which stays the
 // caller's. SIP start lines (IsSIP) and the payload types their SDP names (ParseSDP) are
 // read here too.
@@ -20,7 +22,9 @@
 //	var c demux.Classifier
 //	tr := demux.NewTracker()
 //	var inner transport.Message
-//	switch c.Classify(m.Payload, m.Snapped) {
+//	cls := c.Classify(m.Payload, m.Snapped)
+//	cls = tr.Refine(&m, cls, turnFramed) // RFC 5766 channels 0x5000-0x7FFF, bound or TCP-framed
+//	switch cls {
 //	case demux.ClassSTUN:
 //		if tr.STUN(&m, &inner) {
 //			// inner is the datagram a Send or Data indication carried

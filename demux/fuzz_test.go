@@ -38,10 +38,14 @@ func seedMessages(t testing.TB) map[string][]byte {
 		"data":                     build(t, stun.MethodData, stun.ClassIndication, 7, peerAddr(bob), dataAttr(media), stun.Fingerprint),
 		"channeldata":              append([]byte{0x40, 0x00, 0x00, byte(len(media))}, media...),
 		"channeldata-padded":       []byte{0x40, 0x00, 0x00, 0x01, 0xAA, 0x00, 0x00, 0x00},
-		"classic-stun":             cat([]byte{0x00, 0x01, 0x00, 0x00}, tid16),
-		"rtp":                      media,
-		"rtcp":                     []byte{0x80, 0xC9, 0x00, 0x01, 0xDE, 0xAD, 0xBE, 0xEF},
-		"dtls":                     []byte{0x16, 0xFE, 0xFD, 0, 0, 0, 0, 0, 0, 0, 0, 0x00, 0x01, 0x01},
+		// RFC 5766 channels: QUIC's first byte, ChannelData where a ChannelBind succeeded.
+		"channelbind-legacy":         build(t, stun.MethodChannelBind, stun.ClassRequest, 8, append(auth, channelNumber(0x5001), peerAddr(bob))...),
+		"channelbind-legacy-success": build(t, stun.MethodChannelBind, stun.ClassSuccessResponse, 8),
+		"channeldata-legacy":         append([]byte{0x50, 0x01, 0x00, byte(len(media))}, media...),
+		"classic-stun":               cat([]byte{0x00, 0x01, 0x00, 0x00}, tid16),
+		"rtp":                        media,
+		"rtcp":                       []byte{0x80, 0xC9, 0x00, 0x01, 0xDE, 0xAD, 0xBE, 0xEF},
+		"dtls":                       []byte{0x16, 0xFE, 0xFD, 0, 0, 0, 0, 0, 0, 0, 0, 0x00, 0x01, 0x01},
 	}
 }
 
@@ -90,6 +94,12 @@ func TestWriteFuzzSeeds(t *testing.T) {
 		msgs["channeldata"], msgs["channeldata"],
 		msgs["send"], msgs["data"],
 	), false}
+	stunSeeds["turn-call-legacy-channel"] = []any{sequence(
+		msgs["channelbind-legacy"], msgs["channelbind-legacy-success"],
+		msgs["channeldata-legacy"], msgs["channeldata-legacy"],
+	), false}
+	cd["channeldata-legacy"] = []any{msgs["channeldata-legacy"], false, false}
+	cd["channeldata-legacy-tcp"] = []any{msgs["channeldata-legacy"], true, false}
 	stunSeeds["ice-check"] = []any{sequence(msgs["binding-request"], msgs["binding-success"]), false}
 	stunSeeds["snapped-data"] = []any{sequence(msgs["data"][:40]), true}
 	cd["snapped"] = []any{msgs["channeldata"][:10], false, true}
@@ -112,9 +122,10 @@ func FuzzClassify(f *testing.F) {
 		if c != ClassOther && ClassifyTruncated(b) != c {
 			t.Fatalf("Classify = %v, ClassifyTruncated = %v", c, ClassifyTruncated(b))
 		}
-		// Over UDP, the demux and the parser agree on ChannelData.
+		// Over UDP, the demux and the parser agree on ChannelData, except on RFC 5766's
+		// channels, which the parser reads and the first byte leaves to Tracker.Refine.
 		_, _, _, ok := ParseChannelData(b, false)
-		if ok != (c == ClassChannelData) {
+		if ok != (c == ClassChannelData) && !(ok && wire.IsLegacyChannelByte(b[0])) {
 			t.Fatalf("Classify = %v, ParseChannelData ok = %v", c, ok)
 		}
 		// The header a Classifier keeps is there exactly for RTP, and describes b.
@@ -152,7 +163,8 @@ func FuzzSTUN(f *testing.F) {
 			var inner, inner2 transport.Message
 			for depth, cur := 0, m; depth < 3; depth++ {
 				var ok bool
-				if Classify(cur.Payload) == ClassChannelData || (snapped && ClassifyTruncated(cur.Payload) == ClassChannelData) {
+				cls := tr.Refine(cur, Classify(cur.Payload), cur.Proto == transport.TCP)
+				if cls == ClassChannelData || (snapped && ClassifyTruncated(cur.Payload) == ClassChannelData) {
 					ok = tr.ChannelData(cur, &inner)
 				} else {
 					ok = tr.STUN(cur, &inner)
@@ -230,7 +242,7 @@ func FuzzChannelData(f *testing.F) {
 	f.Fuzz(func(t *testing.T, b []byte, tcp, snapped bool) {
 		ch, payload, framing, ok := ParseChannelData(b, tcp)
 		if ok {
-			if !wire.IsChannel(ch) || len(payload)+framing != len(b) || framing < wire.ChannelDataHeaderLen ||
+			if !wire.IsAnyChannel(ch) || len(payload)+framing != len(b) || framing < wire.ChannelDataHeaderLen ||
 				!within(b, payload) {
 				t.Fatalf("channel %#x payload %d framing %d of %d bytes", ch, len(payload), framing, len(b))
 			}

@@ -326,6 +326,42 @@ func (t *Tracker) ChannelData(m *transport.Message, inner *transport.Message) bo
 	return true
 }
 
+// Refine returns the class of m once the TURN state is known: ClassChannelData for a
+// ChannelData message on a channel number only RFC 5766 allows (0x5000-0x7FFF,
+// wire.IsLegacyChannel), cls, the first-byte class, otherwise. Such a message starts with a
+// byte of 80-127, which RFC 9443 gives to QUIC, so it is ChannelData only when its header
+// validates as ChannelData and
+//
+//   - it came out of TURN's TCP framing (turnFramed): the framing carries only STUN and
+//     ChannelData, and QUIC cannot run inside TCP, so it is a channel even when its binding
+//     was not seen (the capture started after the ChannelBind): ChannelData of an unknown
+//     peer, as an unbound channel of 0x4000-0x4FFF is;
+//   - or, over UDP, a ChannelBind success response for that exact number was seen on m's
+//     flow (either direction): without it the datagram keeps its first-byte class (QUIC,
+//     or other when too short for QUIC).
+//
+// Refine costs one compare of the first byte for every other message, and allocates nothing.
+func (t *Tracker) Refine(m *transport.Message, cls Class, turnFramed bool) Class {
+	b := m.Payload
+	if len(b) < wire.ChannelDataHeaderLen || !wire.IsLegacyChannelByte(b[0]) {
+		return cls
+	}
+	tcp := m.Proto == transport.TCP
+	ch, _, _, ok := parseChannelData(b, tcp, m.Snapped)
+	if !ok {
+		return cls
+	}
+	if tcp && turnFramed {
+		return ClassChannelData
+	}
+	if a := t.lookup(m.Src, m.Dst, m.Proto); a != nil {
+		if i := a.channel(ch); i >= 0 && a.channels[i].confirmed {
+			return ClassChannelData
+		}
+	}
+	return cls
+}
+
 // lookup finds the allocation of a flow seen in either direction, or nil. The allocations
 // found last are cached by their two ends (a TURN server's capture interleaves the
 // ChannelData of many allocations), before the two map lookups.

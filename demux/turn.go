@@ -46,7 +46,8 @@ func (a *allocation) seen(at int64) {
 	}
 }
 
-// channel returns the index of a binding of channel number ch, or -1.
+// channel returns the index of a binding of channel number ch, or -1. A linear scan: an
+// allocation binds a handful of channels (at most maxChannels).
 func (a *allocation) channel(ch uint16) int {
 	for i := range a.channels {
 		if a.channels[i].number == ch {
@@ -190,7 +191,8 @@ func (t *Tracker) turnRequest(m *transport.Message, e *txn) {
 	case stun.MethodChannelBind:
 		ch, ok := getChannel(&t.msg)
 		p, ok2 := getXORAddr(&t.msg, stun.AttrXORPeerAddress)
-		if !ok || !ok2 || !wire.IsChannel(ch) {
+		// RFC 5766 servers still grant 0x5000-0x7FFF; the response says whether this one did.
+		if !ok || !ok2 || !wire.IsAnyChannel(ch) {
 			return
 		}
 		e.channel, e.peer = ch, p

@@ -1,6 +1,9 @@
 package tcpframe
 
-import "github.com/callpcap/callpcap/transport"
+import (
+	"github.com/callpcap/callpcap/transport"
+	"github.com/callpcap/callpcap/wire"
+)
 
 // pending is a message unframed and held back until its delivery can be dated: the stream
 // range [start, end) with its framing, the payload's payLen bytes at pay, and what its
@@ -175,8 +178,7 @@ func (d *dir) emitHead() {
 	msg.Snapped = m.snapped
 	d.stats.messages++
 	d.stats.framingBytes += framing
-	if d.fr.kind == FramingTURN && len(msg.Payload) >= channelDataHeaderLen &&
-		msg.Payload[0] >= channelMin && msg.Payload[0] <= channelMax {
+	if d.fr.kind == FramingTURN && len(msg.Payload) >= channelDataHeaderLen && wire.IsAnyChannelByte(msg.Payload[0]) {
 		// The report's framing_bytes counts ChannelData headers too; the message carries its
 		// header (the demux unwraps it and accounts the header as framing there).
 		d.stats.framingBytes += channelDataHeaderLen

@@ -67,6 +67,7 @@ func FuzzRFC4571(f *testing.F) {
 func FuzzTURNTCP(f *testing.F) {
 	f.Add(cat(stunMsg(3, 8), channelData(0x4000, 101, true, 1), channelData(0x4001, 3, true, 2)))
 	f.Add(cat(channelData(0x4000, 101, false, 0xEE), channelData(0x4000, 5, false, 0xEE), stunMsg(0x0103, 4)))
+	f.Add(cat(stunMsg(9, 8), channelData(0x7FFE, 101, true, 1), channelData(0x5001, 6, false, 2), stunMsg(0x0109, 0)))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		var ts TURNSplitter
 		checkSplit(t, "turn", ts.Split, probeTURN, data)
@@ -277,8 +278,10 @@ func TestWriteFuzzSeeds(t *testing.T) {
 	seeds := map[string][][]byte{
 		"FuzzConn":    fuzzConnSeeds(),
 		"FuzzRFC4571": {cat(rfc4571(stunMsg(1, 12)), rfc4571(dtlsRecord(40)), rfc4571(rtpPacket(100, 1))), cat(frame4571(0)[5:], frame4571(1))},
-		"FuzzTURNTCP": {cat(stunMsg(3, 8), channelData(0x4000, 101, true, 1)), cat(channelData(0x4000, 101, false, 0xEE), channelData(0x4000, 5, false, 0xEE), stunMsg(0x0103, 4))},
-		"FuzzTLS":     {cat(tlsRecord(22, 100), tlsRecord(20, 1), tlsRecord(23, 300)), cat([]byte{1, 2, 3}, tlsRecord(23, 17000))},
+		"FuzzTURNTCP": {cat(stunMsg(3, 8), channelData(0x4000, 101, true, 1)), cat(channelData(0x4000, 101, false, 0xEE), channelData(0x4000, 5, false, 0xEE), stunMsg(0x0103, 4)),
+			// RFC 5766 channels, padded and not, between STUN.
+			cat(stunMsg(9, 8), channelData(0x7FFE, 101, true, 1), channelData(0x5001, 6, false, 2), channelData(0x7FFF, 3, true, 3), stunMsg(0x0109, 0))},
+		"FuzzTLS": {cat(tlsRecord(22, 100), tlsRecord(20, 1), tlsRecord(23, 300)), cat([]byte{1, 2, 3}, tlsRecord(23, 17000))},
 	}
 	for name, list := range seeds {
 		for i, b := range list {

@@ -15,13 +15,13 @@ import "github.com/callpcap/callpcap/wire"
 //	+-------------------------------+-------------------------------+
 //
 // Over TCP the message is padded to a multiple of 4 bytes (RFC 8656 12.5); the padding is
-// not counted in Length. Channel numbers are 0x4000-0x4FFF (RFC 8656 12). The names below
-// are the wire facts under the names the direction's accounting (dir.go) uses.
-const (
-	channelDataHeaderLen = wire.ChannelDataHeaderLen
-	channelMin           = wire.ChannelMin >> 8 // first byte of the smallest channel number
-	channelMax           = wire.ChannelMax >> 8
-)
+// not counted in Length. Channel numbers are 0x4000-0x4FFF (RFC 8656 12), and 0x5000-0x7FFF
+// from RFC 5766 servers and libwebrtc (wire.IsLegacyChannel): inside TURN's TCP framing
+// there is no QUIC to share those first bytes with, so a message in sync that starts with
+// one is a channel. Detection and resynchronisation, which look for a header in bytes of
+// unknown meaning (text, encrypted media), accept a legacy channel only when the next frame
+// is on the same channel or STUN: 0x50-0x7F are the first bytes of most ASCII letters.
+const channelDataHeaderLen = wire.ChannelDataHeaderLen
 
 // TURNSplitter unframes TURN over TCP. It emits each message whole: a STUN message, or a
 // ChannelData message with its 4-byte header (the demux unwraps ChannelData itself); the
@@ -37,7 +37,7 @@ type TURNSplitter struct {
 
 // Split is the SplitFunc of TURN over TCP.
 func (t *TURNSplitter) Split(data []byte, atEOF bool) (advance int, msg []byte, err error) {
-	size, alt, ok, advance, err := head(probeTURN, data, atEOF)
+	size, alt, ok, advance, err := head(probeTURNInSync, data, atEOF)
 	if !ok {
 		return advance, nil, err
 	}
@@ -80,7 +80,7 @@ func (t *TURNSplitter) decide(data []byte, size, alt int, atEOF bool) (adv int, 
 			}
 			return probeNeedMore
 		}
-		_, _, r := probeTURN(data[n:])
+		_, _, r := probeTURNInSync(data[n:])
 		return r
 	}
 	p, u := at(size), at(alt)
@@ -100,20 +100,33 @@ func (t *TURNSplitter) decide(data []byte, size, alt int, atEOF bool) (adv int, 
 	return size, false
 }
 
-func probeTURN(b []byte) (size, alt int, r probeResult) {
+// probeTURN is the probe of detection and resynchronisation: a legacy channel's header
+// counts only when the frame after it is on the same channel or STUN (so at the end of the
+// data, a lone legacy frame waits, or is not taken).
+func probeTURN(b []byte) (size, alt int, r probeResult) { return probeTURNHeader(b, false) }
+
+// probeTURNInSync is the probe of a direction in sync, where the next byte is a frame
+// boundary: every channel number RFC 5766 allows is a channel.
+func probeTURNInSync(b []byte) (size, alt int, r probeResult) { return probeTURNHeader(b, true) }
+
+func probeTURNHeader(b []byte, inSync bool) (size, alt int, r probeResult) {
 	if len(b) < 1 {
 		return 0, 0, probeNeedMore
 	}
 	switch {
-	case wire.FirstByte(b[0]) == wire.RangeChannelData:
+	case wire.IsAnyChannelByte(b[0]):
 		if len(b) < channelDataHeaderLen {
 			return 0, 0, probeNeedMore
 		}
 		n := channelDataHeaderLen + be16(b[2:])
+		size, alt = n, 0
 		if p := (n + 3) &^ 3; p != n {
-			return p, n, probeValid
+			size, alt = p, n
 		}
-		return n, 0, probeValid
+		if inSync || !wire.IsLegacyChannelByte(b[0]) {
+			return size, alt, probeValid
+		}
+		return size, alt, sameChannelNext(b, size, alt)
 	case b[0]&0xC0 == 0: // STUN: the two most significant bits are zero (RFC 8489 5)
 		if len(b) < wire.STUNCookieOffset+4 {
 			return 0, 0, probeNeedMore
@@ -125,4 +138,25 @@ func probeTURN(b []byte) (size, alt int, r probeResult) {
 		return wire.STUNHeaderLen + l, 0, probeValid
 	}
 	return 0, 0, probeInvalid
+}
+
+// sameChannelNext says whether the frame after the ChannelData message at b[0], of size or
+// alt bytes, is ChannelData on the same channel or a STUN message (magic cookie).
+func sameChannelNext(b []byte, size, alt int) probeResult {
+	r := probeInvalid
+	for _, s := range [2]int{size, alt} {
+		switch {
+		case s <= 0:
+		case len(b) < s+2:
+			r = probeNeedMore
+		case b[s] == b[0] && b[s+1] == b[1]:
+			return probeValid
+		case b[s]&0xC0 != 0: // neither the channel nor STUN
+		case len(b) < s+wire.STUNCookieOffset+4:
+			r = probeNeedMore
+		case be32(b[s+wire.STUNCookieOffset:]) == wire.STUNMagicCookie:
+			return probeValid
+		}
+	}
+	return r
 }

@@ -66,3 +66,35 @@ func TestIsChannel(t *testing.T) {
 		}
 	}
 }
+
+func TestLegacyChannel(t *testing.T) {
+	tests := []struct {
+		n                   uint16
+		strict, legacy, any bool
+	}{
+		{0x3FFF, false, false, false},
+		{0x4000, true, false, true},
+		{0x4FFF, true, false, true},
+		{0x5000, false, true, true},
+		{0x5001, false, true, true},
+		{0x7FFE, false, true, true},
+		{0x7FFF, false, true, true},
+		{0x8000, false, false, false},
+	}
+	for _, tt := range tests {
+		if IsChannel(tt.n) != tt.strict || IsLegacyChannel(tt.n) != tt.legacy || IsAnyChannel(tt.n) != tt.any {
+			t.Errorf("%#x: IsChannel %v IsLegacyChannel %v IsAnyChannel %v; want %v %v %v", tt.n,
+				IsChannel(tt.n), IsLegacyChannel(tt.n), IsAnyChannel(tt.n), tt.strict, tt.legacy, tt.any)
+		}
+		if got := IsLegacyChannelByte(byte(tt.n >> 8)); got != tt.legacy {
+			t.Errorf("IsLegacyChannelByte(%#x) = %v, want %v", tt.n>>8, got, tt.legacy)
+		}
+		if got := IsAnyChannelByte(byte(tt.n >> 8)); got != tt.any {
+			t.Errorf("IsAnyChannelByte(%#x) = %v, want %v", tt.n>>8, got, tt.any)
+		}
+		// The legacy numbers' first byte is QUIC's by RFC 9443: only the demux's state tells.
+		if tt.legacy && FirstByte(byte(tt.n>>8)) != RangeQUICShort {
+			t.Errorf("FirstByte(%#x) = %d, want RangeQUICShort", tt.n>>8, FirstByte(byte(tt.n>>8)))
+		}
+	}
+}
