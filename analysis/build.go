@@ -54,7 +54,7 @@ func (a *analyzer) build(name string, rd *capture.Reader) report.Capture {
 	a.buildStreamsAndDirections(&c, streams, legOf)
 	c.ICE = a.turn.ICE()
 	c.TURN = a.turn.TURN()
-	c.Warnings = append([]string{}, a.warnings...) // [] without warnings: a list is never null
+	c.Warnings = a.warnings
 	c.Findings = Findings(&c)
 	return c
 }

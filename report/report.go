@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"encoding/json"
+	"reflect"
 )
 
 // Schema names this JSON contract; it changes only when a field changes meaning.
@@ -371,19 +372,29 @@ type ComparisonEntry struct {
 	DelayP95MS          *float64  `json:"delay_p95_ms"`
 }
 
+// MarshalJSON writes the report with every nil list as [] (see filled).
+func (r Report) MarshalJSON() ([]byte, error) {
+	type plain Report // without this method
+	return encodeJSON(filled(reflect.ValueOf(plain(r))).Interface())
+}
+
 // MarshalJSON writes a capture that could not be read as {"file", "error"} alone: none of
-// its figures were measured, and a zero would read as a measurement.
+// its figures were measured, and a zero would read as a measurement. A readable capture has
+// every nil list as [] (see filled).
 func (c Capture) MarshalJSON() ([]byte, error) {
 	type plain Capture // without this method
-	var v any = plain(c)
 	if c.Error != "" {
-		v = struct {
+		return encodeJSON(struct {
 			File  string `json:"file"`
 			Error string `json:"error"`
-		}{c.File, c.Error}
+		}{c.File, c.Error})
 	}
-	// Like the outer encoder, keep "->" in the findings as it is (json.Marshal would
-	// escape it to \u003e).
+	return encodeJSON(filled(reflect.ValueOf(plain(c))).Interface())
+}
+
+// encodeJSON writes v as the outer encoder does: it keeps "->" in the findings as it is
+// (json.Marshal would escape it to \u003e).
+func encodeJSON(v any) ([]byte, error) {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
