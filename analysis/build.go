@@ -44,7 +44,7 @@ func (a *analyzer) build(name string, rd *capture.Reader) report.Capture {
 	if a.packets > 0 {
 		s := time.Unix(0, a.first).UTC().Format("2006-01-02T15:04:05.000000Z")
 		c.Start = &s
-		c.DurationS = numfmt.Round(float64(a.last-a.first)/1e9, 6)
+		c.DurationS = new(numfmt.Round(float64(a.last-a.first)/1e9, 6))
 	}
 	a.unanalysed(rd)
 

@@ -39,8 +39,8 @@ type Capture struct {
 	LinkTypes          []string    `json:"link_types"`
 	Packets            int64       `json:"packets"`
 	WireBytes          int64       `json:"wire_bytes"`
-	Start              *string     `json:"start"` // RFC 3339 UTC with microseconds; null without packets
-	DurationS          float64     `json:"duration_s"`
+	Start              *string     `json:"start"`      // RFC 3339 UTC with microseconds; null without packets
+	DurationS          *float64    `json:"duration_s"` // null without packets: there is no span to measure
 	SnappedPackets     int64       `json:"snapped_packets"`
 	UndecodablePackets int64       `json:"undecodable_packets"`
 	CaptureDuplicates  int64       `json:"capture_duplicates"`

@@ -41,6 +41,7 @@ func TestSchemaIsClosed(t *testing.T) {
 		{"missing list", func(r, c, _ map[string]any) { delete(c, "findings") }},
 		{"compression", func(r, c, _ map[string]any) { c["compression"] = "bzip2" }},
 		{"start without packets", func(r, c, _ map[string]any) { c["start"] = "2026-11-29T10:00:00.000000Z" }},
+		{"duration without packets", func(r, c, _ map[string]any) { c["duration_s"] = 0 }},
 		{"negative count", func(r, c, _ map[string]any) { c["capture_duplicates"] = -1 }},
 		{"figures beside an error", func(r, _, u map[string]any) { u["packets"] = 7 }},
 		{"schema name", func(r, _, _ map[string]any) { r["schema"] = "callpcap.report/v2" }},
