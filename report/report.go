@@ -39,8 +39,9 @@ type Capture struct {
 	LinkTypes          []string    `json:"link_types"`
 	Packets            int64       `json:"packets"`
 	WireBytes          int64       `json:"wire_bytes"`
-	Start              *string     `json:"start"`      // RFC 3339 UTC with microseconds; null without packets
-	DurationS          *float64    `json:"duration_s"` // null without packets: there is no span to measure
+	Start              *string     `json:"start"`       // RFC 3339 UTC with microseconds; null without packets
+	DurationS          *float64    `json:"duration_s"`  // null without packets: there is no span to measure
+	ClockJumps         int64       `json:"clock_jumps"` // corrupt time stamps and steps in the clock, left out of duration_s
 	SnappedPackets     int64       `json:"snapped_packets"`
 	UndecodablePackets int64       `json:"undecodable_packets"`
 	CaptureDuplicates  int64       `json:"capture_duplicates"`
