@@ -26,8 +26,22 @@ var ErrUnreadable = errors.New("not a readable capture")
 const maxIfaceCounts = 64
 
 // timeJump is a gap in capture time that is reported as a break rather than analysed as
-// silence (merged captures, clocks near 1970).
+// silence (merged captures, clocks near 1970), and the distance beyond which a packet's time
+// stamp is a clock jump (clockJump).
 const timeJump = int64(time.Hour)
+
+// clockJump says whether a packet stamped t is a clock jump: a corrupt time stamp, not a
+// time the packet was seen. The rule: it lies more than timeJump (an hour) from every
+// neighbour it has in the file, the packet before it and the packet after it. A capture is
+// written in the order packets were seen, so a packet an hour away from both of the packets
+// around it was not seen then; a call has no hour-long silences between two packets that
+// are seconds apart. Two or more packets that agree with each other are not jumps: a file
+// merged from captures taken apart is a step in time (a warning and a break in the series),
+// not a corrupt stamp. A capture of one packet has no jump.
+func clockJump(t, prev, next int64, hasPrev, hasNext bool) bool {
+	far := func(u int64) bool { return t-u > timeJump || u-t > timeJump }
+	return (hasPrev || hasNext) && (!hasPrev || far(prev)) && (!hasNext || far(next))
+}
 
 // Analyze reads one capture from r and returns its report. name is the file as given on the
 // command line. An input that is not a readable capture returns a Capture with Error set and
@@ -59,13 +73,16 @@ type analyzer struct {
 	rtpInvalid int64 // messages in RTP's range whose header did not decode
 
 	packets, wire               int64
-	first, last, prev           int64
+	first, prev                 int64
+	segLo, segHi                int64 // the span of the packets since the last step in capture time
+	covered                     int64 // the spans closed by earlier steps
 	snapped, undecodable, dups  int64
 	snappedIn                   []int64 // snapped packets per capture interface
 	unknownLink, nonIP, ipOther int64
 	truncated                   bool
 	warnings                    []string
-	jumps                       int
+	jumps                       int64 // steps in capture time (more than timeJump between two packets)
+	clockJumps                  int64 // packets whose time stamp was a clock jump (clockJump)
 
 	demux  demux.Classifier  // classifies each message, keeping the RTP header it decoded
 	inner  transport.Message // reused for TURN-unwrapped datagrams
@@ -110,15 +127,29 @@ func (a *analyzer) run(ctx context.Context, rd *capture.Reader) error {
 	// Each batch goes back to the reader one batch late: the TCP connections keep pointing
 	// into the packets of the batch before the current one (tcpframe's Detach), so that the
 	// messages they hold back for about a round trip are rarely copied.
+	//
+	// Whether a packet's time stamp is a clock jump depends on the packet after it: the last
+	// packet of a batch waits for the first of the next batch (fetched, not yet analysed).
 	var prev *batch
-	for {
-		b, ok := batches.next()
-		if !ok {
-			break
-		}
+	b, ok := batches.next()
+	for ok {
 		a.batchNo++
-		for i := range b.pkts {
-			a.packet(&b.pkts[i], b.digests[i])
+		n := len(b.pkts)
+		for i := range n - 1 {
+			a.packet(&b.pkts[i], b.digests[i], b.pkts[i+1].Time, true)
+		}
+		var nb *batch
+		nok := false
+		if b.err == nil {
+			nb, nok = batches.next()
+		}
+		if n > 0 {
+			hasNext := nok && len(nb.pkts) > 0
+			var next int64
+			if hasNext {
+				next = nb.pkts[0].Time
+			}
+			a.packet(&b.pkts[n-1], b.digests[n-1], next, hasNext)
 		}
 		if err := b.err; err != nil {
 			if err != io.EOF {
@@ -133,6 +164,7 @@ func (a *analyzer) run(ctx context.Context, rd *capture.Reader) error {
 			batches.release(prev)
 		}
 		prev = b
+		b, ok = nb, nok
 	}
 	if err := ctx.Err(); err != nil {
 		return err
@@ -162,23 +194,39 @@ func (a *analyzer) detach() {
 	a.lentPrev, a.lent = a.lent, a.lentPrev[:0]
 }
 
-func (a *analyzer) packet(p *capture.Packet, dg digests) {
+// packet analyses one packet; next is the time stamp of the packet after it, if hasNext.
+// A packet whose stamp is a clock jump is analysed at the time of the packet before it (or,
+// first in the file, of the one after it): its stamp says nothing, its place in the file
+// says when it was seen. So the capture's span, the flows', the streams' and their series
+// are those of the call, not of a corrupt clock.
+func (a *analyzer) packet(p *capture.Packet, dg digests, next int64, hasNext bool) {
+	if clockJump(p.Time, a.prev, next, a.packets > 0, hasNext) {
+		a.clockJumps++
+		if a.packets > 0 {
+			p.Time = a.prev
+		} else {
+			p.Time = next
+		}
+	}
 	if a.packets == 0 {
-		a.first, a.prev = p.Time, p.Time
+		a.first, a.prev, a.segLo, a.segHi = p.Time, p.Time, p.Time, p.Time
 	}
 	a.packets++
 	a.wire += int64(p.FrameLen)
 	if d := p.Time - a.prev; d > timeJump || d < -timeJump {
+		// A step: the packets from here on agree with each other, not with those before (a
+		// file merged from captures taken apart). The span so far is closed, and the hours
+		// between the two are not counted as captured time.
 		a.jumps++
 		if a.jumps <= 3 {
 			a.warnf("capture time jumps by %s at packet %d: per-second series break there",
 				time.Duration(d).Round(time.Second), a.packets)
 		}
+		a.covered += a.segHi - a.segLo
+		a.segLo, a.segHi = p.Time, p.Time
 	}
 	a.prev = p.Time
-	if p.Time > a.last {
-		a.last = p.Time
-	}
+	a.segLo, a.segHi = min(a.segLo, p.Time), max(a.segHi, p.Time)
 	if p.CapLen < p.FrameLen {
 		a.snapped++
 		if p.Iface < maxIfaceCounts {

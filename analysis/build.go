@@ -27,6 +27,7 @@ func (a *analyzer) build(name string, rd *capture.Reader) report.Capture {
 		SnappedPackets:     a.snapped,
 		UndecodablePackets: a.undecodable,
 		CaptureDuplicates:  a.dups,
+		ClockJumps:         a.clockJumps + a.jumps,
 		Truncated:          a.truncated,
 		Warnings:           a.warnings,
 		Flows:              []report.Flow{},
@@ -44,7 +45,9 @@ func (a *analyzer) build(name string, rd *capture.Reader) report.Capture {
 	if a.packets > 0 {
 		s := time.Unix(0, a.first).UTC().Format("2006-01-02T15:04:05.000000Z")
 		c.Start = &s
-		c.DurationS = numfmt.Round(float64(a.last-a.first)/1e9, 6)
+		// The time the capture covers: its span, or with steps in its clock the sum of the
+		// spans between them.
+		c.DurationS = new(numfmt.Round(float64(a.covered+a.segHi-a.segLo)/1e9, 6))
 	}
 	a.unanalysed(rd)
 
@@ -54,7 +57,7 @@ func (a *analyzer) build(name string, rd *capture.Reader) report.Capture {
 	a.buildStreamsAndDirections(&c, streams, legOf)
 	c.ICE = a.turn.ICE()
 	c.TURN = a.turn.TURN()
-	c.Warnings = append([]string{}, a.warnings...) // [] without warnings: a list is never null
+	c.Warnings = a.warnings
 	c.Findings = Findings(&c)
 	return c
 }

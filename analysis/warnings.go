@@ -14,6 +14,17 @@ import (
 // bound (flows, RTP streams, IP fragments, ICE and TURN state) or did not parse. Each bound
 // keeps memory flat whatever the capture holds; a count here says the bound was reached.
 func (a *analyzer) unanalysed(rd *capture.Reader) {
+	if n := a.clockJumps + a.jumps; n > 0 {
+		var why []string
+		if a.clockJumps > 0 {
+			why = append(why, numfmt.Count(a.clockJumps, "packet", "packets")+" stamped more than an hour away from the packets around it")
+		}
+		if a.jumps > 0 {
+			why = append(why, numfmt.Count(a.jumps, "step", "steps")+" of more than an hour between two packets, as in captures merged into one file")
+		}
+		a.warnf("the capture's clock jumps %s (%s); durations use the call's own span",
+			numfmt.Count(n, "time", "times"), strings.Join(why, ", "))
+	}
 	if n, ok := rd.InterfaceDrops(); ok && n > 0 {
 		a.warnf("the capturing interfaces dropped %d packets: they are missing from this report", n)
 	}

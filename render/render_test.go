@@ -37,7 +37,7 @@ func handMade() *report.Report {
 		Options: report.Options{LateBudgetMS: 150, MinPackets: 10},
 		Captures: []report.Capture{{
 			File: "call.pcap", Format: "pcapng", Compression: "none", LinkTypes: []string{"LINUX_SLL"},
-			Packets: 120345, WireBytes: 151234567, Start: str("2026-11-29T10:00:00.123456Z"), DurationS: 93.2,
+			Packets: 120345, WireBytes: 151234567, Start: str("2026-11-29T10:00:00.123456Z"), DurationS: new(93.2),
 			Warnings: []string{},
 			Flows: []report.Flow{{ID: "f1", Proto: "tcp", A: "10.0.0.1:51234", B: "203.0.113.7:443",
 				FirstS: 0.01, LastS: 93.1, Packets: 90000, WireBytes: 80000000,

@@ -81,7 +81,10 @@ func (t *textWriter) capture(c *report.Capture) {
 		return
 	}
 	head := []string{fmt.Sprintf("%s  %s", c.File, c.Format), strings.Join(c.LinkTypes, "+"),
-		thousands(c.Packets) + " packets", bytesSI(c.WireBytes), seconds(c.DurationS)}
+		thousands(c.Packets) + " packets", bytesSI(c.WireBytes)}
+	if c.DurationS != nil { // without packets there is no span: "0 s" would read as one
+		head = append(head, seconds(*c.DurationS))
+	}
 	if c.Compression != "" && c.Compression != "none" {
 		head = append(head, c.Compression)
 	}

@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"encoding/json"
+	"reflect"
 )
 
 // Schema names this JSON contract; it changes only when a field changes meaning.
@@ -38,8 +39,9 @@ type Capture struct {
 	LinkTypes          []string    `json:"link_types"`
 	Packets            int64       `json:"packets"`
 	WireBytes          int64       `json:"wire_bytes"`
-	Start              *string     `json:"start"` // RFC 3339 UTC with microseconds; null without packets
-	DurationS          float64     `json:"duration_s"`
+	Start              *string     `json:"start"`       // RFC 3339 UTC with microseconds; null without packets
+	DurationS          *float64    `json:"duration_s"`  // null without packets: there is no span to measure
+	ClockJumps         int64       `json:"clock_jumps"` // corrupt time stamps and steps in the clock, left out of duration_s
 	SnappedPackets     int64       `json:"snapped_packets"`
 	UndecodablePackets int64       `json:"undecodable_packets"`
 	CaptureDuplicates  int64       `json:"capture_duplicates"`
@@ -374,19 +376,29 @@ type ComparisonEntry struct {
 	DelayP95MS          *float64  `json:"delay_p95_ms"`
 }
 
+// MarshalJSON writes the report with every nil list as [] (see filled).
+func (r Report) MarshalJSON() ([]byte, error) {
+	type plain Report // without this method
+	return encodeJSON(filled(reflect.ValueOf(plain(r))).Interface())
+}
+
 // MarshalJSON writes a capture that could not be read as {"file", "error"} alone: none of
-// its figures were measured, and a zero would read as a measurement.
+// its figures were measured, and a zero would read as a measurement. A readable capture has
+// every nil list as [] (see filled).
 func (c Capture) MarshalJSON() ([]byte, error) {
 	type plain Capture // without this method
-	var v any = plain(c)
 	if c.Error != "" {
-		v = struct {
+		return encodeJSON(struct {
 			File  string `json:"file"`
 			Error string `json:"error"`
-		}{c.File, c.Error}
+		}{c.File, c.Error})
 	}
-	// Like the outer encoder, keep "->" in the findings as it is (json.Marshal would
-	// escape it to \u003e).
+	return encodeJSON(filled(reflect.ValueOf(plain(c))).Interface())
+}
+
+// encodeJSON writes v as the outer encoder does: it keeps "->" in the findings as it is
+// (json.Marshal would escape it to \u003e).
+func encodeJSON(v any) ([]byte, error) {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)

@@ -2,6 +2,8 @@ package report_test
 
 import (
 	"encoding/json"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/callpcap/callpcap/internal/testgen/schematest"
@@ -39,6 +41,7 @@ func TestSchemaIsClosed(t *testing.T) {
 		{"missing list", func(r, c, _ map[string]any) { delete(c, "findings") }},
 		{"compression", func(r, c, _ map[string]any) { c["compression"] = "bzip2" }},
 		{"start without packets", func(r, c, _ map[string]any) { c["start"] = "2026-11-29T10:00:00.000000Z" }},
+		{"duration without packets", func(r, c, _ map[string]any) { c["duration_s"] = 0 }},
 		{"negative count", func(r, c, _ map[string]any) { c["capture_duplicates"] = -1 }},
 		{"figures beside an error", func(r, _, u map[string]any) { u["packets"] = 7 }},
 		{"schema name", func(r, _, _ map[string]any) { r["schema"] = "callpcap.report/v2" }},
@@ -63,5 +66,54 @@ func TestSchemaIsClosed(t *testing.T) {
 				t.Errorf("the schema accepts %s", broken)
 			}
 		})
+	}
+}
+
+// TestNilListsEncodeEmpty: a report built with no list set at all (every slice and map nil)
+// encodes each list as [], at every depth, and encoding leaves the report as it was.
+func TestNilListsEncodeEmpty(t *testing.T) {
+	zero := 0.0
+	r := schematest.Wrap(report.Capture{File: "bare.pcap", Format: "pcap", Compression: "none",
+		Flows: []report.Flow{{ID: "f1", Proto: "tcp", A: "192.0.2.1:1", B: "192.0.2.2:2",
+			TCP: &report.FlowTCP{AToB: report.TCPDir{Vantage: report.VantageUnknown}, BToA: report.TCPDir{Vantage: report.VantageUnknown}}}},
+		Legs:       []report.Leg{{ID: "l1", Transport: report.TransportTCP, Client: "192.0.2.1:1", Server: "192.0.2.2:2"}},
+		Directions: []report.Direction{{ID: "d1", From: "192.0.2.1:1", To: "192.0.2.2:2", Transport: report.TransportTCP, Efficiency: &zero}},
+	})
+	r.Captures = append(r.Captures, report.Capture{File: "other.pcap", Format: "pcap", Compression: "none"})
+	r.Captures[0].Flows[0].Framing = new(report.FramingUnknown)
+	r.Comparison = &report.Comparison{}
+	b, err := json.Marshal(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	nulls, err := schematest.NullLists(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(nulls) > 0 {
+		t.Errorf("null lists: %v\n%s", nulls, b)
+	}
+	for _, want := range []string{`"warnings":[]`, `"findings":[]`, `"streams":[]`, `"content":[]`, `"peers":[]`,
+		`"media_kbps":[]`, `"delay_p50_ms":[]`, `"ufrags":[]`, `"allocations":[]`, `"entries":[]`} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("no %s in %s", want, b)
+		}
+	}
+	if r.Captures[0].Warnings != nil || r.Captures[0].Legs[0].Peers != nil || r.Comparison.Entries != nil {
+		t.Error("encoding wrote to the report")
+	}
+}
+
+// TestNullListsWalk: the walk that every test's report goes through finds a null list at
+// any depth, and takes a null pointer (a figure not measured) for what it is.
+func TestNullListsWalk(t *testing.T) {
+	got, err := schematest.NullLists([]byte(`{"captures": [{"warnings": null, "flows": [{"content": null, "tcp": null}],
+		"directions": [{"series": {"delay_p50_ms": [null, 1]}, "ramp": null}]}], "comparison": null}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{".captures[0].warnings", ".captures[0].flows[0].content"}
+	if !slices.Equal(got, want) {
+		t.Errorf("got %v, want %v", got, want)
 	}
 }

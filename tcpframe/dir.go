@@ -213,10 +213,26 @@ func (d *dir) detach(before uint32) {
 	d.st.detach(before)
 }
 
+// rttSummary is the direction's round trip from its data/ACK pairs, reported only at a
+// sender vantage: there the delay from a data segment to the ACK that covers it spans the
+// whole path and back. Next to the receiver the ACK leaves as the data arrives, so the
+// delay is the receiver's ACK time (near 0 however long the path is); in the middle it is
+// the part of the round trip beyond the capture; with the vantage unknown nobody can say
+// which. Those are not the RTT, and a 0 there would read as a measurement: null. The
+// handshake's RTT (handshake_rtt_ms, on the connection) is the full round trip at any
+// vantage, so it is not repeated here. The samples still decide the vantage (ack.go).
+func (d *dir) rttSummary(v Vantage) *report.Quantiles {
+	if v != VantageSender {
+		return nil
+	}
+	return d.rtt.Summary()
+}
+
 func (d *dir) summary() report.TCPDir {
 	s := &d.stats
+	v := d.vantage()
 	return report.TCPDir{
-		Vantage:                    d.vantage().Report(),
+		Vantage:                    v.Report(),
 		Segments:                   s.segments,
 		DataSegments:               s.dataSegments,
 		PureAcks:                   s.pureAcks,
@@ -231,7 +247,7 @@ func (d *dir) summary() report.TCPDir {
 		OutOfOrderSegments:         s.oooSegments,
 		ZeroWindowProbes:           s.zeroWindowProbes,
 		Keepalives:                 s.keepalives,
-		RTTMS:                      d.rtt.Summary(),
+		RTTMS:                      d.rttSummary(v),
 		Messages:                   s.messages,
 		FramingBytes:               s.framingBytes,
 		ResyncSkippedBytes:         s.resyncSkipped,

@@ -7,11 +7,12 @@ import (
 	"testing"
 
 	"github.com/callpcap/callpcap/internal/testgen/golden"
+	"github.com/callpcap/callpcap/internal/testgen/schematest"
 )
 
 // TestGoldenReports runs the command, as main does, on every capture in the repository's
 // testdata/ and compares its text and JSON reports with testdata/<case>.golden.txt and
-// .golden.json (go test ./... -update rewrites them). It runs from the repository's root,
+// .golden.json (go test ./... -update rewrites them), and checks the JSON against the contract. It runs from the repository's root,
 // so that the reports name the files as the README's commands do.
 func TestGoldenReports(t *testing.T) {
 	t.Chdir(filepath.Join("..", ".."))
@@ -33,6 +34,9 @@ func TestGoldenReports(t *testing.T) {
 					t.Fatalf("--format %s: exit %d, stderr %q", format.name, code, stderr)
 				}
 				golden.Check(t, filepath.Join("testdata", base+".golden."+format.ext), []byte(stdout))
+				if format.name == "json" {
+					schematest.Check(t, []byte(stdout))
+				}
 			}
 		})
 	}

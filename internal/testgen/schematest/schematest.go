@@ -7,6 +7,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"reflect"
+	"strings"
 	"sync"
 	"testing"
 
@@ -43,11 +45,72 @@ func Validate(data []byte) error {
 	return sch.Validate(v)
 }
 
-// Check fails the test when data, the JSON of a whole report, breaks the contract.
+// Check fails the test when data, the JSON of a whole report, breaks the contract: the
+// schema, or a list written as null (NullLists).
 func Check(t testing.TB, data []byte) {
 	t.Helper()
 	if err := Validate(data); err != nil {
 		t.Errorf("the report breaks report/schema.json: %v\n%s", err, data)
+	}
+	nulls, err := NullLists(data)
+	if err != nil {
+		t.Errorf("%v\n%s", err, data)
+	}
+	if len(nulls) > 0 {
+		t.Errorf("lists written as null, not []: %s\n%s", strings.Join(nulls, ", "), data)
+	}
+}
+
+// NullLists walks the JSON of a whole report beside the model's Go types and returns the
+// path of every value that is null where the model has a slice or a map: a list is [] when
+// empty, never null. It does not rely on the schema, so a list the schema forgot to close
+// is caught too.
+func NullLists(data []byte) ([]string, error) {
+	var v any
+	if err := json.Unmarshal(data, &v); err != nil {
+		return nil, fmt.Errorf("not JSON: %w", err)
+	}
+	var out []string
+	nullLists(reflect.TypeFor[report.Report](), v, "", &out)
+	return out, nil
+}
+
+func nullLists(t reflect.Type, v any, path string, out *[]string) {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem() // a null pointer is a figure not measured
+	}
+	switch t.Kind() {
+	case reflect.Slice, reflect.Map:
+		switch v := v.(type) {
+		case nil:
+			*out = append(*out, path)
+		case []any:
+			for i, e := range v {
+				nullLists(t.Elem(), e, fmt.Sprintf("%s[%d]", path, i), out)
+			}
+		case map[string]any:
+			for k, e := range v {
+				nullLists(t.Elem(), e, path+"."+k, out)
+			}
+		}
+	case reflect.Struct:
+		m, ok := v.(map[string]any)
+		if !ok {
+			return
+		}
+		for i := range t.NumField() {
+			f := t.Field(i)
+			name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+			if !f.IsExported() || name == "-" {
+				continue
+			}
+			if name == "" {
+				name = f.Name
+			}
+			if e, ok := m[name]; ok {
+				nullLists(f.Type, e, path+"."+name, out)
+			}
+		}
 	}
 }
 
