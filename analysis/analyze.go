@@ -21,6 +21,17 @@ import (
 // the command maps it to exit code 1.
 var ErrUnreadable = errors.New("not a readable capture")
 
+// unreadableError is an input that is not a readable capture. It is ErrUnreadable and its
+// cause, but says only the file's name and the cause: the cause says what is wrong already
+// ("notes.txt: not a capture file: unknown magic number 68656c6c").
+type unreadableError struct {
+	name string
+	err  error
+}
+
+func (e *unreadableError) Error() string   { return e.name + ": " + e.err.Error() }
+func (e *unreadableError) Unwrap() []error { return []error{ErrUnreadable, e.err} }
+
 // maxIfaceCounts bounds the per-interface counts of snapped packets.
 const maxIfaceCounts = 64
 
@@ -35,7 +46,7 @@ const timeJump = int64(time.Hour)
 func Analyze(ctx context.Context, name string, r io.Reader, opts Options) (report.Capture, error) {
 	rd, err := capture.Open(r)
 	if err != nil {
-		return report.Capture{File: name, Error: err.Error()}, fmt.Errorf("%s: %w: %w", name, ErrUnreadable, err)
+		return report.Capture{File: name, Error: err.Error()}, &unreadableError{name, err}
 	}
 	a := newAnalyzer(opts)
 	if err := a.run(ctx, rd); err != nil {

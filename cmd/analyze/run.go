@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -201,7 +202,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		}
 		if err != nil {
 			failed = true
-			fmt.Fprintf(stderr, "analyze: %s\n", oneLine(err))
+			c.Error = reason(err, c.Error)
+			fmt.Fprintf(stderr, "analyze: %s: %s\n", name, oneLine(c.Error))
 		} else if !cfg.quiet {
 			for _, w := range c.Warnings {
 				fmt.Fprintf(stderr, "analyze: %s: warning: %s\n", name, w)
@@ -262,13 +264,12 @@ func analyzeFile(ctx context.Context, name string, stdin io.Reader, stderr io.Wr
 	if name != "-" {
 		f, err := os.Open(name)
 		if err != nil {
-			return report.Capture{File: name, Error: err.Error()}, err
+			return report.Capture{File: name}, err
 		}
 		defer f.Close()
 		if st, err := f.Stat(); err == nil {
 			if st.IsDir() {
-				err := fmt.Errorf("%s: is a directory", name)
-				return report.Capture{File: name, Error: "is a directory"}, err
+				return report.Capture{File: name}, errors.New("is a directory")
 			}
 			size = st.Size()
 		}
@@ -293,6 +294,23 @@ func isTerminal(w io.Writer) bool {
 	return ok && term.IsTerminal(int(f.Fd()))
 }
 
-func oneLine(err error) string {
-	return strings.ReplaceAll(err.Error(), "\n", " ")
+func oneLine(s string) string {
+	return strings.ReplaceAll(s, "\n", " ")
+}
+
+// reason says why an input could not be read, without its name, which the line about it
+// starts with: an *fs.PathError's message names the file itself ("open call.pcap: no such
+// file or directory"), analysis' error the capture (its Capture.Error, given as analysed, is
+// the reason alone).
+func reason(err error, analysed string) string {
+	var pe *fs.PathError
+	switch {
+	case errors.As(err, &pe) && pe.Op == "open":
+		return pe.Err.Error()
+	case errors.As(err, &pe):
+		return pe.Op + ": " + pe.Err.Error()
+	case analysed != "":
+		return analysed
+	}
+	return err.Error()
 }
