@@ -31,12 +31,17 @@ var (
 	errUnreadable = errors.New("some inputs were unreadable") // exit 1, already reported per file
 )
 
-type usageError struct{ msg string }
+// usageError is a command line the tool will not run. bare: the message says all there is
+// to say, without the usage hint.
+type usageError struct {
+	msg  string
+	bare bool
+}
 
 func (e usageError) Error() string { return e.msg }
 func (e usageError) Unwrap() error { return errUsage }
 
-func usagef(format string, args ...any) error { return usageError{fmt.Sprintf(format, args...)} }
+func usagef(format string, args ...any) error { return usageError{msg: fmt.Sprintf(format, args...)} }
 
 // exitCode maps run's error to the documented exit code, printing it on stderr.
 func exitCode(err error, stderr io.Writer) int {
@@ -44,7 +49,10 @@ func exitCode(err error, stderr io.Writer) int {
 	case err == nil:
 		return 0
 	case errors.Is(err, errUsage):
-		fmt.Fprintf(stderr, "analyze: %v\nusage: analyze [flags] FILE...  (analyze --help for the flags)\n", err)
+		fmt.Fprintf(stderr, "analyze: %v\n", err)
+		if ue := (usageError{}); !errors.As(err, &ue) || !ue.bare {
+			fmt.Fprintf(stderr, "usage: analyze [flags] FILE...  (analyze --help for the flags)\n")
+		}
 		return 2
 	case errors.Is(err, errUnreadable):
 		return 1
@@ -75,7 +83,7 @@ func parseArgs(args []string, stderr io.Writer) (*config, error) {
 		decodeAs   = fs.StringArray("decode-as", nil, "treat a port as carrying rtp, rtcp, stun, turn or rfc4571: PROTO=PORT (repeatable)")
 	)
 	fs.StringVar(&cfg.format, "format", "", "report format: text, json, md or html (default: from -o's extension, else text)")
-	fs.StringVarP(&cfg.output, "output", "o", "", "write the report to this file instead of standard output")
+	fs.StringVarP(&cfg.output, "output", "o", "", "write the report to this file instead of standard output (- is standard output); never one of the inputs")
 	fs.StringVar(&cfg.charts, "charts", "", "also write the charts (SVG and PNG) into this directory")
 	fs.BoolVarP(&cfg.quiet, "quiet", "q", false, "no progress bar, no warnings on standard error")
 	fs.BoolVar(&cfg.showVers, "version", false, "print the version and exit")
@@ -181,6 +189,12 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		fmt.Fprintf(stdout, "analyze (callpcap) %s\n", version)
 		return nil
 	}
+	if cfg.output == "-" {
+		cfg.output = ""
+	}
+	if err := checkOutput(cfg.output, cfg.files, stdin); err != nil {
+		return err
+	}
 	rep := &report.Report{
 		Schema: report.Schema,
 		Tool:   report.Tool{Name: "callpcap", Version: version},
@@ -242,6 +256,37 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	if failed {
 		return errUnreadable
+	}
+	return nil
+}
+
+// checkOutput refuses an output file that is one of the inputs, by any path (os.SameFile):
+// the report would replace the capture it is about. An output that does not exist yet is
+// fine.
+func checkOutput(output string, inputs []string, stdin io.Reader) error {
+	if output == "" {
+		return nil
+	}
+	out, err := os.Stat(output)
+	if err != nil {
+		return nil
+	}
+	for _, name := range inputs {
+		var in os.FileInfo
+		if name == "-" {
+			if f, ok := stdin.(*os.File); ok {
+				in, _ = f.Stat()
+			}
+		} else {
+			in, _ = os.Stat(name)
+		}
+		if in != nil && os.SameFile(in, out) {
+			what := "the input " + name
+			if name == "-" {
+				what = "standard input"
+			}
+			return usageError{msg: fmt.Sprintf("-o %s is %s: refusing to overwrite a capture with its report", output, what), bare: true}
+		}
 	}
 	return nil
 }
