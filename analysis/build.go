@@ -28,6 +28,7 @@ func (a *analyzer) build(name string, rd *capture.Reader) report.Capture {
 		UndecodablePackets: a.undecodable,
 		CaptureDuplicates:  a.dups,
 		Truncated:          a.truncated,
+		Interrupted:        a.interrupted,
 		Warnings:           a.warnings,
 		Flows:              []report.Flow{},
 		Legs:               []report.Leg{},

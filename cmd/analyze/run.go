@@ -57,6 +57,10 @@ func exitCode(err error, stderr io.Writer) int {
 	case errors.Is(err, errUnreadable):
 		return 1
 	}
+	// Interrupted: the report of what was read is written, and its warning says so.
+	if i := (interruption{}); errors.As(err, &i) {
+		return i.exitCode()
+	}
 	fmt.Fprintf(stderr, "analyze: %v\n", err)
 	return 1
 }
@@ -90,6 +94,8 @@ func parseArgs(args []string, stderr io.Writer) (*config, error) {
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: analyze [flags] FILE...\n\nFILE is a pcap or pcapng capture (optionally gzip- or zstd-compressed), or - for standard input.\n\n")
 		fs.PrintDefaults()
+		fmt.Fprintf(stderr, "\nExit codes: 0 a report was produced, 1 an input could not be read as a capture, 2 usage error,\n"+
+			"130 (SIGINT, Ctrl-C) or 143 (SIGTERM) the reading was interrupted: the report covers what was read.\n")
 	}
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, pflag.ErrHelp) {
@@ -209,11 +215,14 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		rep.Options.RampTargetKbps = &v
 	}
 	failed := false
+	var stopped error // the interruption that stopped the reading
 	for _, name := range cfg.files {
-		c, err := analyzeFile(ctx, name, stdin, stderr, cfg)
 		if ctx.Err() != nil {
-			return ctx.Err()
+			// The files after the one being read when the signal came are not read.
+			stopped = context.Cause(ctx)
+			break
 		}
+		c, err := analyzeFile(ctx, name, stdin, stderr, cfg)
 		if err != nil {
 			failed = true
 			c.Error = reason(err, c.Error)
@@ -224,6 +233,9 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 			}
 		}
 		rep.Captures = append(rep.Captures, c)
+	}
+	if stopped == nil && ctx.Err() != nil {
+		stopped = context.Cause(ctx)
 	}
 	rep.Comparison = analysis.Compare(successful(rep.Captures))
 
@@ -253,6 +265,9 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	if err != nil {
 		return fmt.Errorf("writing the report: %w", err)
+	}
+	if stopped != nil {
+		return stopped
 	}
 	if failed {
 		return errUnreadable
@@ -306,6 +321,12 @@ func successful(caps []report.Capture) []report.Capture {
 func analyzeFile(ctx context.Context, name string, stdin io.Reader, stderr io.Writer, cfg *config) (report.Capture, error) {
 	var r io.Reader = stdin
 	size := int64(-1)
+	regular := false
+	if f, ok := stdin.(*os.File); ok && name == "-" {
+		if st, err := f.Stat(); err == nil {
+			regular = st.Mode().IsRegular()
+		}
+	}
 	if name != "-" {
 		f, err := os.Open(name)
 		if err != nil {
@@ -317,8 +338,14 @@ func analyzeFile(ctx context.Context, name string, stdin io.Reader, stderr io.Wr
 				return report.Capture{File: name}, errors.New("is a directory")
 			}
 			size = st.Size()
+			regular = st.Mode().IsRegular()
 		}
 		r = f
+	}
+	if !regular {
+		// A pipe, a terminal or a FIFO may block in a read for ever: the analysis must not
+		// wait for it once interrupted. A regular file stops at the next batch.
+		r = newRelay(ctx, r)
 	}
 	if !cfg.quiet && isTerminal(stderr) {
 		bar := progressbar.NewOptions64(size,
