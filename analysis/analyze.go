@@ -22,6 +22,17 @@ import (
 // the command maps it to exit code 1.
 var ErrUnreadable = errors.New("not a readable capture")
 
+// unreadableError is an input that is not a readable capture. It is ErrUnreadable and its
+// cause, but says only the file's name and the cause: the cause says what is wrong already
+// ("notes.txt: not a capture file: unknown magic number 68656c6c").
+type unreadableError struct {
+	name string
+	err  error
+}
+
+func (e *unreadableError) Error() string   { return e.name + ": " + e.err.Error() }
+func (e *unreadableError) Unwrap() []error { return []error{ErrUnreadable, e.err} }
+
 // maxIfaceCounts bounds the per-interface counts of snapped packets.
 const maxIfaceCounts = 64
 
@@ -47,15 +58,21 @@ func clockJump(t, prev, next int64, hasPrev, hasNext bool) bool {
 // command line. An input that is not a readable capture returns a Capture with Error set and
 // an error wrapping ErrUnreadable; a capture that breaks off part way returns what was read,
 // Truncated and a warning, and no error.
+//
+// When ctx is done, the reading stops at the next batch of packets, or at once when r's Read
+// returns (give a reader that returns when ctx is done to stop a read that blocks, such as
+// standard input from an idle pipe), and the report covers what was read: Interrupted, and a
+// warning naming context.Cause(ctx), which should say what stopped it ("SIGINT").
 func Analyze(ctx context.Context, name string, r io.Reader, opts Options) (report.Capture, error) {
 	rd, err := capture.Open(r)
 	if err != nil {
-		return report.Capture{File: name, Error: err.Error()}, fmt.Errorf("%s: %w: %w", name, ErrUnreadable, err)
+		if ctx.Err() != nil {
+			err = fmt.Errorf("read interrupted by %v before the capture's header", context.Cause(ctx))
+		}
+		return report.Capture{File: name, Error: err.Error()}, &unreadableError{name, err}
 	}
 	a := newAnalyzer(opts)
-	if err := a.run(ctx, rd); err != nil {
-		return report.Capture{File: name, Error: err.Error()}, fmt.Errorf("%s: %w", name, err)
-	}
+	a.run(ctx, rd)
 	return a.build(name, rd), nil
 }
 
@@ -79,7 +96,7 @@ type analyzer struct {
 	snapped, undecodable, dups  int64
 	snappedIn                   []int64 // snapped packets per capture interface
 	unknownLink, nonIP, ipOther int64
-	truncated                   bool
+	truncated, interrupted      bool
 	warnings                    []string
 	jumps                       int64 // steps in capture time (more than timeJump between two packets)
 	clockJumps                  int64 // packets whose time stamp was a clock jump (clockJump)
@@ -115,7 +132,7 @@ func (a *analyzer) warnf(format string, args ...any) {
 	}
 }
 
-func (a *analyzer) run(ctx context.Context, rd *capture.Reader) error {
+func (a *analyzer) run(ctx context.Context, rd *capture.Reader) {
 	// Reading and decoding run on their own goroutine (see readBatches), and so does the RTP
 	// analysis (media).
 	ctx, cancel := context.WithCancel(ctx)
@@ -131,6 +148,7 @@ func (a *analyzer) run(ctx context.Context, rd *capture.Reader) error {
 	// Whether a packet's time stamp is a clock jump depends on the packet after it: the last
 	// packet of a batch waits for the first of the next batch (fetched, not yet analysed).
 	var prev *batch
+	atEnd := false // the reading reached the end of the capture
 	b, ok := batches.next()
 	for ok {
 		a.batchNo++
@@ -152,7 +170,8 @@ func (a *analyzer) run(ctx context.Context, rd *capture.Reader) error {
 			a.packet(&b.pkts[n-1], b.digests[n-1], next, hasNext)
 		}
 		if err := b.err; err != nil {
-			if err != io.EOF {
+			atEnd = err == io.EOF
+			if err != io.EOF && ctx.Err() == nil {
 				// Damage after a readable header: keep what was read, say so.
 				a.truncated = true
 				a.warnf("%v: the report covers the %d packets before it", err, a.packets)
@@ -166,8 +185,13 @@ func (a *analyzer) run(ctx context.Context, rd *capture.Reader) error {
 		prev = b
 		b, ok = nb, nok
 	}
-	if err := ctx.Err(); err != nil {
-		return err
+	// The reader's goroutine has ended (it sent its last batch, or closed the pipe): what
+	// it read is analysed in full, whether or not ctx stopped it.
+	if ctx.Err() != nil && !atEnd {
+		a.interrupted = true
+		// Past the cap of warnf: the one warning that says the report is partial.
+		a.warnings = append(a.warnings, fmt.Sprintf("read interrupted by %v after %d packets: the report covers only what was read",
+			context.Cause(ctx), a.packets))
 	}
 	for _, f := range a.flowList {
 		if f.conn != nil {
@@ -175,7 +199,6 @@ func (a *analyzer) run(ctx context.Context, rd *capture.Reader) error {
 			f.conn.Close(a.emit)
 		}
 	}
-	return nil
 }
 
 // detach makes the TCP connections fed in the current or the previous batch copy what they

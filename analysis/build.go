@@ -29,6 +29,7 @@ func (a *analyzer) build(name string, rd *capture.Reader) report.Capture {
 		CaptureDuplicates:  a.dups,
 		ClockJumps:         a.clockJumps + a.jumps,
 		Truncated:          a.truncated,
+		Interrupted:        a.interrupted,
 		Warnings:           a.warnings,
 		Flows:              []report.Flow{},
 		Legs:               []report.Leg{},

@@ -42,7 +42,7 @@ type pipe struct {
 
 // readBatches reads rd on its own goroutine and hands out its batches through the pipe, the
 // last one with the reader's error (io.EOF included). The goroutine ends after the last
-// batch, or when ctx is done. The reader's counters (Stats and the like) may be read once
+// batch, or when ctx is done before it starts another. The reader's counters (Stats and the like) may be read once
 // the last batch has been received.
 func readBatches(ctx context.Context, rd *capture.Reader) *pipe {
 	// Every batch ever made fits in either channel, so that neither side blocks on a send.
@@ -86,11 +86,9 @@ func readBatches(ctx context.Context, rd *capture.Reader) *pipe {
 				n += len(p.Data) + len(p.Payload)
 			}
 			rd.TakeHeld(&b.held)
-			select {
-			case fullc <- b:
-			case <-ctx.Done():
-				return
-			}
+			// Never blocks (see above); sent even when ctx is done, so that the packets read
+			// before an interruption are analysed.
+			fullc <- b
 			if b.err != nil {
 				return
 			}

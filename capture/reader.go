@@ -157,7 +157,7 @@ func (r *Reader) peekMagic() (uint32, error) {
 	b, err := r.br.Peek(4)
 	if len(b) < 4 {
 		if r.src.err != nil {
-			return 0, fmt.Errorf("capture: read: %w", r.src.err)
+			return 0, r.src.err
 		}
 		if err != nil && err != io.EOF && (r.compression != "none" || err != io.ErrUnexpectedEOF) {
 			return 0, r.openErr(err, r.compression+" stream")
@@ -173,24 +173,24 @@ func (r *Reader) peekMagic() (uint32, error) {
 // openErr classifies a failure while reading the file header.
 func (r *Reader) openErr(err error, what string) error {
 	if r.src.err != nil {
-		return fmt.Errorf("capture: read: %w", r.src.err)
+		return r.src.err
 	}
 	if err == io.EOF || err == io.ErrUnexpectedEOF {
 		return fmt.Errorf("%w: %s cut short", ErrCorrupt, what)
 	}
-	return fmt.Errorf("%w: %s: %w", ErrCorrupt, what, err)
+	return fmt.Errorf("%w: %s: %w", ErrCorrupt, what, codecError{err})
 }
 
 // readErr classifies a failure to read a record after the file header.
 func (r *Reader) readErr(err error, what string) error {
 	if r.src.err != nil {
-		return fmt.Errorf("capture: read: %w", r.src.err)
+		return r.src.err
 	}
 	if err == io.EOF || err == io.ErrUnexpectedEOF || err == nil {
 		return fmt.Errorf("%w: %s cut short", ErrTruncated, what)
 	}
 	// A decompressor rejecting its input.
-	return fmt.Errorf("%w: %s: %w", ErrCorrupt, r.compression, err)
+	return fmt.Errorf("%w: %s stream: %w", ErrCorrupt, r.compression, codecError{err})
 }
 
 // readN returns the next n bytes. They are valid until the next read.

@@ -88,6 +88,9 @@ func (t *textWriter) capture(c *report.Capture) {
 	if c.Compression != "" && c.Compression != "none" {
 		head = append(head, c.Compression)
 	}
+	if c.Interrupted {
+		head = append(head, "PARTIAL: read interrupted")
+	}
 	t.parts("", "  ", ", ", head...)
 	t.wrap("", "  ", Headline(c))
 	for _, w := range c.Warnings {

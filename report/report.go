@@ -47,6 +47,7 @@ type Capture struct {
 	CaptureDuplicates  int64       `json:"capture_duplicates"`
 	InterfaceDrops     *int64      `json:"interface_drops"`
 	Truncated          bool        `json:"truncated"`
+	Interrupted        bool        `json:"interrupted"` // the read was stopped (SIGINT, SIGTERM): the report covers what came before
 	Warnings           []string    `json:"warnings"`
 	Flows              []Flow      `json:"flows"`
 	OtherFlows         int64       `json:"other_flows"` // flows with nothing real-time in them, not listed

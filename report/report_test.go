@@ -24,8 +24,8 @@ func TestCaptureJSON(t *testing.T) {
 	if !strings.Contains(ok, `"a -> b"`) || !strings.Contains(ok, `"packets":0`) {
 		t.Errorf("readable capture: %s (want the arrow unescaped and every figure)", ok)
 	}
-	bad := encode(t, Capture{File: "b.pcap", Error: "capture: not a capture file", Packets: 7})
-	if bad != `{"file":"b.pcap","error":"capture: not a capture file"}` {
+	bad := encode(t, Capture{File: "b.pcap", Error: "not a capture file: empty file", Packets: 7})
+	if bad != `{"file":"b.pcap","error":"not a capture file: empty file"}` {
 		t.Errorf("unreadable capture: %s (want file and error alone)", bad)
 	}
 }

@@ -18,7 +18,7 @@ func minimal() *report.Report {
 			Directions: []report.Direction{}, ICE: report.ICE{Ufrags: []string{}, Nominated: []string{}},
 			TURN:     report.TURN{Allocations: []report.Allocation{}, Errors: []report.TURNError{}},
 			Findings: []report.Finding{}},
-		report.Capture{File: "notes.txt", Error: "capture: not a capture file", Packets: 7})
+		report.Capture{File: "notes.txt", Error: "not a capture file: empty file", Packets: 7})
 }
 
 // TestSchemaIsClosed: the schema accepts a valid report and rejects what breaks the

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -30,12 +31,17 @@ var (
 	errUnreadable = errors.New("some inputs were unreadable") // exit 1, already reported per file
 )
 
-type usageError struct{ msg string }
+// usageError is a command line the tool will not run. bare: the message says all there is
+// to say, without the usage hint.
+type usageError struct {
+	msg  string
+	bare bool
+}
 
 func (e usageError) Error() string { return e.msg }
 func (e usageError) Unwrap() error { return errUsage }
 
-func usagef(format string, args ...any) error { return usageError{fmt.Sprintf(format, args...)} }
+func usagef(format string, args ...any) error { return usageError{msg: fmt.Sprintf(format, args...)} }
 
 // exitCode maps run's error to the documented exit code, printing it on stderr.
 func exitCode(err error, stderr io.Writer) int {
@@ -43,10 +49,17 @@ func exitCode(err error, stderr io.Writer) int {
 	case err == nil:
 		return 0
 	case errors.Is(err, errUsage):
-		fmt.Fprintf(stderr, "analyze: %v\nusage: analyze [flags] FILE...  (analyze --help for the flags)\n", err)
+		fmt.Fprintf(stderr, "analyze: %v\n", err)
+		if ue := (usageError{}); !errors.As(err, &ue) || !ue.bare {
+			fmt.Fprintf(stderr, "usage: analyze [flags] FILE...  (analyze --help for the flags)\n")
+		}
 		return 2
 	case errors.Is(err, errUnreadable):
 		return 1
+	}
+	// Interrupted: the report of what was read is written, and its warning says so.
+	if i := (interruption{}); errors.As(err, &i) {
+		return i.exitCode()
 	}
 	fmt.Fprintf(stderr, "analyze: %v\n", err)
 	return 1
@@ -74,13 +87,15 @@ func parseArgs(args []string, stderr io.Writer) (*config, error) {
 		decodeAs   = fs.StringArray("decode-as", nil, "treat a port as carrying rtp, rtcp, stun, turn or rfc4571: PROTO=PORT (repeatable)")
 	)
 	fs.StringVar(&cfg.format, "format", "", "report format: text, json, md or html (default: from -o's extension, else text)")
-	fs.StringVarP(&cfg.output, "output", "o", "", "write the report to this file instead of standard output")
+	fs.StringVarP(&cfg.output, "output", "o", "", "write the report to this file instead of standard output (- is standard output); never one of the inputs")
 	fs.StringVar(&cfg.charts, "charts", "", "also write the charts (SVG and PNG) into this directory")
 	fs.BoolVarP(&cfg.quiet, "quiet", "q", false, "no progress bar, no warnings on standard error")
 	fs.BoolVar(&cfg.showVers, "version", false, "print the version and exit")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: analyze [flags] FILE...\n\nFILE is a pcap or pcapng capture (optionally gzip- or zstd-compressed), or - for standard input.\n\n")
 		fs.PrintDefaults()
+		fmt.Fprintf(stderr, "\nExit codes: 0 a report was produced, 1 an input could not be read as a capture, 2 usage error,\n"+
+			"130 (SIGINT, Ctrl-C) or 143 (SIGTERM) the reading was interrupted: the report covers what was read.\n")
 	}
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, pflag.ErrHelp) {
@@ -180,6 +195,12 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		fmt.Fprintf(stdout, "analyze (callpcap) %s\n", version)
 		return nil
 	}
+	if cfg.output == "-" {
+		cfg.output = ""
+	}
+	if err := checkOutput(cfg.output, cfg.files, stdin); err != nil {
+		return err
+	}
 	rep := &report.Report{
 		Schema: report.Schema,
 		Tool:   report.Tool{Name: "callpcap", Version: version},
@@ -194,20 +215,27 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		rep.Options.RampTargetKbps = &v
 	}
 	failed := false
+	var stopped error // the interruption that stopped the reading
 	for _, name := range cfg.files {
-		c, err := analyzeFile(ctx, name, stdin, stderr, cfg)
 		if ctx.Err() != nil {
-			return ctx.Err()
+			// The files after the one being read when the signal came are not read.
+			stopped = context.Cause(ctx)
+			break
 		}
+		c, err := analyzeFile(ctx, name, stdin, stderr, cfg)
 		if err != nil {
 			failed = true
-			fmt.Fprintf(stderr, "analyze: %s\n", oneLine(err))
+			c.Error = reason(err, c.Error)
+			fmt.Fprintf(stderr, "analyze: %s: %s\n", name, oneLine(c.Error))
 		} else if !cfg.quiet {
 			for _, w := range c.Warnings {
 				fmt.Fprintf(stderr, "analyze: %s: warning: %s\n", name, w)
 			}
 		}
 		rep.Captures = append(rep.Captures, c)
+	}
+	if stopped == nil && ctx.Err() != nil {
+		stopped = context.Cause(ctx)
 	}
 	rep.Comparison = analysis.Compare(successful(rep.Captures))
 
@@ -238,8 +266,42 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if err != nil {
 		return fmt.Errorf("writing the report: %w", err)
 	}
+	if stopped != nil {
+		return stopped
+	}
 	if failed {
 		return errUnreadable
+	}
+	return nil
+}
+
+// checkOutput refuses an output file that is one of the inputs, by any path (os.SameFile):
+// the report would replace the capture it is about. An output that does not exist yet is
+// fine.
+func checkOutput(output string, inputs []string, stdin io.Reader) error {
+	if output == "" {
+		return nil
+	}
+	out, err := os.Stat(output)
+	if err != nil {
+		return nil
+	}
+	for _, name := range inputs {
+		var in os.FileInfo
+		if name == "-" {
+			if f, ok := stdin.(*os.File); ok {
+				in, _ = f.Stat()
+			}
+		} else {
+			in, _ = os.Stat(name)
+		}
+		if in != nil && os.SameFile(in, out) {
+			what := "the input " + name
+			if name == "-" {
+				what = "standard input"
+			}
+			return usageError{msg: fmt.Sprintf("-o %s is %s: refusing to overwrite a capture with its report", output, what), bare: true}
+		}
 	}
 	return nil
 }
@@ -259,20 +321,31 @@ func successful(caps []report.Capture) []report.Capture {
 func analyzeFile(ctx context.Context, name string, stdin io.Reader, stderr io.Writer, cfg *config) (report.Capture, error) {
 	var r io.Reader = stdin
 	size := int64(-1)
+	regular := false
+	if f, ok := stdin.(*os.File); ok && name == "-" {
+		if st, err := f.Stat(); err == nil {
+			regular = st.Mode().IsRegular()
+		}
+	}
 	if name != "-" {
 		f, err := os.Open(name)
 		if err != nil {
-			return report.Capture{File: name, Error: err.Error()}, err
+			return report.Capture{File: name}, err
 		}
 		defer f.Close()
 		if st, err := f.Stat(); err == nil {
 			if st.IsDir() {
-				err := fmt.Errorf("%s: is a directory", name)
-				return report.Capture{File: name, Error: "is a directory"}, err
+				return report.Capture{File: name}, errors.New("is a directory")
 			}
 			size = st.Size()
+			regular = st.Mode().IsRegular()
 		}
 		r = f
+	}
+	if !regular {
+		// A pipe, a terminal or a FIFO may block in a read for ever: the analysis must not
+		// wait for it once interrupted. A regular file stops at the next batch.
+		r = newRelay(ctx, r)
 	}
 	if !cfg.quiet && isTerminal(stderr) {
 		bar := progressbar.NewOptions64(size,
@@ -293,6 +366,23 @@ func isTerminal(w io.Writer) bool {
 	return ok && term.IsTerminal(int(f.Fd()))
 }
 
-func oneLine(err error) string {
-	return strings.ReplaceAll(err.Error(), "\n", " ")
+func oneLine(s string) string {
+	return strings.ReplaceAll(s, "\n", " ")
+}
+
+// reason says why an input could not be read, without its name, which the line about it
+// starts with: an *fs.PathError's message names the file itself ("open call.pcap: no such
+// file or directory"), analysis' error the capture (its Capture.Error, given as analysed, is
+// the reason alone).
+func reason(err error, analysed string) string {
+	var pe *fs.PathError
+	switch {
+	case errors.As(err, &pe) && pe.Op == "open":
+		return pe.Err.Error()
+	case errors.As(err, &pe):
+		return pe.Op + ": " + pe.Err.Error()
+	case analysed != "":
+		return analysed
+	}
+	return err.Error()
 }

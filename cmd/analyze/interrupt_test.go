@@ -1,0 +1,41 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// TestInterruptInProcess is TestSignalWhileStdinIdle without a process (and so under the
+// race detector too): run reads standard input from a pipe that sent 40 packets and then
+// nothing; cancelling its context with the interruption as the cause ends it with the
+// report of those 40 packets and exit 130.
+func TestInterruptInProcess(t *testing.T) {
+	pr, pw := io.Pipe()
+	defer pw.Close()
+	data := smallPcap(t, 41)
+	go pw.Write(data[:len(data)-10])
+	ctx, cancel := context.WithCancelCause(context.Background())
+	time.AfterFunc(300*time.Millisecond, func() { cancel(interruption{syscall.SIGINT}) })
+	var out, errb bytes.Buffer
+	done := make(chan int, 1)
+	go func() { done <- exitCode(run(ctx, []string{"-q", "-"}, pr, &out, &errb), &errb) }()
+	select {
+	case code := <-done:
+		if code != 130 {
+			t.Errorf("exit %d, want 130; stderr %q", code, errb.String())
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("run still reading 5 s after the interruption")
+	}
+	if want := "-  pcap, ETHERNET, 40 packets, 5.7 kB, 0.8 s, PARTIAL: read interrupted\n"; !strings.HasPrefix(out.String(), want) {
+		t.Errorf("report\n%s\nwant it to start with %q", out.String(), want)
+	}
+	if errb.Len() != 0 {
+		t.Errorf("stderr %q, want nothing with -q", errb.String())
+	}
+}
