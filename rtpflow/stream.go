@@ -37,6 +37,7 @@ type Stream struct {
 	lateAt, lateTS int64 // first packet after an undecidable buffer, for late inference
 	jit            Jitter
 	delay          delayStats
+	held           heldPacket // the packet seqStats holds on probation, for its timing
 }
 
 func newStream(t *Tracker, p Path, ssrc uint32, snd *sender, tw *twccState) *Stream {
@@ -87,13 +88,18 @@ func (s *Stream) add(pk *Packet) {
 	if pk.HasOSN && (!s.rtx.decided || s.rtx.of != nil) {
 		s.rtxOSN(pk.OSN) // RTX vote, or a loss its RTX stream recovered
 	}
-	ts := s.tsUn.Unwrap(pk.Timestamp)
 	hol := pk.Retransmitted || pk.Delivered > pk.Complete
-	if s.timed() {
-		s.sample(at, ts, ast.v[0], ast.mask != 0, hol, sec) // jitter, delay, lateness
-	} else {
-		s.untimed(at, ts, hol, pk.Extension, &ast, sec) // until the clock rate is known
+	if ev.held { // on probation: timed only if the next packet confirms a restart
+		s.held = heldPacket{ok: true, at: at, ts: pk.Timestamp, hol: hol, ext: pk.Extension, ast: ast, sec: sec}
+		return
 	}
+	if ev.restart && s.held.ok {
+		s.rebase() // the timestamps restart with the numbers
+		h := &s.held
+		s.timing(h.at, s.tsUn.Unwrap(h.ts), h.hol, h.ext, &h.ast, h.sec)
+	}
+	s.held.ok = false // a stray that failed probation has no timing either
+	s.timing(at, s.tsUn.Unwrap(pk.Timestamp), hol, pk.Extension, &ast, sec)
 }
 
 // count updates the counters of every packet.
