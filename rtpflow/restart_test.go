@@ -81,3 +81,31 @@ func TestStreamRestartTiming(t *testing.T) {
 		})
 	}
 }
+
+// TestStreamOldCopy: a copy of packet 10 arriving 140 packets later steps back beyond A.1's
+// MAX_MISORDER and is held; the next packet shows no restart, and it counts as before the
+// probation existed: a duplicate, its bytes in the duplicates, a delay sample.
+func TestStreamOldCopy(t *testing.T) {
+	as := segment(0, 0, 300, 100, 1000)
+	cp := *as[10].m
+	cp.FirstSeen, cp.Complete, cp.Delivered = T0+150*20*ms1+5*ms1, T0+150*20*ms1+5*ms1, T0+150*20*ms1+5*ms1
+	tr := NewTracker(Config{})
+	feed(t, tr, append(as, arrival{pathA, &cp}))
+	s := only(t, tr)
+	st := s.Summary(T0)
+	w := s.Wire()
+	type figures struct {
+		Packets, Expected, Lost, Dups, Reordered, Samples int64
+		WirePackets, DupPackets, DupBytes, MediaBytes     int64
+	}
+	got := figures{st.Packets, st.Expected, *st.Lost, st.Duplicates, st.Reordered, st.DelayMS.Samples,
+		w.Packets, w.DuplicatePackets, w.DuplicateBytes, w.MediaPayloadBytes}
+	want := figures{Packets: 301, Expected: 300, Dups: 1, Samples: 301,
+		WirePackets: 300, DupPackets: 1, DupBytes: 172, MediaBytes: 300 * 160}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("(-want +got):\n%s", d)
+	}
+	if sec := st.Bitrate.SeriesKbps[3]; sec != 50*160*8/1000.0 {
+		t.Errorf("second 3 carries %v kbps, want 64 (the copy's payload is not media)", sec)
+	}
+}

@@ -18,7 +18,9 @@ const (
 // packet is bad_seq, the sender restarted its numbers (a SIP gateway does, under the same
 // SSRC): a new segment begins at the held packet, with its own lowest, highest and window,
 // and expected and lost are summed over the segments, so that a restart is neither loss
-// nor duplicates. Otherwise the held packet was a stray and stays uncounted, as in A.1.
+// nor duplicates. Otherwise the held packet was a stray and stays uncounted, as in A.1,
+// unless it stepped back within the segment's numbers: then it is counted late, as a
+// duplicate or a reordered packet (late).
 // A.1's probation of a new source (MIN_SEQUENTIAL) is not repeated here: the stream rule
 // (continuity) already decides whether a source is a stream.
 //
@@ -49,6 +51,10 @@ type seqEvent struct {
 	filled  bool  // it filled a gap: one loss that an earlier packet showed is taken back
 	held    bool  // a very large jump, on probation: counted only if the next packet restarts
 	restart bool  // it confirmed a restart: the held packet before it began a new segment
+
+	// The held packet before this one, no restart after all, stepped back within the
+	// segment (late): it was a duplicate, or it filled a gap.
+	heldDup, heldFilled bool
 }
 
 // add accounts one packet's sequence number, in arrival order.
@@ -59,19 +65,41 @@ func (q *seqStats) add(seq uint16) seqEvent {
 		q.distinct = 1
 		return seqEvent{}
 	}
-	restart := false
-	if d := seq - uint16(q.highest); d >= maxDropout && d <= 1<<16-maxMisorder {
-		if !q.bad || seq != q.badSeq {
-			q.bad, q.badSeq = true, seq+1
-			return seqEvent{held: true}
-		}
+	d := seq - uint16(q.highest)
+	jump := d >= maxDropout && d <= 1<<16-maxMisorder
+	if jump && q.bad && seq == q.badSeq {
+		q.bad = false
 		q.restartAt(seq - 1)
-		restart = true
+		ev := q.step(seq)
+		ev.restart = true
+		return ev
 	}
-	q.bad = false
-	ev := q.step(seq)
-	ev.restart = restart
+	var prior seqEvent
+	if q.bad {
+		q.bad = false
+		prior = q.late(q.badSeq - 1)
+	}
+	ev := seqEvent{held: true}
+	if jump {
+		q.bad, q.badSeq = true, seq+1
+	} else {
+		ev = q.step(seq)
+	}
+	ev.heldDup, ev.heldFilled = prior.dup, prior.filled
 	return ev
+}
+
+// late accounts a held packet that the next one did not confirm as a restart. One that
+// stepped back within the segment's numbers is what it would have been without the
+// probation: a copy (duplicate) or a late packet filling a gap (reordered), as DESIGN counts
+// them within the whole window where A.1 would drop them beyond MAX_MISORDER. Anything
+// else (a jump ahead, or below the lowest) was a stray and counts nowhere, as in A.1.
+func (q *seqStats) late(seq uint16) seqEvent {
+	back := int64(uint16(q.highest) - seq)
+	if back >= 1<<15 || q.highest-back < q.lowest {
+		return seqEvent{}
+	}
+	return q.step(seq)
 }
 
 // restartAt closes the current segment and begins one at first, the held packet's number.

@@ -131,12 +131,33 @@ func TestSeqStats(t *testing.T) {
 			want:   seqTotals{Lowest: 1000, Highest: 1003, Expected: 4},
 		},
 		{
-			// A.1 holds a step back of MAX_MISORDER or more like a forward jump: a copy that
-			// old is neither a duplicate nor reordered.
-			name:   "copy older than MAX_MISORDER: held, not a duplicate",
+			// A.1 holds a step back of MAX_MISORDER or more like a forward jump; when the
+			// next packet shows no restart, a copy that old is still a duplicate, counted
+			// with the next packet.
+			name:   "copy older than MAX_MISORDER: a duplicate, one packet late",
 			ops:    append(pkts(run(1000, 150)...), pkts(1010, 1150)...),
-			events: append(make([]ev, 150), ev{held: true}, ev{}),
-			want:   seqTotals{Lowest: 1000, Highest: 1150, Expected: 151},
+			events: append(make([]ev, 150), ev{held: true}, ev{heldDup: true}),
+			want:   seqTotals{Lowest: 1000, Highest: 1150, Expected: 151, Dups: 1},
+		},
+		{
+			name:   "packet later than MAX_MISORDER fills its gap, one packet late",
+			ops:    append(pkts(append(run(1000, 10), run(1011, 139)...)...), pkts(1010, 1150)...),
+			events: append(append(make([]ev, 10), ev{lost: 1}), append(make([]ev, 138), ev{held: true}, ev{heldFilled: true})...),
+			want:   seqTotals{Lowest: 1000, Highest: 1150, Expected: 151, Reordered: 1},
+		},
+		{
+			// Held twice in a row: the first is resolved when the second comes.
+			name:   "an old copy, then a stray",
+			ops:    append(pkts(run(1000, 150)...), pkts(1010, 40000, 1150)...),
+			events: append(make([]ev, 150), ev{held: true}, ev{held: true, heldDup: true}, ev{}),
+			want:   seqTotals{Lowest: 1000, Highest: 1150, Expected: 151, Dups: 1},
+		},
+		{
+			// Below the lowest by more than MAX_MISORDER: a stray, as in A.1.
+			name:   "far below the first packet: a stray",
+			ops:    append(pkts(run(1000, 10)...), pkts(800, 1010)...),
+			events: append(make([]ev, 10), ev{held: true}, ev{}),
+			want:   seqTotals{Lowest: 1000, Highest: 1010, Expected: 11},
 		},
 		{
 			name:   "restart after 10 packets, new random numbers",

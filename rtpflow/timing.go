@@ -20,9 +20,10 @@ type early struct {
 	ast astValues
 }
 
-// heldPacket is the timing of the packet seqStats holds on probation (a very large
-// sequence jump): fed to jitter and delay after the next packet confirms a restart, and
-// dropped otherwise.
+// heldPacket is the packet seqStats holds on probation (a very large sequence jump): its
+// timing, fed to jitter and delay after the next packet confirms a restart or shows it
+// late (lateHeld), dropped for a stray; and its sizes, for lateHeld to move a late copy's
+// bytes to the duplicates.
 type heldPacket struct {
 	ok       bool
 	at       int64
@@ -30,6 +31,8 @@ type heldPacket struct {
 	ts       uint32
 	hol, ext bool
 	ast      astValues
+
+	len, headerLen, payloadLen, padLen int64
 }
 
 // timing feeds one packet to jitter, delay and lateness, or buffers it until the clock rate
