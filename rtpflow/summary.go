@@ -105,9 +105,11 @@ func ptr[T any](v T) *T { return &v }
 //   - expected follows RFC 3550 A.1's extended numbers (highest − lowest + 1), each number
 //     placed nearest to the highest so far, and its resync: a jump of 3000 or more forward,
 //     or 100 or more back, confirmed by the next packet is a restart (restarts), and
-//     expected is summed over the segments between restarts; an unconfirmed jump (a stray)
-//     counts nowhere, and neither it nor the first packet after a restart updates jitter,
-//     while the delay takes the transit before the restart as the new segment's;
+//     expected is summed over the segments between restarts; an unconfirmed jump counts
+//     one packet late as a duplicate or reordered if it stepped back within the numbers
+//     received, else nowhere (a stray, no jitter or delay sample either); the first packet
+//     after a restart does not update jitter, and the delay takes the transit before the
+//     restart as the new segment's;
 //   - the clock rate of a dynamic payload type is inferred once, over the first 256
 //     packets or the first second, whichever comes first (or, when those came in a burst,
 //     over a later steady second), and the same rate is used for jitter and delay;
