@@ -47,7 +47,7 @@ func handMade() *report.Report {
 				Relayed: str("203.0.113.7:50012"), Peers: []string{"198.51.100.9:61000"}, Flows: []string{"f1"}}},
 			Streams: []report.Stream{{ID: "s1", Leg: "l1", Direction: "d1", Src: "10.0.0.1:51234", Dst: "198.51.100.9:61000",
 				SSRC: "0x1a2b3c4d", PayloadType: 96, Kind: "video", Packets: 23000, Expected: 23010, Lost: i64(10),
-				LossPct: f64(0.043), Reordered: 3, JitterMS: &report.Jitter{Mean: 2.1, Max: 14.8, Last: 1.9},
+				LossPct: f64(0.043), Reordered: 3, Restarts: 2, JitterMS: &report.Jitter{Mean: 2.1, Max: 14.8, Last: 1.9},
 				Extensions: report.Extensions{IDs: []int{}},
 				Late:       &report.Late{BudgetMS: 150, Packets: 212, Pct: 0.92, HOLBlocked: 198},
 				Bitrate:    report.Bitrate{SeriesKbps: []float64{}}}},

@@ -275,6 +275,12 @@ func (t *textWriter) direction(d *report.Direction, streams map[string]*report.S
 		}
 		t.line("  %-6s %-10s  %-7s %3d  %9s  %6s  %4s  %5s  %-11s %5s", s.ID, s.SSRC, kind, s.PayloadType,
 			thousands(s.Packets), lost, thousands(s.Duplicates), thousands(s.Reordered), jitter, late)
+		if s.Restarts > 0 {
+			// Beside the sequence errors, since without it a restart reads as loss or
+			// duplicates; a line of its own, as few streams have one.
+			t.line("  %-6s restarted its sequence numbers %s (not counted as loss or duplicates)",
+				"", count(s.Restarts, "time", "times"))
+		}
 	}
 }
 

@@ -155,6 +155,7 @@ type Stream struct {
 	LossPct           *float64   `json:"loss_pct"`
 	Duplicates        int64      `json:"duplicates"`
 	Reordered         int64      `json:"reordered"`
+	Restarts          int64      `json:"restarts"` // RFC 3550 A.1: the sender restarted its sequence numbers
 	RecoveredByRTX    *int64     `json:"recovered_by_rtx,omitempty"`
 	DroppedBeforeTCP  int64      `json:"dropped_before_tcp"`
 	JitterMS          *Jitter    `json:"jitter_ms"`

@@ -32,6 +32,9 @@ type delayStats struct {
 
 	sampled     bool
 	at0, send0  int64 // the first sample's arrival and send time: transits are relative to it
+	off         int64 // added to rel since the last rebase
+	last        int64 // the last sample's rel
+	rebased     bool  // the next sample's RTP timestamp is on a new base (rebase)
 	all, hol    delayDist
 	secs        []delaySecond // by series index
 	open        int           // the second whose median is being gathered; -1 none
@@ -58,6 +61,11 @@ func newDelayStats(budget, span int64) delayStats {
 // RTP timestamp at clock Hz (none when 0).
 func (d *delayStats) reference(clock int, ast bool) { d.clock, d.ast = clock, ast }
 
+// rebase says that the next sample's RTP timestamp is on another base (a sender restarted
+// its timestamps): its transit is taken to be the last sample's, and the samples after it
+// are placed relative to it. abs-send-time, the sender's clock, does not restart.
+func (d *delayStats) rebase() { d.rebased = d.sampled && !d.ast }
+
 // sample adds one packet, in arrival order: at its arrival, ts its unwrapped RTP timestamp,
 // astV its abs-send-time when astOK, hol whether it was held behind a TCP retransmission or
 // earlier bytes, sec its second in the series (-1: outside). A packet with no send time
@@ -79,6 +87,12 @@ func (d *delayStats) sample(at, ts int64, astV uint32, astOK, hol bool, sec int)
 		d.sampled, d.at0, d.send0 = true, at, send
 	}
 	rel := (at - d.at0) - (send - d.send0)
+	if d.rebased {
+		d.rebased = false
+		d.off = d.last - rel
+	}
+	rel += d.off
+	d.last = rel
 	d.all.add(rel)
 	if hol {
 		d.hol.add(rel)

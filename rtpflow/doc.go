@@ -16,7 +16,8 @@
 //   - continuity (continuity.go): sequence steps and payload type changes, for the stream
 //     rule; the largest arrival gap;
 //   - seqStats (seqstats.go, with the received-bit window of seqwindow.go): RFC 3550 A.1
-//     extended sequence numbers, expected, lost, duplicates, reordered, and the losses RTX
+//     extended sequence numbers, expected, lost, duplicates, reordered, A.1's resync on a
+//     sender that restarts its numbers (restarts, timing.go's rebase), and the losses RTX
 //     recovered;
 //   - series (series.go): the 1-second series, where each packet's losses are put and a
 //     late packet takes one back;

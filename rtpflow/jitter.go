@@ -18,6 +18,7 @@ type Jitter struct {
 	j, sum, max float64
 	n           int64
 	started     bool
+	rebased     bool // the next packet starts a new timestamp reference (rebase)
 }
 
 // NewJitter returns an estimator for a stream with the given clock rate (Hz).
@@ -32,6 +33,11 @@ func (j *Jitter) Update(at, ts int64) {
 		return
 	}
 	transit := float64(at-j.at0)*j.clock/1e9 - float64(ts)
+	if j.rebased {
+		j.rebased = false
+		j.prevTransit = transit
+		return
+	}
 	d := math.Abs(transit - j.prevTransit)
 	j.prevTransit = transit
 	j.j += (d - j.j) / 16
@@ -41,6 +47,11 @@ func (j *Jitter) Update(at, ts int64) {
 		j.max = j.j
 	}
 }
+
+// rebase makes the next packet a new reference, as the first one is: its timestamp is on
+// another base (a sender restarted its timestamps), so its difference D to the packet
+// before says nothing of the network. J keeps its value.
+func (j *Jitter) rebase() { j.rebased = j.started }
 
 // MS returns mean, max and last J in milliseconds; ok is false before the first update.
 func (j *Jitter) MS() (mean, max, last float64, ok bool) {

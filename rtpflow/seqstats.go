@@ -1,41 +1,127 @@
 package rtpflow
 
+// RFC 3550 A.1's limits: a step of MAX_DROPOUT or more forward, or of MAX_MISORDER or more
+// backward, is a "very large jump" that counts only once the next packet confirms it.
+const (
+	maxDropout  = 3000
+	maxMisorder = 100
+)
+
 // seqStats is a stream's sequence statistics as RFC 3550 A.1 defines them, over extended
 // (unwrapped) sequence numbers: expected = highest − lowest + 1, lost = expected −
 // distinct numbers received, duplicates (a number already received, within the last
 // windowBits), reordered (a new number below the highest). It also keeps which lost numbers
 // the stream's RTX stream recovered (markRTX), since those marks live in the same window.
 //
+// A very large jump (A.1: MAX_DROPOUT forward, MAX_MISORDER backward) is held on probation:
+// the packet counts nowhere, and A.1's bad_seq is set to the number after it. If the next
+// packet is bad_seq, the sender restarted its numbers (a SIP gateway does, under the same
+// SSRC): a new segment begins at the held packet, with its own lowest, highest and window,
+// and expected and lost are summed over the segments, so that a restart is neither loss
+// nor duplicates. Otherwise the held packet was a stray and stays uncounted, as in A.1,
+// unless it stepped back within the segment's numbers: then it is counted late, as a
+// duplicate or a reordered packet (late).
+// A.1's probation of a new source (MIN_SEQUENTIAL) is not repeated here: the stream rule
+// (continuity) already decides whether a source is a stream.
+//
 // add says what each packet did (seqEvent) so that the caller can put losses in the second
 // they were seen, and take one back when a late packet fills a gap.
 type seqStats struct {
 	un        Unwrapper  // Bits 16
 	win       *seqWindow // from the second packet: a one-packet candidate costs no 8 KiB
-	lowest    int64
-	highest   int64
-	distinct  int64
+	lowest    int64      // of the current segment
+	highest   int64      // of the current segment
+	distinct  int64      // of the current segment
 	dups      int64
 	reordered int64
 	recovered int64 // lost numbers whose original sequence number arrived in the RTX stream
+
+	restarts                   int64
+	doneExpected, doneDistinct int64  // sums over the segments before the last restart
+	badSeq                     uint16 // A.1 bad_seq: valid while bad
+	bad                        bool   // the last packet was a very large jump, held
 }
 
 func newSeqStats() seqStats { return seqStats{un: Unwrapper{Bits: 16}} }
 
 // seqEvent is what one packet did to the sequence statistics.
 type seqEvent struct {
-	dup    bool  // its number was already received: it counts whole as a duplicate
-	lost   int64 // numbers it showed missing: a gap above the highest, or below the lowest
-	filled bool  // it filled a gap: one loss that an earlier packet showed is taken back
+	dup     bool  // its number was already received: it counts whole as a duplicate
+	lost    int64 // numbers it showed missing: a gap above the highest, or below the lowest
+	filled  bool  // it filled a gap: one loss that an earlier packet showed is taken back
+	held    bool  // a very large jump, on probation: counted only if the next packet restarts
+	restart bool  // it confirmed a restart: the held packet before it began a new segment
+
+	// The held packet before this one, no restart after all, stepped back within the
+	// segment (late): it was a duplicate, or it filled a gap.
+	heldDup, heldFilled bool
 }
 
 // add accounts one packet's sequence number, in arrival order.
 func (q *seqStats) add(seq uint16) seqEvent {
-	ext := q.un.Unwrap(uint32(seq))
 	if q.distinct == 0 && q.dups == 0 {
+		ext := q.un.Unwrap(uint32(seq))
 		q.lowest, q.highest = ext, ext
 		q.distinct = 1
 		return seqEvent{}
 	}
+	d := seq - uint16(q.highest)
+	jump := d >= maxDropout && d <= 1<<16-maxMisorder
+	if jump && q.bad && seq == q.badSeq {
+		q.bad = false
+		q.restartAt(seq - 1)
+		ev := q.step(seq)
+		ev.restart = true
+		return ev
+	}
+	var prior seqEvent
+	if q.bad {
+		q.bad = false
+		prior = q.late(q.badSeq - 1)
+	}
+	ev := seqEvent{held: true}
+	if jump {
+		q.bad, q.badSeq = true, seq+1
+	} else {
+		ev = q.step(seq)
+	}
+	ev.heldDup, ev.heldFilled = prior.dup, prior.filled
+	return ev
+}
+
+// late accounts a held packet that the next one did not confirm as a restart. One that
+// stepped back within the segment's numbers is what it would have been without the
+// probation: a copy (duplicate) or a late packet filling a gap (reordered), as DESIGN counts
+// them within the whole window where A.1 would drop them beyond MAX_MISORDER. Anything
+// else (a jump ahead, or below the lowest) was a stray and counts nowhere, as in A.1.
+func (q *seqStats) late(seq uint16) seqEvent {
+	back := int64(uint16(q.highest) - seq)
+	if back >= 1<<15 || q.highest-back < q.lowest {
+		return seqEvent{}
+	}
+	return q.step(seq)
+}
+
+// restartAt closes the current segment and begins one at first, the held packet's number.
+func (q *seqStats) restartAt(first uint16) {
+	q.restarts++
+	q.doneExpected += q.highest - q.lowest + 1
+	q.doneDistinct += q.distinct
+	q.un = Unwrapper{Bits: 16}
+	ext := q.un.Unwrap(uint32(first))
+	q.lowest, q.highest, q.distinct = ext, ext, 1
+	if q.win == nil {
+		q.win = newSeqWindow()
+	} else {
+		clear(q.win.got)
+		clear(q.win.rtx)
+	}
+	q.win.testSet(ext)
+}
+
+// step accounts a packet within the current segment.
+func (q *seqStats) step(seq uint16) seqEvent {
+	ext := q.un.Unwrap(uint32(seq))
 	if q.win == nil {
 		q.win = newSeqWindow()
 		q.win.testSet(q.highest)
@@ -83,13 +169,14 @@ func (q *seqStats) markRTX(osn uint16) {
 	}
 }
 
-// expected is highest − lowest + 1, 0 before the first packet.
+// expected is the sum over the segments of highest − lowest + 1, 0 before the first packet.
 func (q *seqStats) expected() int64 {
 	if q.distinct == 0 {
 		return 0
 	}
-	return q.highest - q.lowest + 1
+	return q.doneExpected + q.highest - q.lowest + 1
 }
 
-// lost is expected − distinct received, never negative.
-func (q *seqStats) lost() int64 { return max(0, q.expected()-q.distinct) }
+// lost is expected − distinct received, never negative (nor is it in any segment: a
+// segment's distinct numbers lie between its lowest and highest).
+func (q *seqStats) lost() int64 { return max(0, q.expected()-q.doneDistinct-q.distinct) }

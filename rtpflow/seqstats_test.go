@@ -21,16 +21,26 @@ func pkts(seqs ...uint16) []seqOp {
 	return ops
 }
 
+// run returns n consecutive sequence numbers from first (wrapping).
+func run(first uint16, n int) []uint16 {
+	seqs := make([]uint16, n)
+	for i := range seqs {
+		seqs[i] = first + uint16(i)
+	}
+	return seqs
+}
+
 // seqTotals are seqStats' figures after a test's steps.
 type seqTotals struct {
 	Lowest, Highest int64
 	Expected, Lost  int64
 	Dups, Reordered int64
 	Recovered       int64
+	Restarts        int64
 }
 
 func totalsOf(q *seqStats) seqTotals {
-	return seqTotals{q.lowest, q.highest, q.expected(), q.lost(), q.dups, q.reordered, q.recovered}
+	return seqTotals{q.lowest, q.highest, q.expected(), q.lost(), q.dups, q.reordered, q.recovered, q.restarts}
 }
 
 // ev is a shorthand for the seqEvent of a packet.
@@ -104,12 +114,105 @@ func TestSeqStats(t *testing.T) {
 			want:   seqTotals{Lowest: 65535, Highest: 65537, Expected: 3, Reordered: 1},
 		},
 		{
-			// A sender that restarts its numbers: a jump of half the space or more reads as
-			// going backwards (RFC 3550 A.1 places each number nearest to the highest).
-			name:   "restart far away reads as backwards",
-			ops:    pkts(1000, 1001, 40000),
-			events: []ev{{}, {}, {lost: 26535}},
-			want:   seqTotals{Lowest: -25536, Highest: 1001, Expected: 26538, Lost: 26535, Reordered: 1},
+			// RFC 3550 A.1: a jump beyond MAX_DROPOUT is held, and since the next packet is
+			// not the one after it, it was a stray: A.1 does not count it as received, and
+			// as it never became the highest, it is neither expected nor lost.
+			name:   "stray packet far away: probation fails, not counted",
+			ops:    pkts(1000, 1001, 40000, 1002, 1003),
+			events: []ev{{}, {}, {held: true}, {}, {}},
+			want:   seqTotals{Lowest: 1000, Highest: 1003, Expected: 4},
+		},
+		{
+			// Only the very next packet confirms a restart: the stray's neighbour coming
+			// later is another stray.
+			name:   "stray then its neighbour later: two strays",
+			ops:    pkts(1000, 1001, 40000, 1002, 40001, 1003),
+			events: []ev{{}, {}, {held: true}, {}, {held: true}, {}},
+			want:   seqTotals{Lowest: 1000, Highest: 1003, Expected: 4},
+		},
+		{
+			// A.1 holds a step back of MAX_MISORDER or more like a forward jump; when the
+			// next packet shows no restart, a copy that old is still a duplicate, counted
+			// with the next packet.
+			name:   "copy older than MAX_MISORDER: a duplicate, one packet late",
+			ops:    append(pkts(run(1000, 150)...), pkts(1010, 1150)...),
+			events: append(make([]ev, 150), ev{held: true}, ev{heldDup: true}),
+			want:   seqTotals{Lowest: 1000, Highest: 1150, Expected: 151, Dups: 1},
+		},
+		{
+			name:   "packet later than MAX_MISORDER fills its gap, one packet late",
+			ops:    append(pkts(append(run(1000, 10), run(1011, 139)...)...), pkts(1010, 1150)...),
+			events: append(append(make([]ev, 10), ev{lost: 1}), append(make([]ev, 138), ev{held: true}, ev{heldFilled: true})...),
+			want:   seqTotals{Lowest: 1000, Highest: 1150, Expected: 151, Reordered: 1},
+		},
+		{
+			// Held twice in a row: the first is resolved when the second comes.
+			name:   "an old copy, then a stray",
+			ops:    append(pkts(run(1000, 150)...), pkts(1010, 40000, 1150)...),
+			events: append(make([]ev, 150), ev{held: true}, ev{held: true, heldDup: true}, ev{}),
+			want:   seqTotals{Lowest: 1000, Highest: 1150, Expected: 151, Dups: 1},
+		},
+		{
+			// Below the lowest by more than MAX_MISORDER: a stray, as in A.1.
+			name:   "far below the first packet: a stray",
+			ops:    append(pkts(run(1000, 10)...), pkts(800, 1010)...),
+			events: append(make([]ev, 10), ev{held: true}, ev{}),
+			want:   seqTotals{Lowest: 1000, Highest: 1010, Expected: 11},
+		},
+		{
+			name:   "restart after 10 packets, new random numbers",
+			ops:    pkts(append(run(1000, 10), run(40000, 5)...)...),
+			events: append(make([]ev, 10), ev{held: true}, ev{restart: true}, ev{}, ev{}, ev{}),
+			want:   seqTotals{Lowest: 40000, Highest: 40004, Expected: 15, Restarts: 1},
+		},
+		{
+			// The shape of the 470 duplicates: numbers that restart below the highest, on
+			// numbers already received.
+			name:   "restart onto numbers already received: no duplicates",
+			ops:    pkts(append(run(1000, 600), run(1100, 5)...)...),
+			events: append(make([]ev, 600), ev{held: true}, ev{restart: true}, ev{}, ev{}, ev{}),
+			want:   seqTotals{Lowest: 1100, Highest: 1104, Expected: 605, Restarts: 1},
+		},
+		{
+			name:   "restart across the wrap",
+			ops:    pkts(append(run(20000, 3), run(65534, 4)...)...),
+			events: []ev{{}, {}, {}, {held: true}, {restart: true}, {}, {}},
+			want:   seqTotals{Lowest: 65534, Highest: 65537, Expected: 7, Restarts: 1},
+		},
+		{
+			name:   "restart with loss right after it",
+			ops:    pkts(1000, 1001, 1002, 1003, 1004, 30000, 30001, 30003, 30004),
+			events: []ev{{}, {}, {}, {}, {}, {held: true}, {restart: true}, {lost: 1}, {}},
+			want:   seqTotals{Lowest: 30000, Highest: 30004, Expected: 10, Lost: 1, Restarts: 1},
+		},
+		{
+			// Loss between the first two packets of the new numbering: A.1 resyncs one
+			// packet later, and the first packet stays uncounted (a stray).
+			name:   "loss between the first two packets after a restart",
+			ops:    pkts(1000, 1001, 1002, 30000, 30002, 30003, 30004),
+			events: []ev{{}, {}, {}, {held: true}, {held: true}, {restart: true}, {}},
+			want:   seqTotals{Lowest: 30002, Highest: 30004, Expected: 6, Restarts: 1},
+		},
+		{
+			name:   "loss before a restart, then reordering after it",
+			ops:    pkts(1000, 1002, 1003, 9000, 9001, 9003, 9002, 9004),
+			events: []ev{{}, {lost: 1}, {}, {held: true}, {restart: true}, {lost: 1}, {filled: true}, {}},
+			want:   seqTotals{Lowest: 9000, Highest: 9004, Expected: 9, Lost: 1, Reordered: 1, Restarts: 1},
+		},
+		{
+			name: "two restarts in one stream",
+			ops:  pkts(append(append(run(100, 5), run(20000, 5)...), run(50000, 5)...)...),
+			events: []ev{{}, {}, {}, {}, {},
+				{held: true}, {restart: true}, {}, {}, {},
+				{held: true}, {restart: true}, {}, {}, {}},
+			want: seqTotals{Lowest: 50000, Highest: 50004, Expected: 15, Restarts: 2},
+		},
+		{
+			// After a restart the duplicate window holds the new numbers only.
+			name:   "duplicate after a restart",
+			ops:    pkts(100, 101, 102, 20000, 20001, 20001, 101),
+			events: []ev{{}, {}, {}, {held: true}, {restart: true}, {dup: true}, {held: true}},
+			want:   seqTotals{Lowest: 20000, Highest: 20001, Expected: 5, Dups: 1, Restarts: 1},
 		},
 		{
 			name:   "lost number recovered by rtx",

@@ -37,6 +37,7 @@ type Stream struct {
 	lateAt, lateTS int64 // first packet after an undecidable buffer, for late inference
 	jit            Jitter
 	delay          delayStats
+	held           heldPacket // the packet seqStats holds on probation, for its timing
 }
 
 func newStream(t *Tracker, p Path, ssrc uint32, snd *sender, tw *twccState) *Stream {
@@ -80,6 +81,9 @@ func (s *Stream) add(pk *Packet) {
 	ev := s.seq.add(pk.Seq)        // RFC 3550 A.1: duplicate, losses seen
 	s.series.loss(sec, ev)         // losses in their second
 	s.account(pk, sec, ev.dup)     // wire bytes
+	if ev.heldDup || ev.heldFilled {
+		s.lateHeld(ev.heldDup) // the packet held before this one was late, no restart
+	}
 	var ast astValues
 	if pk.Extension {
 		s.ext.observe(pk.ExtProfile, pk.ExtBody, &ast) // RFC 8285 ids, abs-send-time candidates, transport-cc
@@ -87,13 +91,19 @@ func (s *Stream) add(pk *Packet) {
 	if pk.HasOSN && (!s.rtx.decided || s.rtx.of != nil) {
 		s.rtxOSN(pk.OSN) // RTX vote, or a loss its RTX stream recovered
 	}
-	ts := s.tsUn.Unwrap(pk.Timestamp)
 	hol := pk.Retransmitted || pk.Delivered > pk.Complete
-	if s.timed() {
-		s.sample(at, ts, ast.v[0], ast.mask != 0, hol, sec) // jitter, delay, lateness
-	} else {
-		s.untimed(at, ts, hol, pk.Extension, &ast, sec) // until the clock rate is known
+	if ev.held { // on probation: timed only if the next packet confirms a restart
+		s.held = heldPacket{ok: true, at: at, ts: pk.Timestamp, hol: hol, ext: pk.Extension, ast: ast, sec: sec,
+			len: pk.Len, headerLen: int64(pk.HeaderLen), payloadLen: int64(pk.PayloadLen), padLen: int64(pk.PadLen)}
+		return
 	}
+	if ev.restart && s.held.ok {
+		s.rebase() // the timestamps restart with the numbers
+		h := &s.held
+		s.timing(h.at, s.tsUn.Unwrap(h.ts), h.hol, h.ext, &h.ast, h.sec)
+	}
+	s.held.ok = false // a stray that failed probation has no timing either
+	s.timing(at, s.tsUn.Unwrap(pk.Timestamp), hol, pk.Extension, &ast, sec)
 }
 
 // count updates the counters of every packet.
@@ -144,6 +154,33 @@ func (s *Stream) account(pk *Packet, sec int, dup bool) {
 			c.padding += padLen
 		}
 	}
+}
+
+// lateHeld accounts the packet held on probation that turned out to be late, not a
+// restart: a duplicate moves its bytes, accounted as an original's when it came, to the
+// duplicates; a gap it filled takes a loss back in the series. Either way it is timed now.
+func (s *Stream) lateHeld(dup bool) {
+	h := &s.held
+	if !h.ok {
+		return
+	}
+	h.ok = false
+	if dup {
+		w := &s.wire
+		w.RTPHeaderBytes -= h.headerLen
+		w.PaddingBytes -= h.padLen
+		w.MediaPayloadBytes -= h.payloadLen
+		w.Packets--
+		w.DuplicateBytes += h.len
+		w.DuplicatePackets++
+		if c := s.series.at(h.sec); c != nil {
+			c.payload -= h.payloadLen
+			c.padding -= h.padLen
+		}
+	} else {
+		s.series.loss(h.sec, seqEvent{filled: true})
+	}
+	s.timing(h.at, s.tsUn.Unwrap(h.ts), h.hol, h.ext, &h.ast, h.sec)
 }
 
 // rtxOSN takes the first two payload bytes of a payload-bearing packet, which are the

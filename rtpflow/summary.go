@@ -103,9 +103,14 @@ func ptr[T any](v T) *T { return &v }
 //     short a time to infer one) and no abs-send-time;
 //   - delay samples every packet (duplicates too) with a send time; late.pct is late over
 //     samples;
-//   - expected follows RFC 3550 A.1's extended numbers literally (highest − lowest + 1),
-//     each number placed nearest to the highest so far: a sender that restarts its
-//     sequence numbers on the same SSRC shows as a large loss;
+//   - expected follows RFC 3550 A.1's extended numbers (highest − lowest + 1), each number
+//     placed nearest to the highest so far, and its resync: a jump of 3000 or more forward,
+//     or 100 or more back, confirmed by the next packet is a restart (restarts), and
+//     expected is summed over the segments between restarts; an unconfirmed jump counts
+//     one packet late as a duplicate or reordered if it stepped back within the numbers
+//     received, else nowhere (a stray, no jitter or delay sample either); the first packet
+//     after a restart does not update jitter, and the delay takes the transit before the
+//     restart as the new segment's;
 //   - the clock rate of a dynamic payload type is inferred once, over the first 256
 //     packets or the first second, whichever comes first (or, when those came in a burst,
 //     over a later steady second), and the same rate is used for jitter and delay;
@@ -133,6 +138,7 @@ func (s *Stream) Summary(t0 int64) report.Stream {
 		Expected:          s.seq.expected(),
 		Duplicates:        s.seq.dups,
 		Reordered:         s.seq.reordered,
+		Restarts:          s.seq.restarts,
 	}
 	clock := s.clock
 	h, hinted := s.t.hints.of(s)

@@ -20,6 +20,44 @@ type early struct {
 	ast astValues
 }
 
+// heldPacket is the packet seqStats holds on probation (a very large sequence jump): its
+// timing, fed to jitter and delay after the next packet confirms a restart or shows it
+// late (lateHeld), dropped for a stray; and its sizes, for lateHeld to move a late copy's
+// bytes to the duplicates.
+type heldPacket struct {
+	ok       bool
+	at       int64
+	sec      int
+	ts       uint32
+	hol, ext bool
+	ast      astValues
+
+	len, headerLen, payloadLen, padLen int64
+}
+
+// timing feeds one packet to jitter, delay and lateness, or buffers it until the clock rate
+// is known. ts is its RTP timestamp unwrapped.
+func (s *Stream) timing(at, ts int64, hol, ext bool, ast *astValues, sec int) {
+	if s.timed() {
+		s.sample(at, ts, ast.v[0], ast.mask != 0, hol, sec)
+	} else {
+		s.untimed(at, ts, hol, ext, ast, sec)
+	}
+}
+
+// rebase starts the timestamps again at a restart of the sequence numbers: a sender that
+// restarts them (RFC 3550 A.1) restarts its timestamps too, from another random value. The
+// timing decision is taken on the packets before (a restart in the first second leaves
+// fewer to infer a clock from), the unwrapper starts afresh, and jitter, delay and the late
+// clock inference take the next packet as a new reference instead of a jump of hours.
+func (s *Stream) rebase() {
+	s.decide()
+	s.tsUn = Unwrapper{Bits: 32}
+	s.jit.rebase()
+	s.delay.rebase()
+	s.lateAt, s.lateTS = 0, 0
+}
+
 // timed reports whether the timing decision gave the stream a reference (a clock rate or
 // abs-send-time): its packets then go straight to jitter and delay (sample).
 func (s *Stream) timed() bool { return s.decided && (s.clock != 0 || s.ext.astID != 0) }
