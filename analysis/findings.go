@@ -100,7 +100,8 @@ func Findings(c *report.Capture) []report.Finding {
 			text := fmt.Sprintf("%s: %s of %s media packets were lost (%s)", name, thousands(lost),
 				thousands(d.Loss.Expected), fmtPct(pct))
 			if d.Loss.RecoveredByRTX > 0 {
-				text += fmt.Sprintf("; %s of them were recovered by retransmission (RTX), late", thousands(d.Loss.RecoveredByRTX))
+				// The receiver got these back, late: say so, or the loss reads worse than it was.
+				text += fmt.Sprintf(", %s of them repaired by retransmission (RTX)", thousands(d.Loss.RecoveredByRTX))
 			}
 			add(report.FindingRTPLoss, sev, "%s.", text)
 		}

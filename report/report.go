@@ -157,6 +157,7 @@ type Stream struct {
 	Reordered         int64      `json:"reordered"`
 	Restarts          int64      `json:"restarts"` // RFC 3550 A.1: the sender restarted its sequence numbers
 	RecoveredByRTX    *int64     `json:"recovered_by_rtx,omitempty"`
+	RTX               *RTX       `json:"rtx,omitempty"` // only for an RTX stream
 	DroppedBeforeTCP  int64      `json:"dropped_before_tcp"`
 	JitterMS          *Jitter    `json:"jitter_ms"`
 	MaxGapMS          *float64   `json:"max_gap_ms"`
@@ -165,6 +166,16 @@ type Stream struct {
 	Late              *Late      `json:"late"`
 	Bitrate           Bitrate    `json:"bitrate"`
 	RTCP              *RTCP      `json:"rtcp"`
+}
+
+// RTX is what an RTX stream (RFC 4588) carried for its media stream: every packet is a
+// repair or a probe. A repair resends a sequence number the media stream had not received
+// when it came (lost) or that the receiver had NACKed; a probe is any other packet:
+// padding-only, or resending a packet the media stream had (libwebrtc probes bandwidth so).
+type RTX struct {
+	MediaSSRC string `json:"media_ssrc"` // 0x%08x, as rtx_of
+	Repairs   int64  `json:"repairs"`
+	Probes    int64  `json:"probes"`
 }
 
 type Jitter struct {

@@ -49,8 +49,9 @@ func PacketOf(pk *Packet, p Path, m *transport.Message, h *wire.RTP) {
 	pk.SSRC, pk.Timestamp, pk.Seq, pk.PT, pk.Marker = h.SSRC, h.Timestamp, h.SequenceNumber, h.PayloadType, h.Marker
 	pk.Extension, pk.ExtProfile, pk.ExtBody = h.Extension, h.ExtensionProfile, h.ExtensionBody
 	pk.HeaderLen, pk.PayloadLen, pk.PadLen = h.HeaderLen, payloadLen, h.PaddingLen()
-	// The captured bytes: a snapped packet may hold fewer than PayloadLen.
-	pk.OSN, pk.HasOSN = 0, len(m.Payload) >= h.HeaderLen+2
+	// The captured bytes: a snapped packet may hold fewer than PayloadLen. A padding-only
+	// packet (libwebrtc's RTX probe) has no OSN: its first bytes after the header are padding.
+	pk.OSN, pk.HasOSN = 0, h.PayloadLen >= 2 && len(m.Payload) >= h.HeaderLen+2
 	if pk.HasOSN {
 		pk.OSN = binary.BigEndian.Uint16(m.Payload[h.HeaderLen:])
 	}

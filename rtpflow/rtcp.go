@@ -116,6 +116,9 @@ func (t *Tracker) RTCP(p Path, m *transport.Message) {
 	var seen [16]uint32
 	for _, pk := range pkts {
 		k := packetType(pk)
+		if nack, ok := pk.(*rtcp.TransportLayerNack); ok {
+			t.markNACK(p, nack)
+		}
 		if sr, ok := pk.(*rtcp.SenderReport); ok {
 			r.srs[r.srNext] = srEntry{ssrc: sr.SSRC, mid: uint32(sr.NTPTime >> 16), at: at}
 			r.srNext = (r.srNext + 1) % srRing
@@ -290,4 +293,30 @@ func (r *rtcpTracker) summary(ssrc uint32, clock int) *report.RTCP {
 		out.REMBKbps = &k
 	}
 	return out
+}
+
+// markNACK notes in the media stream a NACK names which sequence numbers its receiver asked
+// again for, so that an RTX packet resending one counts as a repair even when the capture
+// saw the original (lost after the capture point). The media stream travels against the
+// NACK on the same leg: first the reverse of p, else a stream of that SSRC on the leg sent
+// from the NACK's destination address (RTCP on its own port, without rtcp-mux).
+func (t *Tracker) markNACK(p Path, nack *rtcp.TransportLayerNack) {
+	s := t.streams[streamKey{Path{Leg: p.Leg, Src: p.Dst, Dst: p.Src}, nack.MediaSSRC}]
+	if s == nil {
+		for _, o := range t.order {
+			if o.ssrc == nack.MediaSSRC && !o.evicted && o.path.Leg == p.Leg && o.path.Src.Addr() == p.Dst.Addr() {
+				s = o
+				break
+			}
+		}
+	}
+	if s == nil {
+		return
+	}
+	for _, pair := range nack.Nacks {
+		pair.Range(func(seq uint16) bool {
+			s.seq.markNACK(seq)
+			return true
+		})
+	}
 }

@@ -7,7 +7,18 @@ package rtpflow
 // stream's sequence numbers at the time (the original may have been lost, so "received"
 // cannot be required), at least half of those OSNs are distinct, and the payload types
 // differ. A stream that ends with fewer votes is decided on what it has if it has at least
-// 4. Padding-only packets (RTX probes) have no OSN and do not vote.
+// 4. Padding-only packets (RTX probes) have no OSN and do not vote, nor do duplicates.
+//
+// The RTX stream's own sequence numbers play no part: pion numbers an RTX packet when it
+// buffers the original, so they jump by hundreds between sparse repairs, and an elected
+// RTX stream is a stream whatever its continuity (Stream.qualifies).
+//
+// Each RTX packet is a repair or a probe (report.RTX). A repair carries an OSN that the
+// media stream wanted when the RTX packet arrived: within its window of numbers (at most
+// 65,536 below its highest, not below its lowest, not above its highest) and not received,
+// or NACKed by RTCP before (the capture may sit before the loss). Every other RTX packet,
+// duplicates aside, is a probe: padding-only, or resending a packet the media stream had,
+// as libwebrtc probes bandwidth; probes = packets − duplicates − repairs.
 const (
 	// rtxVotes is how many payload-bearing packets decide whether a stream is RTX.
 	rtxVotes = 16
@@ -31,6 +42,24 @@ type rtxMatcher struct {
 	n       int
 	votes   [rtxVotes]*Stream
 	osn     [rtxVotes]uint16
+	wanted  [rtxVotes]bool // the vote's stream wanted its OSN then: a repair if elected
+	repairs int64          // as an RTX stream: packets that were repairs (see above)
+}
+
+// pending reports whether the stream is still voting and its OSNs so far mostly (three
+// quarters) fall among another stream's numbers: a likely RTX stream, which eviction
+// spares however sparse it is.
+func (r *rtxMatcher) pending() bool {
+	if !r.voting() || r.n == 0 {
+		return false
+	}
+	k := 0
+	for i := 0; i < r.n; i++ {
+		if r.votes[i] != nil {
+			k++
+		}
+	}
+	return k*4 >= r.n*3
 }
 
 // voting reports whether the matcher still takes votes.
@@ -38,9 +67,10 @@ func (r *rtxMatcher) voting() bool { return !r.decided && r.n < rtxVotes }
 
 // vote records one payload-bearing packet's OSN and the stream it matched (nil: none). It
 // reports whether that was the last vote.
-func (r *rtxMatcher) vote(osn uint16, match *Stream) (full bool) {
+func (r *rtxMatcher) vote(osn uint16, match *Stream, wanted bool) (full bool) {
 	r.osn[r.n] = osn
 	r.votes[r.n] = match
+	r.wanted[r.n] = wanted
 	r.n++
 	return r.n == rtxVotes
 }
@@ -100,11 +130,11 @@ func (r *rtxMatcher) decide(final bool) *Stream {
 	return best
 }
 
-// votedFor calls fn with the OSN of each vote for s, in order.
-func (r *rtxMatcher) votedFor(s *Stream, fn func(osn uint16)) {
+// votedFor calls fn with the OSN of each vote for s, in order, and whether s wanted it.
+func (r *rtxMatcher) votedFor(s *Stream, fn func(osn uint16, wanted bool)) {
 	for i := 0; i < r.n; i++ {
 		if r.votes[i] == s {
-			fn(r.osn[i])
+			fn(r.osn[i], r.wanted[i])
 		}
 	}
 }

@@ -43,7 +43,7 @@ func TestRTXMatcherDecide(t *testing.T) {
 				if !r.voting() {
 					t.Fatalf("vote %d refused", i)
 				}
-				if full := r.vote(v.osn, v.s); full != (i == rtxVotes-1) {
+				if full := r.vote(v.osn, v.s, false); full != (i == rtxVotes-1) {
 					t.Fatalf("vote %d: full = %v", i, full)
 				}
 			}
@@ -154,6 +154,11 @@ func TestRTX(t *testing.T) {
 	if r.Kind != "rtx" || r.RTXOf == nil || *r.RTXOf != "0x000000b0" || r.Lost != nil || r.LossPct != nil {
 		t.Errorf("rtx kind %s rtx_of %v lost %v", r.Kind, r.RTXOf, r.Lost)
 	}
+	// Repairs: the five lost numbers resent; probes: the 11 received ones and 3 padding-only.
+	if r.RTX == nil || r.RTX.MediaSSRC != "0x000000b0" || r.RTX.Repairs != 5 || r.RTX.Probes != 14 ||
+		r.JitterMS != nil || r.DelayMS != nil || r.Late != nil {
+		t.Errorf("rtx %+v jitter %v delay %v late %v", r.RTX, r.JitterMS, r.DelayMS, r.Late)
+	}
 	if r.Packets != 19 || r.PaddingPackets != 3 || r.PaddingBytes != 600 || r.PayloadBytes != 16*102 || r.Expected != 19 {
 		t.Errorf("rtx packets %d padding %d/%d payload %d expected %d", r.Packets, r.PaddingPackets, r.PaddingBytes, r.PayloadBytes, r.Expected)
 	}
@@ -171,5 +176,43 @@ func TestRTX(t *testing.T) {
 	}
 	if rtxBytes != 16*102+600 || mediaBytes != 494*1000 {
 		t.Errorf("series rtx %v media %v bytes", rtxBytes, mediaBytes)
+	}
+}
+
+// TestSparseRTXSurvivesEviction: a full candidate table evicts idle candidates, but not a
+// sparse RTX stream whose OSNs so far fall among its media stream's numbers: pion's
+// repairs, 3 s apart with RTX numbers jumping by 300, still elect it with 5 packets.
+func TestSparseRTXSurvivesEviction(t *testing.T) {
+	tr := NewTracker(Config{MaxStreams: 8})
+	var as []arrival
+	at := func(i int) int64 { return T0 + int64(i)*10*ms1 }
+	lost := map[int]bool{100: true, 400: true, 700: true, 1000: true, 1300: true}
+	junk := uint32(0x5000)
+	for i := 0; i < 1500; i++ {
+		if !lost[i] {
+			b := rp{pt: 96, seq: uint16(1000 + i), ts: uint32(900 * i), ssrc: 0xB0, payload: make([]byte, 500)}.bytes()
+			as = append(as, arrival{pathA, msg(b, at(i))})
+		}
+		if lost[i] {
+			payload := append(u16(uint16(1000+i)), make([]byte, 100)...)
+			b := rp{pt: 97, seq: uint16(7 + i), ts: uint32(900 * i), ssrc: 0xB1, payload: payload}.bytes()
+			as = append(as, arrival{pathA, msg(b, at(i)+40*ms1)})
+		}
+		if i%20 == 0 { // one-packet candidates that fill the table
+			b := rp{pt: 0, seq: 1, ts: 1, ssrc: junk, payload: make([]byte, 20)}.bytes()
+			junk++
+			as = append(as, arrival{pathB, msg(b, at(i)+ms1)})
+		}
+	}
+	feed(t, tr, as)
+	if tr.Counts().Evicted == 0 {
+		t.Fatalf("nothing evicted: the table never filled")
+	}
+	t.Logf("counts %+v", tr.Counts())
+	rtx := bySSRC(t, tr, 0xB1)
+	r := rtx.Summary(T0)
+	m := bySSRC(t, tr, 0xB0).Summary(T0)
+	if r.Kind != "rtx" || r.RTX == nil || r.RTX.Repairs != 5 || r.RTX.Probes != 0 || m.RecoveredByRTX == nil || *m.RecoveredByRTX != 5 {
+		t.Errorf("rtx kind %s %+v, media recovered %v", r.Kind, r.RTX, m.RecoveredByRTX)
 	}
 }

@@ -115,6 +115,7 @@ func (q *seqStats) restartAt(first uint16) {
 	} else {
 		clear(q.win.got)
 		clear(q.win.rtx)
+		clear(q.win.nack)
 	}
 	q.win.testSet(ext)
 }
@@ -167,6 +168,34 @@ func (q *seqStats) markRTX(osn uint16) {
 	if !q.win.rtxTestSet(ext) {
 		q.recovered++
 	}
+}
+
+// wanted reports whether the stream wanted original sequence number osn when an RTX packet
+// carrying it came (a repair, rtxmatcher.go): osn, placed nearest the highest, lies in the
+// window of numbers received (not below the lowest nor above the highest) and has not
+// arrived, or the receiver NACKed it (markNACK).
+func (q *seqStats) wanted(osn uint16) bool {
+	if q.win == nil {
+		return false
+	}
+	ext := q.highest + int64(int16(osn-uint16(q.highest)))
+	if ext > q.highest || ext <= q.highest-windowBits || ext < q.lowest {
+		return false
+	}
+	return !q.win.has(ext) || q.win.nacked(ext)
+}
+
+// markNACK notes that the receiver asked again for seq (RTCP NACK, RFC 4585 6.2.1), for
+// wanted; numbers outside the window are ignored.
+func (q *seqStats) markNACK(seq uint16) {
+	if q.win == nil {
+		return
+	}
+	ext := q.highest + int64(int16(seq-uint16(q.highest)))
+	if ext > q.highest || ext <= q.highest-windowBits || ext < q.lowest {
+		return
+	}
+	q.win.nackSet(ext)
 }
 
 // expected is the sum over the segments of highest − lowest + 1, 0 before the first packet.

@@ -6,12 +6,14 @@ package rtpflow
 const windowBits = 1 << 16
 
 // seqWindow remembers, for the extended sequence numbers in (highest−windowBits, highest],
-// which were received on the stream (got) and which arrived in its RTX stream (rtx).
+// which were received on the stream (got), which arrived in its RTX stream (rtx) and which
+// the receiver NACKed (nack).
 // A bit's position is the extended number modulo windowBits; advance clears the positions
 // that enter the window so that a set bit always belongs to the number in the window.
 type seqWindow struct {
-	got []uint64
-	rtx []uint64 // allocated when the stream is found to have an RTX stream
+	got  []uint64
+	rtx  []uint64 // allocated when the stream is found to have an RTX stream
+	nack []uint64 // allocated with the first NACK about the stream
 }
 
 func newSeqWindow() *seqWindow { return &seqWindow{got: make([]uint64, windowBits/64)} }
@@ -27,6 +29,7 @@ func (w *seqWindow) advance(old, new int64) {
 	if new-old >= windowBits {
 		clear(w.got)
 		clear(w.rtx)
+		clear(w.nack)
 		return
 	}
 	p := int(uint64(old+1) & (windowBits - 1))
@@ -44,6 +47,9 @@ func (w *seqWindow) clearRange(a, b int) {
 	clearBits(w.got, a, b)
 	if w.rtx != nil {
 		clearBits(w.rtx, a, b)
+	}
+	if w.nack != nil {
+		clearBits(w.nack, a, b)
 	}
 }
 
@@ -93,4 +99,22 @@ func (w *seqWindow) rtxClear(ext int64) bool {
 	was := w.rtx[i]&m != 0
 	w.rtx[i] &^= m
 	return was
+}
+
+// nackSet sets ext's NACK bit.
+func (w *seqWindow) nackSet(ext int64) {
+	if w.nack == nil {
+		w.nack = make([]uint64, windowBits/64)
+	}
+	i, m := bitPos(ext)
+	w.nack[i] |= m
+}
+
+// nacked reports whether ext's NACK bit is set.
+func (w *seqWindow) nacked(ext int64) bool {
+	if w.nack == nil {
+		return false
+	}
+	i, m := bitPos(ext)
+	return w.nack[i]&m != 0
 }

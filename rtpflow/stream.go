@@ -62,9 +62,22 @@ func (s *Stream) RTXOf() *Stream { return s.rtx.of }
 func (s *Stream) IsMedia() bool { return s.rtx.of == nil }
 
 // qualifies is the stream rule: at least MinPackets packets, with continuing sequence
-// numbers and a stable payload type (continuity.continuing).
+// numbers and a stable payload type (continuity.continuing); or an RTX stream elected by
+// its OSNs (rtxmatcher.go, at least rtxMinVotes of them) whose media stream qualifies: its
+// own numbers say nothing (pion's jump between sparse repairs), and a handful of repairs
+// in a call with little loss still count.
 func (s *Stream) qualifies() bool {
-	return !s.evicted && s.packets >= int64(s.t.cfg.MinPackets) && s.steps.continuing()
+	if s.evicted {
+		return false
+	}
+	if m := s.rtx.of; m != nil {
+		return !m.evicted && m.byRule()
+	}
+	return s.byRule()
+}
+
+func (s *Stream) byRule() bool {
+	return s.packets >= int64(s.t.cfg.MinPackets) && s.steps.continuing()
 }
 
 // add accounts one packet of the stream: h is its header, payloadLen its payload on the
@@ -88,7 +101,7 @@ func (s *Stream) add(pk *Packet) {
 	if pk.Extension {
 		s.ext.observe(pk.ExtProfile, pk.ExtBody, &ast) // RFC 8285 ids, abs-send-time candidates, transport-cc
 	}
-	if pk.HasOSN && (!s.rtx.decided || s.rtx.of != nil) {
+	if pk.HasOSN && !ev.dup && (!s.rtx.decided || s.rtx.of != nil) {
 		s.rtxOSN(pk.OSN) // RTX vote, or a loss its RTX stream recovered
 	}
 	hol := pk.Retransmitted || pk.Delivered > pk.Complete
@@ -190,12 +203,22 @@ func (s *Stream) lateHeld(dup bool) {
 func (s *Stream) rtxOSN(osn uint16) {
 	switch {
 	case s.rtx.voting():
-		if s.rtx.vote(osn, s.snd.match(s, osn)) {
+		m := s.snd.match(s, osn)
+		if s.rtx.vote(osn, m, m != nil && m.seq.wanted(osn)) {
 			s.decideRTX(false)
 		}
 	case s.rtx.of != nil:
-		s.rtx.of.seq.markRTX(osn)
+		s.recover(osn, s.rtx.of.seq.wanted(osn))
 	}
+}
+
+// recover accounts one RTX packet of the elected media stream: a repair when the media
+// stream wanted osn when it came, and a recovered loss if the original never arrives.
+func (s *Stream) recover(osn uint16, wanted bool) {
+	if wanted {
+		s.rtx.repairs++
+	}
+	s.rtx.of.seq.markRTX(osn)
 }
 
 // decideRTX takes the RTX decision (rtxMatcher.decide); an elected media stream learns
@@ -207,5 +230,5 @@ func (s *Stream) decideRTX(final bool) {
 	}
 	s.rtx.of = best
 	best.rtx.hasRTX = true
-	s.rtx.votedFor(best, best.seq.markRTX)
+	s.rtx.votedFor(best, s.recover)
 }

@@ -99,6 +99,9 @@ func ptr[T any](v T) *T { return &v }
 //     second of its direction's 1-second grid, from the second holding the stream's first
 //     packet; mean_kbps is the same bytes over last − first arrival, null when RateSpan
 //     says the packets span too little time;
+//   - an RTX stream has no jitter_ms, delay_ms or late (null): it carries its originals'
+//     timestamps, sent long before (RFC 4588, 4); its rtx object counts repairs and
+//     probes (rtxmatcher.go);
 //   - jitter_ms and delay_ms are null without a clock rate (a dynamic payload type over too
 //     short a time to infer one) and no abs-send-time;
 //   - delay samples every packet (duplicates too) with a send time; late.pct is late over
@@ -158,6 +161,8 @@ func (s *Stream) Summary(t0 int64) report.Stream {
 	}
 	if s.rtx.of != nil {
 		out.RTXOf = ptr(fmt.Sprintf("0x%08x", s.rtx.of.ssrc))
+		out.RTX = &report.RTX{MediaSSRC: *out.RTXOf, Repairs: s.rtx.repairs,
+			Probes: max(0, s.packets-s.seq.dups-s.rtx.repairs)}
 	} else {
 		lost := s.seq.lost()
 		out.Lost = ptr(lost)
@@ -168,14 +173,16 @@ func (s *Stream) Summary(t0 int64) report.Stream {
 	if s.rtx.hasRTX {
 		out.RecoveredByRTX = ptr(s.seq.recovered)
 	}
-	if mean, mx, last, ok := s.jit.MS(); ok {
+	if mean, mx, last, ok := s.jit.MS(); ok && s.rtx.of == nil {
 		out.JitterMS = &report.Jitter{Mean: numfmt.Round(mean, 3), Max: numfmt.Round(mx, 3), Last: numfmt.Round(last, 3)}
 	}
 	if s.packets >= 2 {
 		out.MaxGapMS = ptr(ms(s.steps.gap))
 	}
 	out.Extensions = s.ext.summary()
-	out.DelayMS, out.Late = s.delay.summary()
+	if s.rtx.of == nil {
+		out.DelayMS, out.Late = s.delay.summary()
+	}
 	out.Bitrate = s.bitrate()
 	return out
 }

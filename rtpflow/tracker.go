@@ -172,6 +172,8 @@ const recentBits = 10
 // Eviction: candidates that have not qualified are dropped when the table is full, first
 // those idle for idleEvict, or that had their chance (MinPackets packets) and failed, and
 // if that frees nothing, single-packet candidates (random payloads that looked like RTP).
+// A likely RTX stream still voting (rtxMatcher.pending) is spared: pion's repairs come
+// seconds apart, and its numbers fail the stream rule.
 // A sweep walks the whole table, so it runs at most once per second of capture time unless
 // a quarter of the table's size in new candidates was refused since the last one.
 const idleEvict = int64(2 * time.Second)
@@ -185,7 +187,7 @@ func (t *Tracker) sweep(at int64) bool {
 	evict := func(pred func(*Stream) bool) int {
 		n := 0
 		for k, s := range t.streams {
-			if !s.qualifies() && pred(s) {
+			if !s.qualifies() && !s.rtx.pending() && pred(s) {
 				delete(t.streams, k)
 				t.hints.forget(s)
 				s.evicted = true
@@ -253,14 +255,19 @@ func (t *Tracker) Counts() Counts {
 // Streams returns the streams that qualify (see Stream.qualifies), in first-seen order,
 // with their end-of-capture decisions (clock rate, abs-send-time, RTX) made.
 func (t *Tracker) Streams() []*Stream {
+	// RTX decisions first, for every candidate: an RTX stream qualifies by its election,
+	// not by the stream rule. Recovered counts are kept live, so order does not matter.
+	for _, s := range t.order {
+		if !s.evicted {
+			s.decideRTX(true)
+		}
+	}
 	var out []*Stream
 	for _, s := range t.order {
 		if s.qualifies() {
 			out = append(out, s)
 		}
 	}
-	// RTX decisions need their media stream's decision first only for recovered counts,
-	// which are kept live; order does not matter.
 	for _, s := range out {
 		s.finish()
 	}

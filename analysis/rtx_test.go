@@ -1,0 +1,198 @@
+package analysis
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/callpcap/callpcap/internal/testgen/callgen"
+	"github.com/callpcap/callpcap/report"
+)
+
+// streamBySSRC returns the stream of c with SSRC ssrc (nil: none).
+func streamBySSRC(c report.Capture, ssrc uint32) *report.Stream {
+	want := fmt.Sprintf("0x%08x", ssrc)
+	for i := range c.Streams {
+		if c.Streams[i].SSRC == want {
+			return &c.Streams[i]
+		}
+	}
+	return nil
+}
+
+// rtxFigures is what the RTX tests assert, in one comparable value.
+type rtxFigures struct {
+	RTXKind, RTXOf          string
+	Repairs, Probes         int64
+	RTXJitter, RTXDelay     bool
+	Lost, Recovered         int64
+	DirLost, DirRecovered   int64
+	DirDelayMaxMS           float64
+	NACKed, NACKs, PLI      int64 // on the video stream
+	CalleeNACKs, CalleePLIs int64 // on the callee's own stream
+	Finding                 string
+}
+
+func rtxFiguresOf(c report.Capture, video, rtx, callee uint32) rtxFigures {
+	var f rtxFigures
+	if r := streamBySSRC(c, rtx); r != nil {
+		f.RTXKind, f.RTXOf = r.Kind, derefS(r.RTXOf)
+		if r.RTX != nil {
+			f.Repairs, f.Probes = r.RTX.Repairs, r.RTX.Probes
+		}
+		f.RTXJitter, f.RTXDelay = r.JitterMS != nil, r.DelayMS != nil
+	}
+	if v := streamBySSRC(c, video); v != nil {
+		f.Lost, f.Recovered = deref(v.Lost), deref(v.RecoveredByRTX)
+		if v.RTCP != nil {
+			f.NACKed, f.NACKs, f.PLI = v.RTCP.NACKedPackets, v.RTCP.Types["nack"], v.RTCP.PLI
+		}
+		for _, d := range c.Directions {
+			if d.From != v.Src {
+				continue
+			}
+			f.DirLost, f.DirRecovered = d.Loss.Lost, d.Loss.RecoveredByRTX
+			if d.DelayMS != nil {
+				f.DirDelayMaxMS = d.DelayMS.Max
+			}
+		}
+	}
+	if s := streamBySSRC(c, callee); s != nil && s.RTCP != nil {
+		f.CalleeNACKs, f.CalleePLIs = s.RTCP.Types["nack"], s.RTCP.PLI
+	}
+	for _, fd := range c.Findings {
+		if fd.Code == report.FindingRTPLoss {
+			f.Finding = fd.Text
+		}
+	}
+	return f
+}
+
+func derefS(p *string) string {
+	if p == nil {
+		return ""
+	}
+	return *p
+}
+
+// sparseRTXCall is a 40 s call from alice to bob as pion sends it: video (0xA1, PT 96,
+// 100 packets a second, 4,000 packets) loses 20 packets (0.5%), each resent 60 ms later on
+// the RTX stream (0xA2, PT 97), whose sequence numbers follow the media packets pion
+// buffered, so that they jump by 38 to 337 between repairs; and 40 s of audio (0xA3).
+func sparseRTXCall(t *testing.T) []byte {
+	t.Helper()
+	video := callgen.Stream{Src: alice, Dst: bob, SSRC: 0xA1, PT: 96, ClockRate: 90000,
+		Interval: 10 * time.Millisecond, PayloadSize: 1000, Count: 4000, StartSeq: 20000, StartTS: 1}
+	gaps := []int{38, 337, 150, 212, 97, 180, 260, 45, 300, 120, 75, 230, 199, 64, 310, 140, 88, 250, 170}
+	lost := map[int]bool{150: true}
+	r := callgen.RTX{SSRC: 0xA2, PT: 97}
+	i := 150
+	for k := 0; ; k++ {
+		r.Sends = append(r.Sends, callgen.RTXSend{I: i, At: time.Duration(i)*video.Interval + 60*time.Millisecond, Seq: uint16(5000 + i)})
+		if k == len(gaps) {
+			break
+		}
+		i += gaps[k]
+		lost[i] = true
+	}
+	video.Lose = func(i int) bool { return lost[i] }
+	audio := audio()
+	audio.SSRC, audio.Count = 0xA3, 2000
+	pkts := append(video.Packets(), video.RTXPackets(r)...)
+	return pcapOf(t, append(pkts, audio.Packets()...))
+}
+
+// TestSparseRTX: the sparse RTX stream is recognized by its OSNs, not by its own
+// sequence numbers, and its 20 repairs are credited to the video stream.
+func TestSparseRTX(t *testing.T) {
+	c := analyze(t, sparseRTXCall(t), Options{})
+	got := rtxFiguresOf(c, 0xA1, 0xA2, 0)
+	want := rtxFigures{RTXKind: "rtx", RTXOf: "0x000000a1", Repairs: 20, Probes: 0,
+		Lost: 20, Recovered: 20, DirLost: 20, DirRecovered: 20,
+		Finding: "10.0.0.1:40000 -> 198.51.100.9:50000: 20 of 6,000 media packets were lost (0.3%), 20 of them repaired by retransmission (RTX)."}
+	if got != want {
+		t.Errorf("figures\n got %+v\nwant %+v", got, want)
+	}
+}
+
+// libwebrtcLost are the video packets lost before the capture point in libwebrtcCall;
+// none is a multiple of 5, which the probes resend.
+var libwebrtcLost = []int{203, 451, 602, 804, 1001, 1203, 1402, 1604, 1801, 1903}
+
+// libwebrtcCall is a 20 s call as Chromium sends it. alice's video (0xC1, PT 96, 2,000
+// packets 10 ms apart) loses the 10 packets of libwebrtcLost. Its RTX stream (0xC2, PT
+// 97, numbered one by one) carries 30 padding-only probes at 0.3 s, then from 1 s a probe
+// every 50 ms (370) resending the video packet sent 200 ms before, which the receiver has,
+// and 11 repairs: the 10 losses, each NACKed by bob 15 ms after it was sent and resent 30
+// ms after it, and packet 1502, which the capture saw but bob NACKed (lost after the
+// capture point). bob's NACKs are compound RTCP (a receiver report about the video, then
+// the NACK) from bob's audio SSRC 0xD1; bob also sends 2 PLIs naming the video. bob's audio
+// (0xD1, 1,000 packets) flows back to alice.
+func libwebrtcCall(t *testing.T) []byte {
+	t.Helper()
+	video := callgen.Stream{Src: alice, Dst: bob, SSRC: 0xC1, PT: 96, ClockRate: 90000,
+		Interval: 10 * time.Millisecond, PayloadSize: 1000, Count: 2000, StartSeq: 30000, StartTS: 1}
+	lost := map[int]bool{}
+	for _, i := range libwebrtcLost {
+		lost[i] = true
+	}
+	video.Lose = func(i int) bool { return lost[i] }
+	back := audio()
+	back.Src, back.Dst, back.SSRC, back.Count = bob, alice, 0xD1, 1000
+
+	r := callgen.RTX{SSRC: 0xC2, PT: 97}
+	seq := uint16(100)
+	send := func(x callgen.RTXSend) {
+		x.Seq = seq
+		seq++
+		r.Sends = append(r.Sends, x)
+	}
+	for k := 0; k < 30; k++ {
+		send(callgen.RTXSend{I: 0, At: 300*time.Millisecond + time.Duration(k)*time.Millisecond, Pad: 200})
+	}
+	repairs := append(append([]int(nil), libwebrtcLost...), 1502)
+	var rtcp []callgen.Packet
+	ri := 0
+	for k := 0; k < 370; k++ {
+		at := time.Second + time.Duration(k)*50*time.Millisecond
+		for ri < len(repairs) && time.Duration(repairs[ri])*video.Interval+30*time.Millisecond < at {
+			i := repairs[ri]
+			sent := time.Duration(i) * video.Interval
+			rtcp = append(rtcp, video.RTCPAt(sent+15*time.Millisecond,
+				callgen.RTCPRR(0xD1, 0xC1), callgen.RTCPNACK(0xD1, 0xC1, video.StartSeq+uint16(i))))
+			send(callgen.RTXSend{I: i, At: sent + 30*time.Millisecond})
+			ri++
+		}
+		send(callgen.RTXSend{I: 80 + 5*k, At: at + 2*time.Millisecond})
+	}
+	rtcp = append(rtcp, video.RTCPAt(5*time.Second+3*time.Millisecond, callgen.RTCPPLI(0xD1, 0xC1)),
+		video.RTCPAt(9*time.Second+3*time.Millisecond, callgen.RTCPPLI(0xD1, 0xC1)))
+	if ri != len(repairs) || len(r.Sends) != 411 {
+		t.Fatalf("generator: %d repairs sent, %d RTX packets", ri, len(r.Sends))
+	}
+	pkts := append(video.Packets(), video.RTXPackets(r)...)
+	pkts = append(pkts, rtcp...)
+	return pcapOf(t, append(pkts, back.Packets()...))
+}
+
+// TestLibwebrtcRTX: the probing RTX stream is kind rtx with 11 repairs and 400 probes,
+// no jitter or delay of its own (it carries its originals' timestamps), so the
+// direction's delay is the video's; bob's NACKs and PLIs count on alice's video.
+func TestLibwebrtcRTX(t *testing.T) {
+	c := analyze(t, libwebrtcCall(t), Options{})
+	got := rtxFiguresOf(c, 0xC1, 0xC2, 0xD1)
+	want := rtxFigures{RTXKind: "rtx", RTXOf: "0x000000c1", Repairs: 11, Probes: 400,
+		Lost: 10, Recovered: 10, DirLost: 10, DirRecovered: 10, DirDelayMaxMS: 0,
+		NACKed: 11, NACKs: 11, PLI: 2,
+		Finding: "10.0.0.1:40000 -> 198.51.100.9:50000: 10 of 2,000 media packets were lost (0.5%), 10 of them repaired by retransmission (RTX)."}
+	if got != want {
+		t.Errorf("figures\n got %+v\nwant %+v", got, want)
+	}
+	if r := streamBySSRC(c, 0xC2); r == nil || r.Late != nil || r.Lost != nil || r.Packets != 411 {
+		t.Errorf("rtx stream %+v", r)
+	}
+	if !strings.Contains(got.Finding, "repaired") {
+		t.Errorf("finding %q", got.Finding)
+	}
+}
