@@ -196,3 +196,39 @@ func TestLibwebrtcRTX(t *testing.T) {
 		t.Errorf("finding %q", got.Finding)
 	}
 }
+
+// srtcpFeedback is an SRTCP packet (RFC 3711 3.4) whose clear header says a feedback
+// packet of type pt and format fmt from sender: its media SSRC and FCI are encrypted (8
+// opaque bytes), then the E flag and index, and a 10-byte authentication tag.
+func srtcpFeedback(pt, fmtN byte, sender uint32) []byte {
+	b := []byte{0x80 | fmtN, pt, 0, 3, byte(sender >> 24), byte(sender >> 16), byte(sender >> 8), byte(sender)}
+	b = append(b, 0x3c, 0x91, 0x07, 0xe2, 0x5a, 0x18, 0xc4, 0x6d) // encrypted media SSRC and FCI
+	b = append(b, 0x80, 0, 0, 1)                                   // E=1, SRTCP index 1
+	return append(b, 0xff, 0xee, 0xdd, 0xcc, 0xbb, 0xaa, 0x99, 0x88, 0x77, 0x66)
+}
+
+// TestEncryptedFeedbackGoesToTheVideo: bob sends 3 NACKs and 2 PLIs as SRTCP from his
+// audio SSRC 0xD1; their media SSRC is encrypted, and the one video stream travelling the
+// other way, alice's 0xC1, is what they are about. bob's own stream gets none of them.
+func TestEncryptedFeedbackGoesToTheVideo(t *testing.T) {
+	video := callgen.Stream{Src: alice, Dst: bob, SSRC: 0xC1, PT: 96, ClockRate: 90000,
+		Interval: 10 * time.Millisecond, PayloadSize: 1000, Count: 500, StartSeq: 30000, StartTS: 1}
+	back := audio()
+	back.Src, back.Dst, back.SSRC, back.Count = bob, alice, 0xD1, 250
+	pkts := append(video.Packets(), back.Packets()...)
+	for k := 0; k < 5; k++ {
+		pt, fmtN := byte(205), byte(1) // generic NACK
+		if k >= 3 {
+			pt = 206 // PLI
+		}
+		pkts = append(pkts, video.RTCPAt(time.Duration(k+1)*500*time.Millisecond, srtcpFeedback(pt, fmtN, 0xD1)))
+	}
+	c := analyze(t, pcapOf(t, pkts), Options{})
+	got := rtxFiguresOf(c, 0xC1, 0, 0xD1)
+	if got.NACKs != 3 || got.PLI != 2 || got.CalleeNACKs != 0 || got.CalleePLIs != 0 {
+		t.Errorf("video nack %d pli %d, callee nack %d pli %d; want 3, 2, 0, 0", got.NACKs, got.PLI, got.CalleeNACKs, got.CalleePLIs)
+	}
+	if v := streamBySSRC(c, 0xC1); v == nil || v.RTCP == nil || !v.RTCP.Encrypted || v.RTCP.Packets != 5 {
+		t.Errorf("video rtcp %+v", v)
+	}
+}

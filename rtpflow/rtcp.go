@@ -53,6 +53,12 @@ type rtcpTracker struct {
 	encrypted int64
 	invalid   int64
 	untracked int64
+
+	// Encrypted feedback (NACK, PLI, FIR) by the path of the media it is about (the reverse
+	// of its own), attributed at the end (attributeFeedback).
+	feedback     map[Path]*[nTypes]int64
+	fbDone       bool
+	unattributed int64
 }
 
 type rtcpState struct {
@@ -91,8 +97,9 @@ func (r *rtcpTracker) state(ssrc uint32) *rtcpState {
 // RTCP accounts one message the demux classified as RTCP: a compound packet, parsed with
 // pion/rtcp. When it does not parse (SRTCP, whose packets after the first 8 bytes are
 // encrypted), the first packet is counted from its clear header: type, length and sender
-// SSRC, attributed to that SSRC (for an SR, the stream it describes; for receiver reports
-// and feedback, the reporter's own stream, the media SSRC being encrypted).
+// SSRC, attributed to that SSRC (for an SR, the stream it describes; for a receiver
+// report, the reporter's own stream), except NACK, PLI and FIR: they are about a media SSRC
+// the encryption hides, never the sender's own stream (encryptedFeedback).
 func (t *Tracker) RTCP(p Path, m *transport.Message) {
 	r := &t.rtcp
 	b := m.Payload
@@ -104,6 +111,10 @@ func (t *Tracker) RTCP(p Path, m *transport.Message) {
 		}
 		r.packets++
 		r.encrypted++
+		if k := clearType(b[1], b[0]&0x1f); k == tNACK || k == tPLI || k == tFIR {
+			r.encryptedFeedback(Path{Leg: p.Leg, Src: p.Dst, Dst: p.Src}, k)
+			return
+		}
 		if st := r.state(binary.BigEndian.Uint32(b[4:])); st != nil {
 			st.packets++
 			st.encrypted = true
@@ -318,5 +329,64 @@ func (t *Tracker) markNACK(p Path, nack *rtcp.TransportLayerNack) {
 			s.seq.markNACK(seq)
 			return true
 		})
+	}
+}
+
+// encryptedFeedback keeps an encrypted NACK, PLI or FIR (SRTCP hides its media SSRC, RFC
+// 3711 3.4) by the path of the media it is about, the reverse of the RTCP's own.
+func (r *rtcpTracker) encryptedFeedback(media Path, k int) {
+	c := r.feedback[media]
+	if c == nil {
+		if len(r.feedback) >= r.max {
+			r.untracked++
+			return
+		}
+		if r.feedback == nil {
+			r.feedback = make(map[Path]*[nTypes]int64)
+		}
+		c = new([nTypes]int64)
+		r.feedback[media] = c
+	}
+	c[k]++
+}
+
+// attributeFeedback gives the encrypted NACKs, PLIs and FIRs about each path to the one
+// video stream (not RTX) among out that travels it: WebRTC asks for retransmissions and
+// key frames of video only. Where the path has no such stream or several, which one was
+// meant cannot be told: they are counted in Counts.RTCPUnattributed. It runs once.
+func (t *Tracker) attributeFeedback(out []*Stream) {
+	r := &t.rtcp
+	if r.fbDone {
+		return
+	}
+	r.fbDone = true
+	for p, c := range r.feedback {
+		var v *Stream
+		n := 0
+		for _, s := range out {
+			if s.path == p && s.IsMedia() && s.kind() == "video" {
+				v = s
+				n++
+			}
+		}
+		var sum int64
+		for _, x := range c {
+			sum += x
+		}
+		if n != 1 {
+			r.unattributed += sum
+			continue
+		}
+		st := r.state(v.ssrc)
+		if st == nil {
+			continue
+		}
+		st.packets += sum
+		st.encrypted = true
+		for k, x := range c {
+			st.types[k] += x
+		}
+		st.pli += c[tPLI]
+		st.fir += c[tFIR]
 	}
 }

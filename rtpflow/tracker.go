@@ -243,13 +243,16 @@ type Counts struct {
 	RTCPEncrypted int64 // of which did not parse and were counted from their clear header
 	RTCPInvalid   int64 // messages too short or not version 2: not counted
 	RTCPUntracked int64 // reports about SSRCs beyond MaxStreams
+	// RTCPUnattributed counts encrypted NACKs, PLIs and FIRs whose media stream could not
+	// be told: their path carried no video stream, or several.
+	RTCPUnattributed int64
 }
 
 // Counts returns the tracker's bound counters.
 func (t *Tracker) Counts() Counts {
 	return Counts{Untracked: t.untracked, Evicted: t.evicted,
 		RTCPPackets: t.rtcp.packets, RTCPEncrypted: t.rtcp.encrypted, RTCPInvalid: t.rtcp.invalid,
-		RTCPUntracked: t.rtcp.untracked}
+		RTCPUntracked: t.rtcp.untracked, RTCPUnattributed: t.rtcp.unattributed}
 }
 
 // Streams returns the streams that qualify (see Stream.qualifies), in first-seen order,
@@ -271,5 +274,6 @@ func (t *Tracker) Streams() []*Stream {
 	for _, s := range out {
 		s.finish()
 	}
+	t.attributeFeedback(out)
 	return out
 }
