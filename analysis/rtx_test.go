@@ -203,7 +203,7 @@ func TestLibwebrtcRTX(t *testing.T) {
 func srtcpFeedback(pt, fmtN byte, sender uint32) []byte {
 	b := []byte{0x80 | fmtN, pt, 0, 3, byte(sender >> 24), byte(sender >> 16), byte(sender >> 8), byte(sender)}
 	b = append(b, 0x3c, 0x91, 0x07, 0xe2, 0x5a, 0x18, 0xc4, 0x6d) // encrypted media SSRC and FCI
-	b = append(b, 0x80, 0, 0, 1)                                   // E=1, SRTCP index 1
+	b = append(b, 0x80, 0, 0, 1)                                  // E=1, SRTCP index 1
 	return append(b, 0xff, 0xee, 0xdd, 0xcc, 0xbb, 0xaa, 0x99, 0x88, 0x77, 0x66)
 }
 
