@@ -9,225 +9,457 @@ import (
 	"github.com/callpcap/callpcap/report"
 )
 
-// Thresholds of the findings: where a figure starts to matter to a person on the call.
+// Thresholds of the findings: where a figure starts to matter to a person on the call. A
+// figure under its warn threshold may still be stated (as info, or as a figure of its
+// cause's finding), but a figure of 0 is never a finding.
 const (
-	lossWarnPct       = 1.0  // audio concealment becomes audible, video freezes begin
-	lossBadPct        = 5.0  //
-	latePctWarn       = 1.0  // share of packets too late to play
-	latePctBad        = 5.0  //
-	jitterWarnMS      = 30.0 // mean RFC 3550 jitter above a typical jitter buffer's comfort
-	slowRampS         = 10.0 // t90 later than this is a slow ramp (GCC over UDP reaches it in < 5 s)
-	lowEfficiency     = 0.6  // media payload under 60% of the wire bytes
-	tcpRetxWarnPct    = 1.0
-	tcpRetxBadPct     = 5.0
-	minRampDurationS  = 10.0 // a direction shorter than this has no meaningful ramp
+	lossWarnPct = 1.0 // audio concealment becomes audible, video freezes begin
+	lossBadPct  = 5.0 //
+	latePctWarn = 1.0 // share of packets too late to play: a glitch every 2 s of audio at 1%
+	latePctBad  = 5.0 //
+	// One retransmitted byte in a hundred is about one lost segment in a hundred: each one
+	// holds every later message for an RTO or more; at 5% the connection is rarely not
+	// recovering.
+	tcpRetxWarnPct = 1.0
+	tcpRetxBadPct  = 5.0
+	jitterWarnMS   = 30.0 // mean RFC 3550 jitter above a typical jitter buffer's comfort
+	slowRampS      = 10.0 // t90 later than this is a slow ramp (GCC over UDP reaches it in < 5 s)
+	// Avoidable overhead: the wire bytes a direct UDP path would not have spent on the same
+	// media (TCP retransmissions, the TCP ACKs of the other side and the TCP framing, RTP
+	// padding), as a share of the direction's wire bytes. Headers are not avoidable: Opus at
+	// 20 ms (~100-byte payloads) is ~57% payload on any path, and judging efficiency against
+	// 100% would flag every audio call. A fifth of the bandwidth spent for nothing is what a
+	// protocol engineer would act on; TCP's ACKs alone cost that on audio-only media.
+	avoidableWarnPct  = 20.0
+	minRampDurationS  = 10.0 // a direction shorter than this has no meaningful ramp or overhead share
 	minJitterPackets  = 50
 	minStabilitySpanS = 10.0
 )
 
-// Findings diagnoses a capture's report: one sentence each, with the numbers in it, most
-// severe first, and [] when there is nothing to say (never nil: a list in the report is never
-// null). It reads the report model only, so it can be tested on a report built by hand.
+// Findings diagnoses a capture's report: one finding per cause, its symptoms as its figures,
+// the most severe first, and [] when there is nothing to say (never nil: a list in the
+// report is never null). It reads the report model only, so it can be tested on a report
+// built by hand.
+//
+// Media over TCP is one cause: its retransmissions, the packets held behind them (late,
+// head-of-line blocking), a slow ramp and the bytes TCP cost (ACKs, framing, copies) are the
+// figures of its one media_over_tcp finding per leg, whose severity is the worst of theirs,
+// so the cause ranks before whatever else the call shows; they are no findings of their own
+// (tcp_retransmissions, late_packets and slow_ramp are left for media that did not ride TCP).
+// Each finding names its call: the call's legs (at a TURN server the client's leg and the
+// peer's, joined by the relayed address) and, where it is about one direction, that
+// direction, in the sentence and in Legs and Directions.
 func Findings(c *report.Capture) []report.Finding {
-	fs := []report.Finding{}
-	add := func(code report.FindingCode, sev report.Severity, format string, args ...any) {
-		fs = append(fs, report.Finding{Code: code, Severity: sev, Text: fmt.Sprintf(format, args...)})
-	}
-	legs := map[string]*report.Leg{}
-	for i := range c.Legs {
-		legs[c.Legs[i].ID] = &c.Legs[i]
-	}
-	streams := map[string]*report.Stream{}
-	for i := range c.Streams {
-		streams[c.Streams[i].ID] = &c.Streams[i]
-	}
-
-	for _, l := range c.Legs {
-		switch t := l.Transport; {
-		case t.TURN() && t.OverTCP():
-			add(report.FindingMediaOverTCP, report.SeverityWarn, "Media was relayed over TCP through TURN %s%s", l.Server, tcpCost(c, &l))
-			add(report.FindingMediaOverTURN, report.SeverityInfo, "Media went through the TURN relay %s instead of a direct path.", l.Server)
-		case t.OverTCP():
-			add(report.FindingMediaOverTCP, report.SeverityWarn, "Media travelled over TCP (%s) between %s and %s%s",
-				l.Transport, l.Client, l.Server, tcpCost(c, &l))
-		case t.TURN():
-			add(report.FindingMediaOverTURN, report.SeverityInfo, "Media was relayed over UDP through TURN %s instead of a direct path.", l.Server)
-		}
-	}
-
-	for _, d := range c.Directions {
-		name := d.From + " -> " + d.To
-		if d.TCPRetransmittedPct != nil && *d.TCPRetransmittedPct > 0 {
-			sev := report.SeverityInfo
-			if *d.TCPRetransmittedPct >= tcpRetxBadPct {
-				sev = report.SeverityBad
-			} else if *d.TCPRetransmittedPct >= tcpRetxWarnPct {
-				sev = report.SeverityWarn
-			}
-			// A segment lost before the capture point is seen once, as its retransmission:
-			// it counts in the percentage but costs no extra bytes at this vantage.
-			where := fmt.Sprintf("%s bytes of copies on the wire here", thousands(d.OverheadBytes.TCPRetransmissions))
-			if d.OverheadBytes.TCPRetransmissions == 0 {
-				where = "their first copies were lost before the capture point"
-			}
-			add(report.FindingTCPRetransmissions, sev, "%s: %s of the TCP payload bytes carrying this media were retransmissions (%s).",
-				name, fmtPct(*d.TCPRetransmittedPct), where)
-		}
-		if l := d.Late; l != nil && l.Packets > 0 {
-			sev := report.SeverityInfo
-			if l.Pct >= latePctBad {
-				sev = report.SeverityBad
-			} else if l.Pct >= latePctWarn {
-				sev = report.SeverityWarn
-			}
-			text := fmt.Sprintf("%s: %s media packets (%s) arrived more than %.0f ms later than the stream's fastest, too late to be played",
-				name, thousands(l.Packets), fmtPct(l.Pct), l.BudgetMS)
-			if l.HOLBlocked > 0 {
-				text += fmt.Sprintf("; %s of them were held behind a retransmitted TCP segment (head-of-line blocking)", thousands(l.HOLBlocked))
-			}
-			add(report.FindingLatePackets, sev, "%s.", text)
-		}
-		// Packets dropped before TCP are in Lost (the receiver never got them) but are no
-		// loss of the network path: they have their own finding below.
-		if lost := d.Loss.Lost - d.Loss.DroppedBeforeTCP; d.Loss.Pct != nil && lost > 0 && d.Loss.Expected > 0 {
-			pct := 100 * float64(lost) / float64(d.Loss.Expected)
-			sev := report.SeverityInfo
-			if pct >= lossBadPct {
-				sev = report.SeverityBad
-			} else if pct >= lossWarnPct {
-				sev = report.SeverityWarn
-			}
-			text := fmt.Sprintf("%s: %s of %s media packets were lost (%s)", name, thousands(lost),
-				thousands(d.Loss.Expected), fmtPct(pct))
-			if d.Loss.RecoveredByRTX > 0 {
-				// The receiver got these back, late: say so, or the loss reads worse than it was.
-				text += fmt.Sprintf(", %s of them repaired by retransmission (RTX)", thousands(d.Loss.RecoveredByRTX))
-			}
-			add(report.FindingRTPLoss, sev, "%s.", text)
-		}
-		if d.Loss.DroppedBeforeTCP > 0 {
-			add(report.FindingDroppedBeforeTCP, report.SeverityWarn, "%s: %s RTP packets never entered the TCP connection (a gap in RTP sequence numbers where TCP lost nothing): the sender or relay dropped them when its TCP send buffer was full.",
-				name, thousands(d.Loss.DroppedBeforeTCP))
-		}
-		if r := d.Ramp; r != nil && d.ActiveS >= minRampDurationS && r.TargetKbps > 0 {
-			switch {
-			case r.T90S == nil:
-				add(report.FindingSlowRamp, report.SeverityWarn, "%s: the media bitrate never reached 90%% of %s within %s.", name, fmtRate(r.TargetKbps), fmtSecs(d.ActiveS))
-			case *r.T90S > slowRampS:
-				add(report.FindingSlowRamp, report.SeverityWarn, "%s: the media bitrate took %s to reach 90%% of %s (a healthy call over UDP gets there in under 5 s).",
-					name, fmtSecs(*r.T90S), fmtRate(r.TargetKbps))
-			}
-			if r.Stable != nil && !*r.Stable && r.T90S != nil && d.ActiveS-*r.T90S >= minStabilitySpanS && r.PlateauKbps > 0 {
-				cv := ""
-				if r.CVAfterT90 != nil {
-					cv = fmt.Sprintf(" (coefficient of variation %.2f)", *r.CVAfterT90)
-				}
-				add(report.FindingUnstableBitrate, report.SeverityWarn, "%s: after ramping up, the media bitrate kept swinging more than 20%% around %s%s.",
-					name, fmtRate(r.PlateauKbps), cv)
-			}
-		}
-		if d.Efficiency != nil && *d.Efficiency < lowEfficiency && d.ActiveS >= minRampDurationS {
-			add(report.FindingLowEfficiency, report.SeverityWarn, "%s: only %.0f%% of the %s bytes on the wire were media payload; the rest was headers, framing, retransmissions and control.",
-				name, *d.Efficiency*100, thousands(d.WireBytes))
-		}
-		for _, id := range d.Streams {
-			s := streams[id]
-			if s == nil || s.JitterMS == nil || s.Packets < minJitterPackets || s.Kind != "audio" {
-				continue
-			}
-			if s.JitterMS.Mean > jitterWarnMS {
-				add(report.FindingHighJitter, report.SeverityWarn, "%s: audio stream %s had a mean interarrival jitter of %.1f ms (max %.1f ms).",
-					name, s.SSRC, s.JitterMS.Mean, s.JitterMS.Max)
-			}
-		}
-	}
-
-	if ice := c.ICE; ice.Checks > 0 && ice.Successes == 0 {
-		add(report.FindingICEFailed, report.SeverityBad, "ICE connectivity checks failed: %s Binding requests, no success response.", thousands(ice.Checks))
-	}
-	var errs []string
-	for _, e := range c.TURN.Errors {
-		if e.Code == 401 || e.Code == 438 { // the authentication challenge and a stale nonce are routine
-			continue
-		}
-		errs = append(errs, fmt.Sprintf("%d (%d×)", e.Code, e.Count))
-	}
-	if len(errs) > 0 {
-		add(report.FindingTURNErrors, report.SeverityWarn, "The TURN server answered with errors: %s.", strings.Join(errs, ", "))
-	}
-	var gap int64
-	for _, f := range c.Flows {
-		if f.TCP != nil {
-			gap += f.TCP.AToB.CaptureGapBytes + f.TCP.BToA.CaptureGapBytes
-		}
-	}
-	if gap > 0 {
-		add(report.FindingCaptureGaps, report.SeverityWarn, "The capture missed %s bytes of TCP streams (never seen, though the peer acknowledged them): figures around those gaps are incomplete.", thousands(gap))
-	}
-	if c.SnappedPackets > 0 {
-		add(report.FindingSnappedPackets, report.SeverityInfo, "%s packets were cut by the capture's snap length: sizes come from the original lengths, payload checks from what was kept.", thousands(c.SnappedPackets))
-	}
-	encrypted := false
-	for _, f := range c.Flows {
-		for _, ct := range f.Content {
-			if ct == "dtls" {
-				encrypted = true
-			}
-		}
-		if f.Framing != nil && *f.Framing == report.FramingTLS {
-			encrypted = true
-		}
-	}
-	if encrypted && len(c.Streams) > 0 {
-		add(report.FindingEncryptedMedia, report.SeverityInfo, "The media is SRTP keyed by DTLS: payloads are hidden, so figures come from RTP headers and timing.")
-	} else if encrypted {
-		add(report.FindingEncryptedMedia, report.SeverityInfo, "The capture holds DTLS or TLS where media would be: its content is hidden.")
-	}
-	sortFindings(fs)
-	return fs
+	f := newFinder(c)
+	f.legs()
+	f.directions()
+	f.capture()
+	sortFindings(f.fs)
+	return f.fs
 }
 
-// tcpCost ends the media_over_tcp sentence with what TCP cost on that leg: the share of its
-// payload bytes that were retransmissions, and the media packets that came too late, held
-// behind a retransmitted segment.
-func tcpCost(c *report.Capture, l *report.Leg) string {
-	var payload, retx int64
-	for _, f := range c.Flows {
-		if f.TCP != nil && slices.Contains(l.Flows, f.ID) {
-			payload += f.TCP.AToB.PayloadBytes + f.TCP.BToA.PayloadBytes
-			retx += f.TCP.AToB.RetransmittedBytes + f.TCP.BToA.RetransmittedBytes
+type finder struct {
+	c        *report.Capture
+	fs       []report.Finding
+	legByID  map[string]*report.Leg
+	streams  map[string]*report.Stream
+	call     map[string]string // leg ID → its call's key
+	absorbed map[string]bool   // direction IDs whose symptoms are figures of a media_over_tcp finding
+}
+
+func newFinder(c *report.Capture) *finder {
+	f := &finder{c: c, fs: []report.Finding{}, legByID: map[string]*report.Leg{}, streams: map[string]*report.Stream{},
+		call: map[string]string{}, absorbed: map[string]bool{}}
+	relayed := map[string]bool{}
+	for i := range c.Legs {
+		l := &c.Legs[i]
+		f.legByID[l.ID] = l
+		if l.Relayed != nil {
+			relayed[*l.Relayed] = true
 		}
 	}
-	var media, late, hol int64
+	// Legs relayed by one allocation are one call: the TURN leg and, at the TURN server,
+	// the leg from its relayed address to the peer.
+	for _, l := range c.Legs {
+		switch {
+		case l.Relayed != nil:
+			f.call[l.ID] = "r " + *l.Relayed
+		case relayed[l.Client]:
+			f.call[l.ID] = "r " + l.Client
+		case relayed[l.Server]:
+			f.call[l.ID] = "r " + l.Server
+		default:
+			f.call[l.ID] = "l " + l.ID
+		}
+	}
+	for i := range c.Streams {
+		f.streams[c.Streams[i].ID] = &c.Streams[i]
+	}
+	return f
+}
+
+// callLegs returns the legs of the calls of the given legs, in the report's order.
+func (f *finder) callLegs(ids ...string) []string {
+	keys := map[string]bool{}
+	for _, id := range ids {
+		if k, ok := f.call[id]; ok {
+			keys[k] = true
+		}
+	}
+	out := []string{}
+	for _, l := range f.c.Legs {
+		if keys[f.call[l.ID]] {
+			out = append(out, l.ID)
+		}
+	}
+	return out
+}
+
+func (f *finder) add(code report.FindingCode, sev report.Severity, legs, dirs []string, figs map[string]float64, text string) {
+	if dirs == nil {
+		dirs = []string{}
+	}
+	if legs == nil {
+		legs = []string{}
+	}
+	if figs == nil {
+		figs = map[string]float64{}
+	}
+	f.fs = append(f.fs, report.Finding{Code: code, Severity: sev, Text: text, Legs: legs, Directions: dirs, Figures: figs})
+}
+
+// grade is the severity of a figure against its warn and bad thresholds.
+func grade(v, warn, bad float64) report.Severity {
+	switch {
+	case v >= bad:
+		return report.SeverityBad
+	case v >= warn:
+		return report.SeverityWarn
+	}
+	return report.SeverityInfo
+}
+
+func worse(a, b report.Severity) report.Severity {
+	if b.Rank() < a.Rank() {
+		return b
+	}
+	return a
+}
+
+func (f *finder) legs() {
+	for i := range f.c.Legs {
+		l := &f.c.Legs[i]
+		switch t := l.Transport; {
+		case t.OverTCP():
+			f.mediaOverTCP(l)
+		case t.TURN():
+			f.add(report.FindingMediaOverTURN, report.SeverityInfo, f.callLegs(l.ID), nil, nil,
+				fmt.Sprintf("Media between %s and %s was relayed over UDP through TURN %s instead of a direct path.",
+					l.Client, peersOf(l), l.Server))
+		}
+	}
+}
+
+// peersOf names a TURN leg's peers.
+func peersOf(l *report.Leg) string {
+	if len(l.Peers) == 0 {
+		return "its peer"
+	}
+	return strings.Join(l.Peers, ", ")
+}
+
+// mediaOverTCP states the one cause, media over TCP on leg l, with its symptoms on the
+// leg's directions as figures: the retransmitted share of the connection's bytes, the media
+// packets that came late (and how many waited behind a retransmission), a slow ramp, and
+// the wire bytes TCP cost beyond what UDP would have.
+func (f *finder) mediaOverTCP(l *report.Leg) {
+	var payload, retx int64
+	for _, fl := range f.c.Flows {
+		if fl.TCP != nil && slices.Contains(l.Flows, fl.ID) {
+			payload += fl.TCP.AToB.PayloadBytes + fl.TCP.BToA.PayloadBytes
+			retx += fl.TCP.AToB.RetransmittedBytes + fl.TCP.BToA.RetransmittedBytes
+		}
+	}
+	figs := map[string]float64{}
+	sev := report.SeverityInfo
+	var symptoms, dirs []string
+	if payload > 0 && retx > 0 {
+		pct := 100 * float64(retx) / float64(payload)
+		figs["tcp_retransmitted_pct"] = numfmt.Round(pct, 3)
+		figs["retransmitted_bytes"] = float64(retx)
+		sev = worse(sev, grade(pct, tcpRetxWarnPct, tcpRetxBadPct))
+		symptoms = append(symptoms, fmt.Sprintf("%s of the bytes on that connection were retransmissions", fmtPct(pct)))
+	}
+
+	var media, late, hol, wire, tcpCost int64
 	budget := 0.0
-	for _, d := range c.Directions {
-		if !slices.Contains(d.Legs, l.ID) {
+	var slowest string // the slowest ramp's clause
+	slowT90, never := 0.0, false
+	for i := range f.c.Directions {
+		d := &f.c.Directions[i]
+		if !d.Transport.OverTCP() || !slices.Contains(d.Legs, l.ID) {
 			continue
 		}
+		f.absorbed[d.ID] = true
+		dirs = append(dirs, d.ID)
 		media += d.MediaPackets
 		if d.Late != nil {
 			late += d.Late.Packets
 			hol += d.Late.HOLBlocked
 			budget = d.Late.BudgetMS
 		}
+		o := d.OverheadBytes
+		wire += d.WireBytes
+		tcpCost += o.TCPRetransmissions + o.ACKs + o.Framing
+		if did, t90, ok := slowRamp(d); ok && !never && (t90 == nil || *t90 > slowT90) {
+			slowest = "the media bitrate " + d.From + " -> " + d.To + " " + did
+			if t90 == nil {
+				never = true
+				delete(figs, "t90_s")
+			} else {
+				slowT90 = *t90
+				figs["t90_s"] = *t90
+			}
+			figs["ramp_target_kbps"] = d.Ramp.TargetKbps
+		}
 	}
-	if payload == 0 {
-		return ": every loss on that path turns into delay."
-	}
-	s := fmt.Sprintf(": %s of the bytes on that connection were retransmissions", fmtPct(100*float64(retx)/float64(payload)))
 	if late > 0 && media > 0 {
-		s += fmt.Sprintf(", and %s media packets (%s) arrived more than %.0f ms late, %s of them held behind a retransmitted segment",
-			thousands(late), fmtPct(100*float64(late)/float64(media)), budget, thousands(hol))
+		pct := 100 * float64(late) / float64(media)
+		figs["late_packets"], figs["late_pct"] = float64(late), numfmt.Round(pct, 3)
+		sev = worse(sev, grade(pct, latePctWarn, latePctBad))
+		s := fmt.Sprintf("%s media packets (%s) arrived more than %.0f ms late", thousands(late), fmtPct(pct), budget)
+		if hol > 0 {
+			figs["hol_blocked"] = float64(hol)
+			s += fmt.Sprintf(", %s of them held behind a retransmitted segment (head-of-line blocking)", thousands(hol))
+		}
+		symptoms = append(symptoms, s)
 	}
-	return s + "."
+	if slowest != "" {
+		sev = worse(sev, report.SeverityWarn)
+		symptoms = append(symptoms, slowest)
+	}
+	if wire > 0 && tcpCost > 0 {
+		pct := 100 * float64(tcpCost) / float64(wire)
+		figs["avoidable_overhead_pct"] = numfmt.Round(pct, 3)
+		if pct >= avoidableWarnPct {
+			sev = worse(sev, report.SeverityWarn)
+			symptoms = append(symptoms, fmt.Sprintf("TCP's ACKs, framing and retransmissions took %s of the wire bytes", fmtPct(pct)))
+		}
+	}
+
+	var text string
+	if l.Transport.TURN() {
+		text = fmt.Sprintf("Media between %s and %s was relayed over TCP through TURN %s", l.Client, peersOf(l), l.Server)
+	} else {
+		text = fmt.Sprintf("Media travelled over TCP (%s) between %s and %s", l.Transport, l.Client, l.Server)
+	}
+	if len(symptoms) == 0 {
+		text += ": nothing was retransmitted or late in this capture, but on that path every loss turns into delay."
+	} else {
+		text += ": " + strings.Join(symptoms, "; ") + "."
+	}
+	f.add(report.FindingMediaOverTCP, sev, f.callLegs(l.ID), dirs, figs, text)
+}
+
+// slowRamp says whether direction d ramped slowly: what its media bitrate did, for a
+// sentence, and its t90 (nil when it never reached 90% of the target).
+func slowRamp(d *report.Direction) (did string, t90 *float64, ok bool) {
+	r := d.Ramp
+	if r == nil || d.ActiveS < minRampDurationS || r.TargetKbps <= 0 {
+		return "", nil, false
+	}
+	switch {
+	case r.T90S == nil:
+		return fmt.Sprintf("never reached 90%% of %s within %s", fmtRate(r.TargetKbps), fmtSecs(d.ActiveS)), nil, true
+	case *r.T90S > slowRampS:
+		return fmt.Sprintf("took %s to reach 90%% of %s (a healthy call over UDP gets there in under 5 s)",
+			fmtSecs(*r.T90S), fmtRate(r.TargetKbps)), r.T90S, true
+	}
+	return "", nil, false
+}
+
+func (f *finder) directions() {
+	for i := range f.c.Directions {
+		d := &f.c.Directions[i]
+		name := d.From + " -> " + d.To
+		legs, dirs := f.callLegs(d.Legs...), []string{d.ID}
+		absorbed := f.absorbed[d.ID]
+		if p := d.TCPRetransmittedPct; !absorbed && p != nil && *p > 0 {
+			// A direction over TCP outside any TCP leg: not built today, kept so that a
+			// retransmission is never left unsaid.
+			f.add(report.FindingTCPRetransmissions, grade(*p, tcpRetxWarnPct, tcpRetxBadPct), legs, dirs,
+				map[string]float64{"tcp_retransmitted_pct": *p},
+				fmt.Sprintf("%s: %s of the TCP payload bytes carrying this media were retransmissions.", name, fmtPct(*p)))
+		}
+		if l := d.Late; !absorbed && l != nil && l.Packets > 0 {
+			figs := map[string]float64{"late_packets": float64(l.Packets), "late_pct": l.Pct}
+			text := fmt.Sprintf("%s: %s media packets (%s) arrived more than %.0f ms later than the stream's fastest, too late to be played",
+				name, thousands(l.Packets), fmtPct(l.Pct), l.BudgetMS)
+			if l.HOLBlocked > 0 {
+				figs["hol_blocked"] = float64(l.HOLBlocked)
+				text += fmt.Sprintf("; %s of them were held behind a retransmitted TCP segment (head-of-line blocking)", thousands(l.HOLBlocked))
+			}
+			f.add(report.FindingLatePackets, grade(l.Pct, latePctWarn, latePctBad), legs, dirs, figs, text+".")
+		}
+		// Packets dropped before TCP are in Lost (the receiver never got them) but are no
+		// loss of the network path: they have their own finding below.
+		if lost := d.Loss.Lost - d.Loss.DroppedBeforeTCP; d.Loss.Pct != nil && lost > 0 && d.Loss.Expected > 0 {
+			pct := 100 * float64(lost) / float64(d.Loss.Expected)
+			figs := map[string]float64{"lost": float64(lost), "expected": float64(d.Loss.Expected), "loss_pct": numfmt.Round(pct, 3)}
+			text := fmt.Sprintf("%s: %s of %s media packets were lost (%s)", name, thousands(lost),
+				thousands(d.Loss.Expected), fmtPct(pct))
+			if d.Loss.RecoveredByRTX > 0 {
+				figs["recovered_by_rtx"] = float64(d.Loss.RecoveredByRTX)
+				// The receiver got these back, late: say so, or the loss reads worse than it was.
+				text += fmt.Sprintf(", %s of them repaired by retransmission (RTX)", thousands(d.Loss.RecoveredByRTX))
+			}
+			f.add(report.FindingRTPLoss, grade(pct, lossWarnPct, lossBadPct), legs, dirs, figs, text+".")
+		}
+		if n := d.Loss.DroppedBeforeTCP; n > 0 {
+			f.add(report.FindingDroppedBeforeTCP, report.SeverityWarn, legs, dirs, map[string]float64{"dropped_before_tcp": float64(n)},
+				fmt.Sprintf("%s: %s RTP packets never entered the TCP connection (a gap in RTP sequence numbers where TCP lost nothing): the sender or relay dropped them when its TCP send buffer was full.",
+					name, thousands(n)))
+		}
+		if did, t90, ok := slowRamp(d); ok && !absorbed {
+			figs := map[string]float64{"ramp_target_kbps": d.Ramp.TargetKbps}
+			if t90 != nil {
+				figs["t90_s"] = *t90
+			}
+			f.add(report.FindingSlowRamp, report.SeverityWarn, legs, dirs, figs, fmt.Sprintf("%s: the media bitrate %s.", name, did))
+		}
+		if r := d.Ramp; r != nil && d.ActiveS >= minRampDurationS && r.TargetKbps > 0 && r.Stable != nil && !*r.Stable &&
+			r.T90S != nil && d.ActiveS-*r.T90S >= minStabilitySpanS && r.PlateauKbps > 0 {
+			figs := map[string]float64{"plateau_kbps": r.PlateauKbps}
+			cv := ""
+			if r.CVAfterT90 != nil {
+				figs["cv_after_t90"] = *r.CVAfterT90
+				cv = fmt.Sprintf(" (coefficient of variation %.2f)", *r.CVAfterT90)
+			}
+			f.add(report.FindingUnstableBitrate, report.SeverityWarn, legs, dirs, figs,
+				fmt.Sprintf("%s: after ramping up, the media bitrate kept swinging more than 20%% around %s%s.", name, fmtRate(r.PlateauKbps), cv))
+		}
+		f.overhead(d, legs, absorbed)
+		for _, id := range d.Streams {
+			s := f.streams[id]
+			if s == nil || s.JitterMS == nil || s.Packets < minJitterPackets || s.Kind != "audio" || s.JitterMS.Mean <= jitterWarnMS {
+				continue
+			}
+			f.add(report.FindingHighJitter, report.SeverityWarn, legs, dirs,
+				map[string]float64{"jitter_mean_ms": s.JitterMS.Mean, "jitter_max_ms": s.JitterMS.Max},
+				fmt.Sprintf("%s: audio stream %s had a mean interarrival jitter of %.1f ms (max %.1f ms).", name, s.SSRC, s.JitterMS.Mean, s.JitterMS.Max))
+		}
+	}
+}
+
+// overhead raises low_efficiency for the avoidable part of a direction's overhead only
+// (see avoidableWarnPct): RTP padding, and over TCP outside a media_over_tcp finding the
+// retransmissions, ACKs and framing. Headers are what the packet sizes cost on any path;
+// RTX is a repair of loss, which rtp_loss states.
+func (f *finder) overhead(d *report.Direction, legs []string, absorbed bool) {
+	if d.WireBytes <= 0 || d.ActiveS < minRampDurationS {
+		return
+	}
+	o := d.OverheadBytes
+	type part struct {
+		name, figure string
+		bytes        int64
+	}
+	parts := []part{{"RTP padding", "padding_bytes", o.Padding}}
+	if !absorbed && d.Transport.OverTCP() {
+		parts = append(parts, part{"TCP retransmissions", "tcp_retransmissions_bytes", o.TCPRetransmissions},
+			part{"TCP ACKs", "acks_bytes", o.ACKs}, part{"TCP framing", "framing_bytes", o.Framing})
+	}
+	var sum int64
+	for _, p := range parts {
+		sum += p.bytes
+	}
+	pct := 100 * float64(sum) / float64(d.WireBytes)
+	if pct < avoidableWarnPct {
+		return
+	}
+	figs := map[string]float64{"avoidable_overhead_pct": numfmt.Round(pct, 3)}
+	var what []string
+	for _, p := range parts {
+		if p.bytes > 0 {
+			figs[p.figure] = float64(p.bytes)
+			what = append(what, fmt.Sprintf("%s %s", fmtPct(100*float64(p.bytes)/float64(d.WireBytes)), p.name))
+		}
+	}
+	f.add(report.FindingLowEfficiency, report.SeverityWarn, legs, []string{d.ID}, figs,
+		fmt.Sprintf("%s: %s of the %s bytes on the wire were avoidable overhead (%s); headers, which any path needs, are not counted.",
+			d.From+" -> "+d.To, fmtPct(pct), thousands(d.WireBytes), strings.Join(what, ", ")))
+}
+
+func (f *finder) capture() {
+	c := f.c
+	if ice := c.ICE; ice.Checks > 0 && ice.Successes == 0 {
+		f.add(report.FindingICEFailed, report.SeverityBad, nil, nil, map[string]float64{"checks": float64(ice.Checks)},
+			fmt.Sprintf("ICE connectivity checks failed: %s Binding requests, no success response.", thousands(ice.Checks)))
+	}
+	f.turnErrors()
+	// Capture gaps, per leg: which call's figures they make incomplete.
+	for _, l := range c.Legs {
+		var gap int64
+		for _, fl := range c.Flows {
+			if fl.TCP != nil && slices.Contains(l.Flows, fl.ID) {
+				gap += fl.TCP.AToB.CaptureGapBytes + fl.TCP.BToA.CaptureGapBytes
+			}
+		}
+		if gap > 0 {
+			f.add(report.FindingCaptureGaps, report.SeverityWarn, f.callLegs(l.ID), nil, map[string]float64{"capture_gap_bytes": float64(gap)},
+				fmt.Sprintf("The capture missed %s bytes of the TCP connection between %s and %s (never seen, though the peer acknowledged them): figures around those gaps are incomplete.",
+					thousands(gap), l.Client, l.Server))
+		}
+	}
+	if c.SnappedPackets > 0 {
+		f.add(report.FindingSnappedPackets, report.SeverityInfo, nil, nil, map[string]float64{"snapped_packets": float64(c.SnappedPackets)},
+			fmt.Sprintf("%s packets were cut by the capture's snap length: sizes come from the original lengths, payload checks from what was kept.", thousands(c.SnappedPackets)))
+	}
+	encrypted := false
+	for _, fl := range c.Flows {
+		encrypted = encrypted || slices.Contains(fl.Content, "dtls") || fl.Framing != nil && *fl.Framing == report.FramingTLS
+	}
+	if encrypted && len(c.Streams) > 0 {
+		f.add(report.FindingEncryptedMedia, report.SeverityInfo, nil, nil, nil, "The media is SRTP keyed by DTLS: payloads are hidden, so figures come from RTP headers and timing.")
+	} else if encrypted {
+		f.add(report.FindingEncryptedMedia, report.SeverityInfo, nil, nil, nil, "The capture holds DTLS or TLS where media would be: its content is hidden.")
+	}
+}
+
+// turnErrors states the TURN server's error responses that are failures (see
+// report.TURNErrorRoutine); the routine ones (401 challenge, 438 stale nonce, 300 redirect)
+// only when no allocation attempted in the capture was granted, since then they are why.
+func (f *finder) turnErrors() {
+	granted := false
+	for _, a := range f.c.TURN.Allocations {
+		granted = granted || a.Relayed != nil
+	}
+	failedAll := len(f.c.TURN.Allocations) > 0 && !granted
+	var errs []string
+	figs := map[string]float64{}
+	for _, e := range f.c.TURN.Errors {
+		if e.Count == 0 || report.TURNErrorRoutine(e.Code) && !failedAll {
+			continue
+		}
+		figs[fmt.Sprintf("error_%d", e.Code)] = float64(e.Count)
+		s := fmt.Sprint(e.Code)
+		if r := report.TURNErrorReason(e.Code); r != "" {
+			s += " " + r
+		}
+		errs = append(errs, fmt.Sprintf("%s (%d×)", s, e.Count))
+	}
+	switch {
+	case failedAll && len(errs) > 0:
+		f.add(report.FindingTURNErrors, report.SeverityBad, nil, nil, figs,
+			fmt.Sprintf("No TURN allocation was granted: the server answered %s.", strings.Join(errs, ", ")))
+	case len(errs) > 0:
+		f.add(report.FindingTURNErrors, report.SeverityWarn, nil, nil, figs,
+			fmt.Sprintf("The TURN server refused requests: %s.", strings.Join(errs, ", ")))
+	}
 }
 
 func sortFindings(fs []report.Finding) {
-	for i := 1; i < len(fs); i++ {
-		for j := i; j > 0 && fs[j].Severity.Rank() < fs[j-1].Severity.Rank(); j-- {
-			fs[j], fs[j-1] = fs[j-1], fs[j]
-		}
-	}
+	slices.SortStableFunc(fs, func(a, b report.Finding) int { return a.Severity.Rank() - b.Severity.Rank() })
 }
 
 var (

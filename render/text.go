@@ -305,14 +305,30 @@ func (t *textWriter) signalling(c *report.Capture) {
 			count(int64(len(a.Channels)), "channel", "channels"))
 		t.parts("", "  ", " ", parts...)
 	}
-	if len(c.TURN.Errors) > 0 {
-		var parts []string
-		for _, e := range c.TURN.Errors {
-			parts = append(parts, fmt.Sprintf("%d ×%d", e.Code, e.Count))
+	// Routine answers (the 401 challenge, a stale nonce, a redirect) are listed apart from
+	// the refusals, so that the normal start of an allocation never reads as an error.
+	var refused, routine []string
+	for _, e := range c.TURN.Errors {
+		s := fmt.Sprintf("%d %s ×%d", e.Code, report.TURNErrorReason(e.Code), e.Count)
+		if report.TURNErrorReason(e.Code) == "" {
+			s = fmt.Sprintf("%d ×%d", e.Code, e.Count)
 		}
-		t.line("TURN errors: %s", strings.Join(parts, ", "))
+		if report.TURNErrorRoutine(e.Code) {
+			routine = append(routine, s+" ("+routineWhy[e.Code]+")")
+		} else {
+			refused = append(refused, s)
+		}
+	}
+	if len(refused) > 0 {
+		t.parts("TURN errors: ", "  ", ", ", refused...)
+	}
+	if len(routine) > 0 {
+		t.parts("TURN routine answers: ", "  ", ", ", routine...)
 	}
 }
+
+// routineWhy says what each routine TURN error answer is (report.TURNErrorRoutine).
+var routineWhy = map[int]string{300: "a redirect", 401: "the authentication challenge", 438: "a new nonce"}
 
 func severityMark(s report.Severity) string {
 	switch s {

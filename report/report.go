@@ -361,10 +361,17 @@ type TURNError struct {
 }
 
 // Finding is one diagnosis: a stable code, a severity (info, warn, bad) and one sentence.
+// There is one finding per cause: what the cause did (its symptoms) are its Figures, not
+// findings of their own. Legs and Directions name the call it is about, so that a capture of
+// several calls (a TURN server's) says which one; both are empty for a finding about the
+// whole capture.
 type Finding struct {
-	Code     FindingCode `json:"code"`
-	Severity Severity    `json:"severity"`
-	Text     string      `json:"text"`
+	Code       FindingCode        `json:"code"`
+	Severity   Severity           `json:"severity"`
+	Text       string             `json:"text"`
+	Legs       []string           `json:"legs"`
+	Directions []string           `json:"directions"`
+	Figures    map[string]float64 `json:"figures"`
 }
 
 // Comparison sets several captures side by side, one entry per capture and direction.

@@ -97,3 +97,49 @@ const (
 	FindingSnappedPackets     FindingCode = "snapped_packets"
 	FindingEncryptedMedia     FindingCode = "encrypted_media"
 )
+
+// TURNErrorReason is the reason phrase of a STUN or TURN error code (RFC 8489 14.8,
+// RFC 8656 18), "" for a code without one here.
+func TURNErrorReason(code int) string {
+	switch code {
+	case 300:
+		return "Try Alternate"
+	case 400:
+		return "Bad Request"
+	case 401:
+		return "Unauthorized"
+	case 403:
+		return "Forbidden"
+	case 420:
+		return "Unknown Attribute"
+	case 437:
+		return "Allocation Mismatch"
+	case 438:
+		return "Stale Nonce"
+	case 440:
+		return "Address Family not Supported"
+	case 441:
+		return "Wrong Credentials"
+	case 442:
+		return "Unsupported Transport Protocol"
+	case 443:
+		return "Peer Address Family Mismatch"
+	case 486:
+		return "Allocation Quota Reached"
+	case 500:
+		return "Server Error"
+	case 508:
+		return "Insufficient Capacity"
+	}
+	return ""
+}
+
+// TURNErrorRoutine reports whether an error response is part of a working exchange rather
+// than a failure: 401 is the authentication challenge every long-term-credential client
+// gets on its first request (RFC 8489 9.2.4), 438 asks it to retry with a fresh nonce
+// (RFC 8489 9.2.5), and 300 redirects it to another server (RFC 8489 10). The client
+// retries at once in each case; only when no allocation is granted in the end do they say
+// something. Every other code (403 a refused peer or request, 437 an allocation that does
+// not exist or already does, 441 credentials that do not match the allocation's, 486 the
+// user's quota, 508 the server's capacity, 4xx malformed requests, 500) is a failure.
+func TURNErrorRoutine(code int) bool { return code == 300 || code == 401 || code == 438 }

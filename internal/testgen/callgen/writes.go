@@ -57,6 +57,12 @@ func TURNTCPSetup(start, rtt time.Duration, relayed, peer netip.AddrPort, channe
 	return turnTCPSetup(0, start, rtt, relayed, peer, channel)
 }
 
+// TURNTCPSetupOfCall is TURNTCPSetup for call (0-based) of several in one capture: each
+// call's transactions have IDs of their own, as real clients' random ones are.
+func TURNTCPSetupOfCall(call int, start, rtt time.Duration, relayed, peer netip.AddrPort, channel uint16) []TCPWrite {
+	return turnTCPSetup(call, start, rtt, relayed, peer, channel)
+}
+
 // turnTCPSetup is TURNTCPSetup for one of several calls in a capture (see callStunMsg).
 func turnTCPSetup(call int, start, rtt time.Duration, relayed, peer netip.AddrPort, channel uint16) []TCPWrite {
 	req, ok := stun.ClassRequest, stun.ClassSuccessResponse

@@ -1,0 +1,223 @@
+package analysis
+
+import (
+	"fmt"
+	"net/netip"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/callpcap/callpcap/internal/testgen/callgen"
+	"github.com/callpcap/callpcap/report"
+)
+
+// An audio-only Opus call over UDP, 20 ms packets of 80 bytes each way for 15 s: on the wire
+// 80 of every 134 bytes are payload (14 Ethernet, 20 IPv4, 8 UDP, 12 RTP), 59.7%, as on any
+// path. Nothing of it is avoidable, so there is no overhead finding (before: low_efficiency,
+// "only 60% of the … bytes on the wire were media payload").
+func TestOpusAudioHasNoOverheadFinding(t *testing.T) {
+	out := callgen.Stream{Src: alice, Dst: bob, SSRC: 0x0a0a0a0a, PT: 111, ClockRate: 48000,
+		Interval: 20 * time.Millisecond, PayloadSize: 80, Count: 750, StartSeq: 100, StartTS: 960}
+	in := out
+	in.Src, in.Dst, in.SSRC, in.Start = bob, alice, 0x0b0b0b0b, 3*time.Millisecond
+	c := analyze(t, pcapOf(t, append(out.Packets(), in.Packets()...)), Options{})
+	if len(c.Directions) != 2 {
+		t.Fatalf("directions %d, want 2", len(c.Directions))
+	}
+	for _, d := range c.Directions {
+		if d.WireBytes != 750*134 || d.MediaPayloadBytes != 750*80 || d.Efficiency == nil || round3(*d.Efficiency) != 0.597 {
+			t.Errorf("%s: wire %d media %d efficiency %v; want %d, %d, 0.597", d.ID, d.WireBytes, d.MediaPayloadBytes,
+				d.Efficiency, 750*134, 750*80)
+		}
+	}
+	checkFindingList(t, c.Findings, []report.Finding{})
+}
+
+// A clean TURN/TCP call (tcpStreams, nothing lost): one finding, the cause, info, and no
+// retransmission figure or sentence (before: media_over_tcp warn "0% of the bytes on that
+// connection were retransmissions", and media_over_turn info). Its avoidable overhead is
+// TCP's: the other side's pure ACKs (the server's 302, for the client's 2 STUN and 300
+// media segments; the client's 302 and its handshake ACK), 54 bytes each, and 300
+// ChannelData headers of 4 bytes each way.
+func TestTURNTCPWithoutRetransmissions(t *testing.T) {
+	call := callgen.TCPCall{Client: tcpClient, Server: tcpServer, ISN: [2]uint32{1000, 900000}}
+	c := analyze(t, pcapOf(t, call.Packets(turnTCPWrites(nil))), Options{})
+	var wire int64
+	for i, d := range c.Directions {
+		wire += d.WireBytes
+		if o := d.OverheadBytes; o.ACKs != int64(302+i)*54 || o.Framing != 300*4 || o.TCPRetransmissions != 0 {
+			t.Errorf("%s: overhead %+v, want %d ACKs, 300 ChannelData headers, no retransmission", d.ID, o, 302+i)
+		}
+	}
+	checkFindingList(t, c.Findings, []report.Finding{cleanTCPFinding(tcpClient, bob, []string{"l1"}, []string{"d1", "d2"}, wire)})
+}
+
+// cleanTCPFinding is the one finding of a clean TURN/TCP call of tcpStreams between client
+// and peer, whose directions' wire bytes sum to wire.
+func cleanTCPFinding(client, peer netip.AddrPort, legs, dirs []string, wire int64) report.Finding {
+	return report.Finding{Code: "media_over_tcp", Severity: "info",
+		Text: "Media between " + client.String() + " and " + peer.String() + " was relayed over TCP through TURN 203.0.113.7:443: " +
+			"nothing was retransmitted or late in this capture, but on that path every loss turns into delay.",
+		Legs: legs, Directions: dirs,
+		Figures: map[string]float64{"avoidable_overhead_pct": round3(100 * float64(2*300*4+(302+303)*54) / float64(wire))}}
+}
+
+// ExampleTURNCall allocates with a 401 challenge, then succeeds: the 401 is counted in the
+// report's TURN errors but is no finding (before and after: media_over_turn, late_packets
+// and rtp_loss, all info; the text report no longer lists it under "TURN errors").
+func TestTURN401ChallengeIsNoError(t *testing.T) {
+	c := analyze(t, pcapOf(t, callgen.ExampleTURNCall()), Options{})
+	if len(c.TURN.Errors) != 1 || c.TURN.Errors[0] != (report.TURNError{Code: 401, Count: 1}) {
+		t.Errorf("TURN errors %+v, want one 401", c.TURN.Errors)
+	}
+	var got []string
+	for _, f := range c.Findings {
+		got = append(got, fmt.Sprintf("%s %s %v %v", f.Code, f.Severity, f.Legs, f.Directions))
+	}
+	want := []string{"media_over_turn info [l1] []", "late_packets info [l1] [d1]", "rtp_loss info [l1] [d1]"}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("findings %q, want %q", got, want)
+	}
+}
+
+// turnErrors on reports built by hand: a 403 beside routine answers is the only error
+// stated; without a granted allocation the 401s are why, and the finding is bad.
+func TestTURNErrorFindings(t *testing.T) {
+	relayed := "203.0.113.7:50012"
+	for _, tc := range []struct {
+		name    string
+		relayed *string
+		errs    []report.TURNError
+		want    []report.Finding
+	}{
+		{"routine only", &relayed, []report.TURNError{{Code: 401, Count: 3}, {Code: 438, Count: 1}}, []report.Finding{}},
+		{"a refusal", &relayed, []report.TURNError{{Code: 401, Count: 1}, {Code: 403, Count: 2}}, []report.Finding{{
+			Code: "turn_errors", Severity: "warn", Text: "The TURN server refused requests: 403 Forbidden (2×).",
+			Legs: []string{}, Directions: []string{}, Figures: map[string]float64{"error_403": 2}}}},
+		{"never granted", nil, []report.TURNError{{Code: 401, Count: 2}}, []report.Finding{{
+			Code: "turn_errors", Severity: "bad", Text: "No TURN allocation was granted: the server answered 401 Unauthorized (2×).",
+			Legs: []string{}, Directions: []string{}, Figures: map[string]float64{"error_401": 2}}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := &report.Capture{TURN: report.TURN{Errors: tc.errs, Allocations: []report.Allocation{
+				{Server: "203.0.113.7:3478", Client: "10.0.0.1:40000", Transport: "udp", Relayed: tc.relayed}}}}
+			checkFindingList(t, Findings(c), tc.want)
+		})
+	}
+}
+
+// A TCP direction's slow ramp is a figure of its media_over_tcp finding, not a slow_ramp
+// finding of its own; the same ramp on a UDP direction is one (a report built by hand).
+func TestSlowRampOverTCPIsAFigure(t *testing.T) {
+	t90 := 28.0
+	build := func(tr report.Transport) *report.Capture {
+		return &report.Capture{
+			Legs: []report.Leg{{ID: "l1", Transport: tr, Client: "10.0.0.1:51234", Server: "198.51.100.9:9", Flows: []string{}}},
+			Directions: []report.Direction{{ID: "d1", From: "10.0.0.1:51234", To: "198.51.100.9:9", Legs: []string{"l1"},
+				Transport: tr, MediaPackets: 3000, WireBytes: 1000, ActiveS: 60,
+				Ramp: &report.Ramp{TargetKbps: 2400, PlateauKbps: 2400, T90S: &t90}}},
+		}
+	}
+	checkFindingList(t, Findings(build(report.TransportICETCP)), []report.Finding{{Code: "media_over_tcp", Severity: "warn",
+		Text: "Media travelled over TCP (ice-tcp) between 10.0.0.1:51234 and 198.51.100.9:9: the media bitrate " +
+			"10.0.0.1:51234 -> 198.51.100.9:9 took 28 s to reach 90% of 2.40 Mbps (a healthy call over UDP gets there in under 5 s).",
+		Legs: []string{"l1"}, Directions: []string{"d1"}, Figures: map[string]float64{"t90_s": 28, "ramp_target_kbps": 2400}}})
+	checkFindingList(t, Findings(build(report.TransportUDP)), []report.Finding{{Code: "slow_ramp", Severity: "warn",
+		Text: "10.0.0.1:51234 -> 198.51.100.9:9: the media bitrate took 28 s to reach 90% of 2.40 Mbps (a healthy call over UDP gets there in under 5 s).",
+		Legs: []string{"l1"}, Directions: []string{"d1"}, Figures: map[string]float64{"t90_s": 28, "ramp_target_kbps": 2400}}})
+}
+
+// serverCall is call k of serverCalls: its client 10.0.0.(k+1):51234 reaches the TURN
+// server 203.0.113.7:443 over TCP, relayed to its peer 198.51.100.(k+1):50000 from
+// 203.0.113.7:50012+2k.
+func serverCall(k int) (client, relayed, peer netip.AddrPort) {
+	return netip.AddrPortFrom(netip.AddrFrom4([4]byte{10, 0, 0, byte(k + 1)}), 51234),
+		netip.AddrPortFrom(tcpServer.Addr(), uint16(50012+2*k)),
+		netip.AddrPortFrom(netip.AddrFrom4([4]byte{198, 51, 100, byte(k + 1)}), 50000)
+}
+
+// serverCalls is a TURN server's capture of three calls: each client's TCP connection
+// (tcpStreams' media, call k starting k × 7 ms later) and each relayed address's UDP leg to
+// its peer, the media the relay forwards (the audio streams, each way). Call 1's TCP
+// connection is impairedCall's, and the relay drops its audio to the peer i%50 == 7 (3 of
+// 150): the one call with loss.
+func serverCalls() []callgen.Packet {
+	var pkts []callgen.Packet
+	for k := range 3 {
+		client, relayed, peer := serverCall(k)
+		shift := time.Duration(k) * 7 * time.Millisecond
+		ss := tcpStreams(nil)
+		for i := range ss {
+			ss[i].Start += shift
+			ss[i].SSRC += uint32(k)
+			if ss[i].Src == bob {
+				ss[i].Src, ss[i].Dst = peer, client
+			} else {
+				ss[i].Src, ss[i].Dst = client, peer
+			}
+		}
+		dir := func(s *callgen.Stream) int {
+			if s.Src == peer {
+				return 1
+			}
+			return 0
+		}
+		setup := callgen.TURNTCPSetupOfCall(k, 10*time.Millisecond+shift, 60*time.Millisecond, relayed, peer, channel)
+		media := callgen.MediaWrites(func(b []byte) []byte { return callgen.ChannelData(channel, b) }, dir, ss...)
+		call := callgen.TCPCall{Client: client, Server: tcpServer, Start: shift, ISN: [2]uint32{uint32(1000 + k), uint32(900000 + k)}}
+		if k == 1 {
+			call.LoseAfter, call.Spurious, call.LoseBefore = impairedCall().LoseAfter, impairedCall().Spurious, impairedCall().LoseBefore
+		}
+		pkts = append(pkts, call.Packets(callgen.MergeWrites(setup, media))...)
+		// The peer leg: the audio each way between the relayed address and the peer, 30 ms
+		// (half the client's RTT) after the client's writes.
+		toPeer, fromPeer := ss[0], ss[2]
+		toPeer.Src, toPeer.Dst, toPeer.Start = relayed, peer, toPeer.Start+30*time.Millisecond
+		fromPeer.Src, fromPeer.Dst = peer, relayed
+		if k == 1 {
+			toPeer.Lose = func(i int) bool { return i%50 == 7 }
+		}
+		pkts = append(pkts, toPeer.Packets()...)
+		pkts = append(pkts, fromPeer.Packets()...)
+	}
+	return pkts
+}
+
+// Three calls at one TURN server: every finding names its call, by its legs (the client's
+// TCP leg and the relayed address's UDP leg, joined by the relayed address), its
+// directions and its sentence. Call 1 (legs l2 and l5) ranks first: its TCP finding has
+// TestTURNOverTCP's figures, and its peer leg lost 3 of 150 audio packets (i = 7, 57, 107).
+// Before: 11 findings, three media_over_tcp warn "Media was relayed over TCP through TURN
+// 203.0.113.7:443" naming no call (two of them "0% … retransmissions"), three
+// media_over_turn alike, two late_packets (bad) and two tcp_retransmissions for call 1, and
+// its rtp_loss.
+func TestFindingsNameTheirCall(t *testing.T) {
+	c := analyze(t, pcapOf(t, serverCalls()), Options{})
+	if len(c.Legs) != 6 || len(c.Directions) != 12 {
+		t.Fatalf("legs %d directions %d, want 6 and 12", len(c.Legs), len(c.Directions))
+	}
+	wire := func(ids ...string) int64 {
+		var n int64
+		for _, d := range c.Directions {
+			if slices.Contains(ids, d.ID) {
+				n += d.WireBytes
+			}
+		}
+		return n
+	}
+	c0, _, p0 := serverCall(0)
+	c1, _, p1 := serverCall(1)
+	c2, _, p2 := serverCall(2)
+	bad := report.Finding{Code: "media_over_tcp", Severity: "bad",
+		Text: "Media between " + c1.String() + " and " + p1.String() + " was relayed over TCP through TURN 203.0.113.7:443: " +
+			"0.6% of the bytes on that connection were retransmissions; 32 media packets (5.3%) arrived more than 150 ms late, " +
+			"32 of them held behind a retransmitted segment (head-of-line blocking).",
+		Legs: []string{"l2", "l5"}, Directions: []string{"d8", "d11"},
+		Figures: map[string]float64{"tcp_retransmitted_pct": 0.641, "retransmitted_bytes": 2492, "late_packets": 32,
+			"late_pct": 5.333, "hol_blocked": 32, "avoidable_overhead_pct": 8.035}}
+	loss := report.Finding{Code: "rtp_loss", Severity: "warn", Text: "203.0.113.7:50014 -> " + p1.String() + ": 3 of 150 media packets were lost (2.0%).",
+		Legs: []string{"l2", "l5"}, Directions: []string{"d5"}, Figures: map[string]float64{"lost": 3, "expected": 150, "loss_pct": 2}}
+	checkFindingList(t, c.Findings, []report.Finding{bad, loss,
+		cleanTCPFinding(c0, p0, []string{"l1", "l4"}, []string{"d7", "d10"}, wire("d7", "d10")),
+		cleanTCPFinding(c2, p2, []string{"l3", "l6"}, []string{"d9", "d12"}, wire("d9", "d12"))})
+}
