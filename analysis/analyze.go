@@ -351,7 +351,18 @@ func (a *analyzer) newFlow(k flowKey, src, dst netip.AddrPort, proto transport.P
 	return f
 }
 
-func (a *analyzer) tcpMessage(m *transport.Message) { a.message(a.cur, m, false) }
+func (a *analyzer) tcpMessage(m *transport.Message) {
+	f := a.cur
+	f.msgs.all++
+	if f.conn.Framing() == tcpframe.FramingTLS {
+		// A TLS record's fragment is encrypted (TURN over TLS, or any other TLS): its bytes
+		// are no RTP, QUIC or anything else a first byte could say.
+		f.saw(demux.ClassOther)
+		f.sides[f.dir(m.Src)].other += m.Wire.Total
+		return
+	}
+	a.message(f, m, false)
+}
 
 // message demultiplexes one UDP datagram or unframed TCP message by its first byte.
 func (a *analyzer) message(f *flow, m *transport.Message, udp bool) {
@@ -380,6 +391,9 @@ func (a *analyzer) message(f *flow, m *transport.Message, udp bool) {
 		return
 	}
 	f.saw(cls)
+	if !udp {
+		f.msgs.count(cls)
+	}
 	a.relay.udp(a, f, m, cls)
 	switch cls {
 	case demux.ClassSTUN:

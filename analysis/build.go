@@ -52,9 +52,9 @@ func (a *analyzer) build(name string, rd *capture.Reader) report.Capture {
 	}
 	a.unanalysed(rd)
 
-	streams := a.rtp().Streams()
-	legOf := a.buildLegs(&c, streams)
-	a.buildFlows(&c, legOf)
+	notMedia, streams := a.notMedia(a.rtp().Streams())
+	legOf := a.buildLegs(&c, streams, notMedia)
+	a.buildFlows(&c, legOf, notMedia)
 	a.buildStreamsAndDirections(&c, streams, legOf)
 	c.ICE = a.turn.ICE()
 	c.TURN = a.turn.TURN()
@@ -77,8 +77,8 @@ func (f *flow) interesting() bool {
 }
 
 // buildLegs makes a leg of every flow that carried media streams or TURN, and returns the
-// leg id of each flow index.
-func (a *analyzer) buildLegs(c *report.Capture, streams []*rtpflow.Stream) map[int]string {
+// leg id of each flow index; a TCP flow without media framing (notMedia) is none.
+func (a *analyzer) buildLegs(c *report.Capture, streams []*rtpflow.Stream, notMedia map[int]bool) map[int]string {
 	media := map[int]bool{}
 	peers := map[int]map[netip.AddrPort]bool{}
 	for _, s := range streams {
@@ -99,7 +99,7 @@ func (a *analyzer) buildLegs(c *report.Capture, streams []*rtpflow.Stream) map[i
 	allocs := a.turn.Allocations()
 	legOf := map[int]string{}
 	for _, f := range a.flowList {
-		if !media[f.idx] && !a.relaysMedia(f) {
+		if notMedia[f.idx] || !media[f.idx] && !a.relaysMedia(f) {
 			continue
 		}
 		id := fmt.Sprintf("l%d", len(c.Legs)+1)
@@ -181,8 +181,10 @@ func sortedAddrs(set map[netip.AddrPort]bool) []string {
 	return out
 }
 
-func (a *analyzer) buildFlows(c *report.Capture, legOf map[int]string) {
-	var other int64
+// buildFlows lists the flows that carried real-time traffic, TURN or SIP, and counts the
+// others (a TCP flow without media framing among them, see tcpMedia) with their bytes.
+func (a *analyzer) buildFlows(c *report.Capture, legOf map[int]string, notMedia map[int]bool) {
+	var other, otherBytes int64
 	for _, f := range a.flowList {
 		_, isLeg := legOf[f.idx]
 		if !isLeg && f.has(demux.ClassRTP) {
@@ -191,8 +193,9 @@ func (a *analyzer) buildFlows(c *report.Capture, legOf map[int]string) {
 			f.content &^= 1 << demux.ClassRTP
 			f.saw(demux.ClassOther)
 		}
-		if !isLeg && !f.interesting() {
+		if !isLeg && (!f.interesting() || notMedia[f.idx] && !f.sip) {
 			other++
+			otherBytes += f.wire
 			continue
 		}
 		rf := report.Flow{
@@ -208,9 +211,7 @@ func (a *analyzer) buildFlows(c *report.Capture, legOf map[int]string) {
 		}
 		c.Flows = append(c.Flows, rf)
 	}
-	if other > 0 {
-		c.OtherFlows = other
-	}
+	c.OtherFlows, c.OtherFlowBytes = other, otherBytes
 }
 
 // dirKey is a call direction: the media from one endpoint to the other.

@@ -56,6 +56,7 @@ type flow struct {
 	sip         bool    // carried SIP signalling
 	client      netip.AddrPort
 	conn        *tcpframe.Conn
+	msgs        tcpMessages // what the unframed messages of a TCP flow classified as
 	// The batches (analyzer.batchNo) in which conn was last fed and last detached.
 	lentIn, detached int
 }

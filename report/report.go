@@ -50,7 +50,8 @@ type Capture struct {
 	Interrupted        bool        `json:"interrupted"` // the read was stopped (SIGINT, SIGTERM): the report covers what came before
 	Warnings           []string    `json:"warnings"`
 	Flows              []Flow      `json:"flows"`
-	OtherFlows         int64       `json:"other_flows"` // flows with nothing real-time in them, not listed
+	OtherFlows         int64       `json:"other_flows"`      // flows with nothing real-time in them, not listed
+	OtherFlowBytes     int64       `json:"other_flow_bytes"` // the wire bytes of those flows
 	Legs               []Leg       `json:"legs"`
 	Streams            []Stream    `json:"streams"`
 	Directions         []Direction `json:"directions"`

@@ -71,6 +71,7 @@ type stats struct {
 	retxSegments, retxBytes, spuriousBytes, uselessBytes, gapBytes, oooSegments int64
 	zeroWindowProbes, keepalives, messages, framingBytes, resyncSkipped, other  int64
 	holMessages                                                                 int64
+	framedBytes, breaks, brokenBytes                                            int64 // Hold
 }
 
 func (d *dir) peer() *dir { return &d.c.dirs[1-d.idx] }

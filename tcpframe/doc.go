@@ -32,6 +32,9 @@
 //
 // Unframers have the shape of bufio.SplitFunc (SplitRFC4571, TURNSplitter.Split, SplitTLS)
 // and are driven by the Conn, so that a gap resets the unframer instead of ending the stream.
+// Detection reads the first bytes only; Conn.Hold says afterwards whether the framing held
+// across the connection, so that the caller can tell media framing from other bytes that
+// happened to look like it at the start.
 //
 //	c := tcpframe.NewConn(tcpframe.Config{}, first.SrcAddrPort(), first.DstAddrPort())
 //	emit := func(m *transport.Message) { demux.Handle(m) }

@@ -86,7 +86,11 @@ func Detect(data []byte, atEOF, exactOK bool) (f Framing, skip int, ok bool) {
 type framer struct {
 	kind Framing
 	sync bool // the next byte is a frame boundary; false after a gap or garbage
-	turn TURNSplitter
+	// broke: sync was lost where a frame boundary was due (a header that did not validate),
+	// not at a capture gap or the start of the capture: what is skipped until the framing
+	// is found again counts against it (Hold).
+	broke bool
+	turn  TURNSplitter
 }
 
 func (f *framer) split(data []byte, atEOF bool) (int, []byte, error) {

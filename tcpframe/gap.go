@@ -86,7 +86,7 @@ func (d *dir) gap() {
 	if d.st.delivered > d.st.framed {
 		d.discard(d.st.delivered-d.st.framed, d.fr.kind == FramingUnknown)
 	}
-	d.fr.sync = false
+	d.fr.sync, d.fr.broke = false, false // what follows a gap is skipped because of the gap
 }
 
 // jump moves the stream to s after the capture lost more than a window.

@@ -52,6 +52,10 @@ func TestCaptureGapResync(t *testing.T) {
 	if r := f.c.Rest(0); r.Unframed != 108+58 {
 		t.Errorf("rest %+v", r)
 	}
+	// The bytes skipped around a gap are the capture's doing, not a break of the framing.
+	if h := f.c.Hold(); h != (Hold{Messages: 8, FramedBytes: 8 * 104}) || !h.Holds() {
+		t.Errorf("hold %+v (holds %v), want 8 messages of 832 bytes, no break", h, h.Holds())
+	}
 }
 
 // Garbage between frames is skipped by resynchronising on a header whose successor
@@ -69,6 +73,10 @@ func TestGarbageBetweenFrames(t *testing.T) {
 	}
 	if s := f.c.Summary().AToB; s.ResyncSkippedBytes != 7 || s.Messages != 4 || s.FramingBytes != 2+3*4 {
 		t.Errorf("summary %+v", s)
+	}
+	// One break in 4 messages: more than one in 100, the framing did not hold.
+	if h := f.c.Hold(); h != (Hold{Messages: 4, FramedBytes: 44 + 28 + 44 + 16, Breaks: 1, BrokenBytes: 7}) || h.Holds() {
+		t.Errorf("hold %+v (holds %v), want 4 messages of 132 bytes, 1 break of 7 bytes", h, h.Holds())
 	}
 }
 

@@ -54,12 +54,13 @@ func (d *dir) frame(until stop) {
 			if !found {
 				return
 			}
-			d.fr.sync, resynced = true, true
+			d.fr.sync, d.fr.broke, resynced = true, false, true
 		}
 		adv, msg, err := d.fr.split(data, atEOF)
 		switch {
 		case err != nil:
-			d.fr.sync = false
+			d.fr.sync, d.fr.broke = false, true
+			d.stats.breaks++
 			if resynced { // cannot happen with a split that agrees with its probe; never loop
 				d.discard(1, false)
 				data = data[1:]
@@ -84,9 +85,13 @@ func (d *dir) frame(until stop) {
 // framing no one knows (other).
 func (d *dir) discard(n int64, other bool) {
 	d.rest.Unframed += d.st.drop(d.st.framed + n)
-	if other {
+	switch {
+	case other:
 		d.stats.other += n
-	} else {
+	case d.fr.broke:
+		d.stats.resyncSkipped += n
+		d.stats.brokenBytes += n
+	default:
 		d.stats.resyncSkipped += n
 	}
 }
@@ -95,6 +100,7 @@ func (d *dir) discard(n int64, other bool) {
 // payload is the payLen bytes at off within them.
 func (d *dir) take(adv, off, payLen int64) {
 	start := d.st.framed
+	d.stats.framedBytes += adv
 	m := d.enqueue()
 	m.start, m.end, m.pay, m.payLen = start, start+adv, start+off, payLen
 	d.st.take(start+adv, &m.piece)

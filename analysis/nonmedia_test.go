@@ -1,0 +1,155 @@
+package analysis
+
+import (
+	"bytes"
+	"context"
+	"net/netip"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/callpcap/callpcap/capture"
+	"github.com/callpcap/callpcap/internal/testgen/callgen"
+	"github.com/callpcap/callpcap/render"
+	"github.com/callpcap/callpcap/tcpframe"
+)
+
+// nonMediaConn is a TCP connection that carries no media, as a call's capture holds beside
+// it, with what detection made of it before tcpMedia (run with --min-packets 1).
+type nonMediaConn struct {
+	name string
+	pkts []callgen.Packet
+	hold tcpframe.Hold // how its framing held
+	msgs tcpMessages   // what its messages classified as
+}
+
+// nonMediaConns are, each between 10.0.0.2 and its own server, from 0.5 s into the capture
+// to about 2.7 s (within the TURN/TCP call of TestTURNOverTCP): XMPP-like XML on 5222 (200
+// exchanges), HTTP/1.1 with JSON on 8080 (100 exchanges), a "VPN" of random bytes (400
+// writes each way of 1-1400 bytes) and TLS 1.3 application-data records of random content
+// on 993 (400 each way, 1-1400 bytes).
+func nonMediaConns() []nonMediaConn {
+	conn := func(port uint16, server string, w []callgen.TCPWrite) []callgen.Packet {
+		c := callgen.TCPCall{Client: netip.AddrPortFrom(netip.MustParseAddr("10.0.0.2"), port),
+			Server: netip.MustParseAddrPort(server), ISN: [2]uint32{uint32(port) << 8, 77777},
+			Start: 500 * time.Millisecond}
+		return c.Packets(w)
+	}
+	at := 600 * time.Millisecond // after the handshake (60 ms)
+	// Detection finds RFC 4571 in the first three (the first byte after a 16-bit length of
+	// text is often 0x20-0x3F, a DTLS 1.3 unified header), whose frames, cut at random
+	// lengths, are few and huge and break again; the TLS records are read whole.
+	return []nonMediaConn{
+		{"xmpp", conn(50001, "203.0.113.20:5222", callgen.XMPPWrites(at, 10*time.Millisecond, 200)),
+			tcpframe.Hold{Messages: 3, FramedBytes: 51394, Breaks: 1, BrokenBytes: 13}, tcpMessages{all: 3}},
+		{"http", conn(50002, "203.0.113.21:8080", callgen.HTTPWrites(at, 20*time.Millisecond, 100)),
+			tcpframe.Hold{Messages: 2, FramedBytes: 33669, Breaks: 1, BrokenBytes: 4}, tcpMessages{all: 2, real: 1}},
+		{"vpn", conn(50003, "203.0.113.22:1194", callgen.RandomWrites(at, 5*time.Millisecond, 400, 1400, 1)),
+			tcpframe.Hold{Messages: 14, FramedBytes: 528109, Breaks: 6, BrokenBytes: 28}, tcpMessages{all: 14, real: 2, rtp: 4}},
+		{"tls", conn(50004, "203.0.113.23:993", callgen.TLSWrites(at, 5*time.Millisecond, 400, 1400, 2)),
+			tcpframe.Hold{Messages: 800, FramedBytes: 561235}, tcpMessages{all: 800}},
+	}
+}
+
+func frameBytes(pkts []callgen.Packet) int64 {
+	var n int64
+	for _, p := range pkts {
+		n += int64(len(p.Frame))
+	}
+	return n
+}
+
+// Before tcpMedia, detection read the XMPP, HTTP and VPN streams as RFC 4571 and the TLS
+// records' encrypted fragments as RTP and QUIC: with --min-packets 1 the VPN became an
+// ice-tcp leg of 4 streams and the TLS connection a tls leg of 94, each headlined "Media
+// over TCP", and the XMPP and HTTP connections were listed as rfc4571 flows. None is media:
+// each is one other flow, with every byte of its frames.
+func TestNonMediaTCPIsAnOtherFlow(t *testing.T) {
+	for _, nm := range nonMediaConns() {
+		t.Run(nm.name, func(t *testing.T) {
+			c := analyze(t, pcapOf(t, nm.pkts), Options{MinPackets: 1})
+			if len(c.Flows) != 0 || len(c.Legs) != 0 || len(c.Streams) != 0 || len(c.Directions) != 0 {
+				t.Errorf("flows %d legs %d streams %d directions %d; want none", len(c.Flows), len(c.Legs),
+					len(c.Streams), len(c.Directions))
+			}
+			if want := frameBytes(nm.pkts); c.OtherFlows != 1 || c.OtherFlowBytes != want || c.WireBytes != want {
+				t.Errorf("other flows %d of %d bytes (capture %d); want 1 of %d", c.OtherFlows, c.OtherFlowBytes,
+					c.WireBytes, want)
+			}
+			if h := render.Headline(&c); h != "No RTP media found" {
+				t.Errorf("headline %q", h)
+			}
+			if len(c.Findings) != 0 {
+				t.Errorf("findings %+v, want none", c.Findings)
+			}
+			// Why: the figures tcpMedia judged.
+			a := newAnalyzer(Options{MinPackets: 1})
+			rd, err := capture.Open(bytes.NewReader(pcapOf(t, nm.pkts)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			a.run(context.Background(), rd)
+			f := a.flowList[0]
+			if h := f.conn.Hold(); h != nm.hold || f.msgs != nm.msgs {
+				t.Errorf("hold %+v messages %+v, want %+v %+v", h, f.msgs, nm.hold, nm.msgs)
+			}
+		})
+	}
+}
+
+// The TURN/TCP call of TestTURNOverTCP with the four connections of nonMediaConns beside
+// it: the call's report is exactly the one of the call alone; the four are other flows.
+func TestNonMediaTCPBesideATURNCall(t *testing.T) {
+	call := impairedCall().Packets(turnTCPWrites(nil))
+	mixed := slices.Clone(call)
+	var others int64
+	for _, nm := range nonMediaConns() {
+		mixed = append(mixed, nm.pkts...)
+		others += frameBytes(nm.pkts)
+	}
+	for _, min := range []int{0, 1} {
+		alone := analyze(t, pcapOf(t, call), Options{MinPackets: min})
+		got := analyze(t, pcapOf(t, mixed), Options{MinPackets: min})
+		if got.OtherFlows != 4 || got.OtherFlowBytes != others || got.WireBytes != alone.WireBytes+others {
+			t.Errorf("min packets %d: other flows %d of %d bytes, capture %d; want 4 of %d, %d", min, got.OtherFlows,
+				got.OtherFlowBytes, got.WireBytes, others, alone.WireBytes+others)
+		}
+		if h := render.Headline(&got); h != "Media relayed over TCP: TURN 203.0.113.7:443 (tcp) for 10.0.0.1 <-> 198.51.100.9" {
+			t.Errorf("min packets %d: headline %q", min, h)
+		}
+		// What the four add: their packets and bytes, counted apart.
+		got.Packets, got.WireBytes, got.OtherFlows, got.OtherFlowBytes = alone.Packets, alone.WireBytes, 0, 0
+		if d := cmp.Diff(alone, got); d != "" {
+			t.Errorf("min packets %d: the call's report changed (-alone +mixed):\n%s", min, d)
+		}
+	}
+}
+
+// tcpMedia's two tests on their own: a connection whose framing breaks once in fewer than
+// 100 messages, or whose messages are mostly not real-time traffic, is no leg.
+func TestTCPMediaRule(t *testing.T) {
+	for _, tc := range []struct {
+		name                    string
+		messages, framed        int64
+		breaks, broken          int64
+		real, rtp, rtpInStreams int64
+		want                    bool
+	}{
+		{name: "ice-tcp", messages: 300, framed: 300 * 1290, real: 0, rtp: 300, rtpInStreams: 300, want: true},
+		{name: "one break in 100", messages: 100, framed: 100000, breaks: 1, broken: 10, rtp: 100, rtpInStreams: 100, want: true},
+		{name: "one break in 99", messages: 99, framed: 99000, breaks: 1, broken: 10, rtp: 99, rtpInStreams: 99},
+		{name: "1% skipped", messages: 100, framed: 99000, breaks: 1, broken: 1001, rtp: 100, rtpInStreams: 100},
+		{name: "90% real", messages: 100, framed: 100000, real: 60, rtp: 40, rtpInStreams: 30, want: true},
+		{name: "89% real", messages: 100, framed: 100000, real: 60, rtp: 40, rtpInStreams: 29},
+		{name: "rtp of no stream", messages: 10, framed: 10000, rtp: 10},
+		{name: "no messages"},
+	} {
+		h := tcpframe.Hold{Messages: tc.messages, FramedBytes: tc.framed, Breaks: tc.breaks, BrokenBytes: tc.broken}
+		m := tcpMessages{all: tc.messages, real: tc.real, rtp: tc.rtp}
+		if got := mediaFraming(h, m, tc.rtpInStreams); got != tc.want {
+			t.Errorf("%s: %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}

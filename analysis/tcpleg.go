@@ -1,0 +1,94 @@
+package analysis
+
+import (
+	"github.com/callpcap/callpcap/demux"
+	"github.com/callpcap/callpcap/rtpflow"
+	"github.com/callpcap/callpcap/tcpframe"
+	"github.com/callpcap/callpcap/transport"
+)
+
+// tcpMessages counts what a TCP flow's unframed messages classified as (demux), for
+// tcpMedia.
+type tcpMessages struct {
+	all  int64 // every message the unframer cut, TLS records and SIP included
+	real int64 // STUN, ChannelData, DTLS, ZRTP and RTCP that validated
+	rtp  int64 // RTP by its first byte (tcpMedia counts those of streams only)
+}
+
+func (t *tcpMessages) count(c demux.Class) {
+	switch c {
+	case demux.ClassSTUN, demux.ClassChannelData, demux.ClassDTLS, demux.ClassZRTP, demux.ClassRTCP:
+		t.real++
+	case demux.ClassRTP:
+		t.rtp++
+	}
+}
+
+// minRealPermille: the share of a TCP flow's messages that must be real-time traffic.
+const minRealPermille = 900
+
+// tcpMedia says whether a TCP connection carried media framing, so that it may be a leg:
+// its framing held across the whole connection (tcpframe.Hold.Holds: at most one break per
+// 100 messages, 99% of the bytes read in valid frames), and at least 90% of its messages
+// are STUN, ChannelData, DTLS, ZRTP or RTCP that validated, or RTP packets of a stream of
+// this flow with at least two packets. Otherwise it is another flow: its messages were a
+// framing read into bytes it does not explain (XMPP or HTTP text, a VPN's ciphertext).
+//
+// Why both. Detection looks at the first bytes and confirms a header by its successor;
+// text and ciphertext pass that now and then. A false RFC 4571 framing breaks at most of
+// its frames, and its frames, cut at random 16-bit lengths, are few and huge, so the
+// framing test alone may pass over a short connection; their contents, checked by the
+// demux, are rarely valid real-time messages, and an RTP header found by chance carries a
+// random SSRC that no second packet repeats, hence "a stream with two packets" even under
+// --min-packets 1. A real ICE-TCP or TURN/TCP connection never breaks except at capture
+// gaps (not counted) and carries nothing else. TLS records are opaque: a TLS connection's
+// messages are never real-time traffic here, so it is never a leg (TURN over TLS cannot be
+// told from IMAP over TLS by its bytes).
+//
+// The decision is taken once, at the end of the capture: a connection may look like media
+// for a while. Until then its messages went through the demux as any other; a connection
+// that fails has its streams left out of the report (their RTP analysis is dropped), and
+// its packets and bytes count among other_flows. STUN it carried stays in the ICE and
+// TURN figures: a STUN message validated by its magic cookie is STUN wherever it came from.
+// A framing imposed by --decode-as is the user's word, over any heuristic: it holds.
+func (a *analyzer) tcpMedia(f *flow, rtpInStreams int64) bool {
+	if a.opts.forcedFraming(f.a.Port(), f.b.Port()) != tcpframe.FramingNone {
+		return true
+	}
+	if f.conn == nil || f.conn.Framing() == tcpframe.FramingTLS {
+		return false
+	}
+	return mediaFraming(f.conn.Hold(), f.msgs, rtpInStreams)
+}
+
+// mediaFraming is tcpMedia's rule on a connection's figures.
+func mediaFraming(h tcpframe.Hold, m tcpMessages, rtpInStreams int64) bool {
+	return h.Holds() && m.all > 0 && (m.real+min(m.rtp, rtpInStreams))*1000 >= m.all*minRealPermille
+}
+
+// notMedia returns the TCP flows that carried no media framing (tcpMedia), by index, and
+// the streams of the other flows.
+func (a *analyzer) notMedia(streams []*rtpflow.Stream) (map[int]bool, []*rtpflow.Stream) {
+	rtpIn := map[int]int64{}
+	for _, s := range streams {
+		if w := s.Wire(); w.Messages >= 2 {
+			rtpIn[s.Path().Leg] += w.Messages
+		}
+	}
+	out := map[int]bool{}
+	for _, f := range a.flowList {
+		if f.proto == transport.TCP && !a.tcpMedia(f, rtpIn[f.idx]) {
+			out[f.idx] = true
+		}
+	}
+	if len(out) == 0 {
+		return out, streams
+	}
+	kept := streams[:0:0]
+	for _, s := range streams {
+		if !out[s.Path().Leg] {
+			kept = append(kept, s)
+		}
+	}
+	return out, kept
+}
