@@ -59,7 +59,7 @@ func (s *Stream) SeriesBroken() bool { return s.series.broken }
 // finish takes the decisions still pending at the end of the capture. It is idempotent.
 func (s *Stream) finish() {
 	s.decide()
-	s.delay.closeSecond()
+	s.delay.flush()
 	s.decideRTX(true)
 }
 
@@ -67,13 +67,17 @@ func (s *Stream) kind() string {
 	if s.rtx.of != nil {
 		return "rtx"
 	}
+	h, hinted := s.t.hints.of(s)
+	if k := payloadKind(s.pt, h.Codec); k != "" {
+		return k
+	}
 	if st, ok := static(s.pt); ok {
 		if st.video {
 			return "video"
 		}
 		return "audio"
 	}
-	if h, ok := s.t.hints.of(s); ok && (h.Media == "audio" || h.Media == "video") {
+	if hinted && (h.Media == "audio" || h.Media == "video") {
 		return h.Media
 	}
 	switch s.clock {
