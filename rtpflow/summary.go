@@ -105,8 +105,8 @@ func ptr[T any](v T) *T { return &v }
 //     says the packets span too little time;
 //   - jitter_ms and delay_ms are null without a clock rate (a dynamic payload type over too
 //     short a time to infer one) and no abs-send-time;
-//   - delay samples every packet (duplicates too) with a send time; late.pct is late over
-//     samples;
+//   - delay samples every packet with abs-send-time, or on RTP timestamps the first packet
+//     of each frame (delayStats.frameStart); late.packets and late.pct count samples;
 //   - expected follows RFC 3550 A.1's extended numbers (highest − lowest + 1), each number
 //     placed nearest to the highest so far, and its resync: a jump of 3000 or more forward,
 //     or 100 or more back, confirmed by the next packet is a restart (restarts), and
