@@ -138,7 +138,7 @@ type Stream struct {
 	Dst               string     `json:"dst"`
 	SSRC              string     `json:"ssrc"` // 0x%08x
 	PayloadType       int        `json:"payload_type"`
-	Kind              string     `json:"kind"` // audio | video | rtx | fec | unknown
+	Kind              string     `json:"kind"` // audio | video | rtx | fec | event | comfort_noise | unknown
 	Codec             *string    `json:"codec"`
 	ClockRate         *int       `json:"clock_rate"`
 	ClockRateInferred bool       `json:"clock_rate_inferred"`

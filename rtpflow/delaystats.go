@@ -16,13 +16,17 @@ const (
 	medianBuf = 512
 )
 
-// delayStats is a stream's delay and lateness (DESIGN, "Delay"). Each packet's transit is
+// delayStats is a stream's delay and lateness (DESIGN, "Delay"). Each sample's transit is
 // arrival − send, send being its abs-send-time or its RTP timestamp over the clock rate
-// (the reference, set by the stream's timing decision); transits are kept relative to the
-// first one (rel), in two distributions (all packets, and those held behind a TCP
-// retransmission or earlier bytes: hol) whose minimum is the baseline, and per second of
-// the stream's series: count, maximum, median, the largest few, and the late count
-// against the baseline known at the time.
+// (the reference, set by the stream's timing decision), relative to the first one (rel).
+// Its delay is its transit above the baseline that follows the stream (baseline.go); the
+// delays go in two distributions (all samples, and those held behind a TCP retransmission
+// or earlier bytes: hol), whose minimum is 0, and per second of the stream's series:
+// count, maximum, median, the largest few, and the late count.
+//
+// Samples: with abs-send-time, every packet that carries it (the sender's own send time,
+// unwrapped across its 64 s wrap). On RTP timestamps, which are a frame's capture or
+// presentation time and not a packet's send time, one sample per frame (frameStart).
 type delayStats struct {
 	budget int64 // ns above the baseline beyond which a packet is late
 
@@ -30,12 +34,21 @@ type delayStats struct {
 	ast   bool // send time from abs-send-time
 	astUn Unwrapper
 
-	sampled     bool
-	at0, send0  int64 // the first sample's arrival and send time: transits are relative to it
-	off         int64 // added to rel since the last rebase
-	last        int64 // the last sample's rel
-	rebased     bool  // the next sample's RTP timestamp is on a new base (rebase)
-	all, hol    delayDist
+	sampled    bool
+	at0, send0 int64 // the first sample's arrival and send time: transits are relative to it
+	off        int64 // added to rel since the last rebase
+	last       int64 // the last sample's rel
+	rebased    bool  // the next sample's RTP timestamp is on a new base (rebase)
+
+	// Frames, on RTP timestamps (frameStart).
+	seqSet, tsSet  bool
+	hiSeq          uint16 // the highest sequence number so far
+	maxTS, lastTS  int64  // the highest frame timestamp in sequence order; the last packet's
+	nonMonotonic   int64  // frames whose timestamp went back in sequence order (B-frames)
+	skippedPayload int64  // RFC 4733 event and comfort noise packets, left out
+
+	base        baseline
+	all, hol    delayDist     // delays above the baseline
 	secs        []delaySecond // by series index
 	open        int           // the second whose median is being gathered; -1 none
 	buf         []int64       // its transits (every stride-th)
@@ -64,13 +77,48 @@ func (d *delayStats) reference(clock int, ast bool) { d.clock, d.ast = clock, as
 // rebase says that the next sample's RTP timestamp is on another base (a sender restarted
 // its timestamps): its transit is taken to be the last sample's, and the samples after it
 // are placed relative to it. abs-send-time, the sender's clock, does not restart.
-func (d *delayStats) rebase() { d.rebased = d.sampled && !d.ast }
+func (d *delayStats) rebase() {
+	d.rebased = d.sampled && !d.ast
+	d.seqSet, d.tsSet = false, false
+}
+
+// frameStart says whether a packet is a sample on RTP timestamps. ts is its unwrapped
+// timestamp, seq its sequence number, media false for an RFC 4733 event or a comfort noise
+// payload: those are left out (an event's packets all keep its start timestamp, RFC 4733
+// 2.3.1; comfort noise is sent when the sender has nothing to say). Of the packets in
+// sequence order, the sample is the first of a frame whose timestamp is above every
+// earlier frame's: the rest of a frame were paced out after it, and a frame whose
+// timestamp goes back (B-frames, whose timestamps are presentation times; a timestamp
+// stepping back) was sent after a frame presented later, so its timestamp says nothing of
+// when it left. A packet that arrives out of sequence order (reordered, late, a duplicate)
+// is a sample of its own, unless it belongs to the newest frame, whose sample was taken.
+func (d *delayStats) frameStart(ts int64, seq uint16, media bool) bool {
+	if !media {
+		d.skippedPayload++
+		return false
+	}
+	if d.seqSet && int16(seq-d.hiSeq) <= 0 {
+		return ts != d.maxTS
+	}
+	d.hiSeq, d.seqSet = seq, true
+	ok := !d.tsSet || ts > d.maxTS
+	switch {
+	case ok:
+		d.maxTS, d.tsSet = ts, true
+	case ts < d.maxTS && ts != d.lastTS:
+		d.nonMonotonic++
+	}
+	d.lastTS = ts
+	return ok
+}
 
 // sample adds one packet, in arrival order: at its arrival, ts its unwrapped RTP timestamp,
-// astV its abs-send-time when astOK, hol whether it was held behind a TCP retransmission or
-// earlier bytes, sec its second in the series (-1: outside). A packet with no send time
-// (no reference, or abs-send-time missing on it) is no sample.
-func (d *delayStats) sample(at, ts int64, astV uint32, astOK, hol bool, sec int) {
+// seq its sequence number, media false for an event or comfort noise payload, astV its
+// abs-send-time when astOK, hol whether it was held behind a TCP retransmission or earlier
+// bytes, sec its second in the series (-1: outside). A packet with no send time (no
+// reference, or abs-send-time missing on it) is no sample, nor is one that frameStart
+// leaves out.
+func (d *delayStats) sample(at, ts int64, seq uint16, media bool, astV uint32, astOK, hol bool, sec int) {
 	var send int64
 	switch {
 	case d.ast:
@@ -79,6 +127,9 @@ func (d *delayStats) sample(at, ts int64, astV uint32, astOK, hol bool, sec int)
 		}
 		send = astToNs(d.astUn.Unwrap(astV))
 	case d.clock > 0:
+		if !d.frameStart(ts, seq, media) {
+			return
+		}
 		send = tsToNs(ts, d.clock)
 	default:
 		return
@@ -93,13 +144,30 @@ func (d *delayStats) sample(at, ts int64, astV uint32, astOK, hol bool, sec int)
 	}
 	rel += d.off
 	d.last = rel
-	d.all.add(rel)
-	if hol {
-		d.hol.add(rel)
+	for d.base.due(at) {
+		d.judged(d.base.judge(true))
 	}
-	if sec >= 0 {
-		d.second(sec, rel)
+	d.base.push(bsample{at: at, rel: rel, sec: int32(sec), hol: hol})
+}
+
+// judged records a sample's delay above its baseline.
+func (d *delayStats) judged(p bsample, delay int64) {
+	d.all.add(delay)
+	if p.hol {
+		d.hol.add(delay)
 	}
+	if p.sec >= 0 {
+		d.second(int(p.sec), delay)
+	}
+}
+
+// flush judges the samples still waiting for their look-ahead, at the end of the stream,
+// and closes the open second. It is idempotent.
+func (d *delayStats) flush() {
+	for d.base.pending.n > 0 {
+		d.judged(d.base.judge(false))
+	}
+	d.closeSecond()
 }
 
 // second puts a transit in second i's record.

@@ -18,7 +18,10 @@ func TestLateCounts(t *testing.T) {
 	tests := []struct {
 		name string
 		// early shifts packets from 800 on 30 ms earlier: the minimum transit comes after
-		// every delayed packet, so every earlier packet is 30 ms above the baseline.
+		// every delayed packet. It is a step that stays, so the baseline follows it
+		// (baseline.go): the earlier packets are measured against their own level, and the
+		// figures are those of a constant transit. (With the smallest transit of the whole
+		// stream for a baseline, every earlier packet was 30 ms above it: 5 late, p50 30 ms.)
 		early     bool
 		wantDelay *report.Delay
 		wantLate  *report.Late
@@ -32,8 +35,8 @@ func TestLateCounts(t *testing.T) {
 		{
 			name:      "minimum after the delayed packets",
 			early:     true,
-			wantDelay: &report.Delay{Reference: "rtp_timestamp", Samples: 1000, P50: 30, P95: 30, P99: 30, Max: 1230},
-			wantLate: &report.Late{BudgetMS: 150, Packets: 5, Pct: 0.5, HOLBlocked: 2,
+			wantDelay: &report.Delay{Reference: "rtp_timestamp", Samples: 1000, Max: 1200},
+			wantLate: &report.Late{BudgetMS: 150, Packets: 4, Pct: 0.4, HOLBlocked: 2,
 				OverMS: map[string]int64{"50": 7, "100": 6, "200": 3, "400": 2, "1000": 1}},
 		},
 	}
@@ -75,9 +78,6 @@ func TestLateCounts(t *testing.T) {
 			dm := tr.Direction([]*Stream{s}, T0)
 			wantSeries := make([]int64, len(dm.Series.Late))
 			base := int64(0)
-			if tt.early {
-				base = 30 * ms1
-			}
 			for i, d := range delayed {
 				if d+base > 150*ms1 {
 					wantSeries[(int64(i)*20*ms1+d)/1e9]++
@@ -172,14 +172,17 @@ func TestDelayStats(t *testing.T) {
 			pkts: []pkt{{0, 0, false, false, 0}, {20, 20, false, false, 0}},
 		},
 		{
-			name: "the baseline comes after the late packets", clock: clock,
+			// The last transit is 200 ms below the others and the stream ends there: a step to
+			// a new level, not the baseline of the packets before (which made 3 of them late,
+			// by up to 380 ms). The end's look-ahead is short, so each is measured against the
+			// smallest transit before it: only the second, 180 ms above the first, is late.
+			name: "a lower transit at the end is a new level", clock: clock,
 			pkts: []pkt{{0, 0, false, false, 0}, {200, 20, false, false, 0}, {1040, 1000, false, false, 1},
 				{1060, 1260, false, false, 1}},
-			wantDelay: &report.Delay{Reference: "rtp_timestamp", Samples: 4, P50: 200, P95: 380, P99: 380, Max: 380},
-			wantLate:  lateOf(150, 3, 75, 0, 3, 3, 2, 0, 0),
-			// Second 0's late count against the baseline known then is 1, against the final one 2.
-			wantSecs: []sec{{N: 2, MaxAboveMS: 380, MedAboveMS: 200, LateNow: 1, LateAt: 2},
-				{N: 2, MaxAboveMS: 240, LateAt: 1}},
+			wantDelay: &report.Delay{Reference: "rtp_timestamp", Samples: 4, P95: 180, P99: 180, Max: 180},
+			wantLate:  lateOf(150, 1, 25, 0, 1, 1, 0, 0, 0),
+			wantSecs: []sec{{N: 2, MaxAboveMS: 180, LateNow: 1, LateAt: 1},
+				{N: 2, MaxAboveMS: 40}},
 		},
 		{
 			name: "outside the series: in the distribution only", clock: clock,
@@ -203,9 +206,9 @@ func TestDelayStats(t *testing.T) {
 				at := T0 + int64(p.atMS*1e6)
 				ts := int64(p.sendMS) * clock / 1000
 				ast := astAt(astBase + p.sendMS/1000)
-				d.sample(at, ts, ast, !p.noAST, p.hol, p.sec)
+				d.sample(at, ts, uint16(p.sendMS), true, ast, !p.noAST, p.hol, p.sec) // numbered in send order
 			}
-			d.closeSecond()
+			d.flush()
 			gotDelay, gotLate := d.summary()
 			if diff := cmp.Diff(tt.wantDelay, gotDelay); diff != "" {
 				t.Errorf("delay (-want +got):\n%s", diff)

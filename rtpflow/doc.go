@@ -43,11 +43,12 @@
 //
 // Decisions where DESIGN.md leaves a choice (each detailed at its type or function):
 //
-//   - Baseline: the smallest transit is known only at the end, so transits are kept in a
-//     0.1 ms-bin window that follows the running minimum, each bin with its exact smallest
-//     and largest value, plus a log histogram above the window (delayDist): late and
-//     over_ms counts are exact whenever no bin holds values on both sides of a threshold,
-//     including when the minimum comes after the delayed packets.
+//   - Baseline: not the stream's smallest transit (one anomaly made the rest late) but, per
+//     sample, the larger of the smallest transits in the 5 s before and after it
+//     (baseline.go): a delay that ends counts, a step that stays is a new level. Samples:
+//     every packet with abs-send-time; on RTP timestamps one per frame, B-frames, RFC 4733
+//     events and comfort noise left out (delaystats.go, frameStart). Delays go into a
+//     0.1 ms-bin window plus a log histogram (delayDist).
 //   - Series: one 1-second grid per call direction (Path.Src to Path.Dst), anchored at its
 //     first media packet (DESIGN); a stream's series starts at the grid second of its first
 //     packet, stops at a jump of more than an hour, and is capped at 6 hours.

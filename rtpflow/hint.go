@@ -1,6 +1,9 @@
 package rtpflow
 
-import "net/netip"
+import (
+	"net/netip"
+	"strings"
+)
 
 // PayloadHint is what signalling (the SDP of a SIP message) says about one payload type at
 // one receiving address. It has the fields of demux.PayloadHint, so the caller converts one
@@ -69,6 +72,27 @@ func (ht *hintTable) lookup(s *Stream) (PayloadHint, bool) {
 	}
 	h, ok := ht.m[hintKey{s.path.Dst, s.pt}]
 	return h, ok
+}
+
+// lookupPT returns the codec name signalled for payload type pt at addr; "" when none.
+func (ht *hintTable) lookupPT(addr netip.AddrPort, pt uint8) string {
+	if ht.m == nil {
+		return ""
+	}
+	return ht.m[hintKey{addr, pt}].Codec
+}
+
+// payloadKind is "event" for an RFC 4733 telephone-event payload and "comfort_noise" for
+// RFC 3389 comfort noise (static payload type 13, or "CN" in SDP), by payload type and
+// the codec name SDP gave it; "" for anything else.
+func payloadKind(pt uint8, codec string) string {
+	switch {
+	case strings.EqualFold(codec, "telephone-event"):
+		return "event"
+	case strings.EqualFold(codec, "CN"), codec == "" && pt == 13:
+		return "comfort_noise"
+	}
+	return ""
 }
 
 // take applies the hint of s, if any, at the clock decision: its clock rate replaces

@@ -38,6 +38,11 @@ type Stream struct {
 	jit            Jitter
 	delay          delayStats
 	held           heldPacket // the packet seqStats holds on probation, for its timing
+
+	// The payload type of the last packet and whether it carries media (media).
+	lastPT    uint8
+	lastMedia bool
+	ptSeen    bool
 }
 
 func newStream(t *Tracker, p Path, ssrc uint32, snd *sender, tw *twccState) *Stream {
@@ -105,18 +110,19 @@ func (s *Stream) add(pk *Packet) {
 		s.rtxOSN(pk.OSN) // RTX vote, or a loss its RTX stream recovered
 	}
 	hol := pk.Retransmitted || pk.Delivered > pk.Complete
+	media := s.media(pk.PT)
 	if ev.held { // on probation: timed only if the next packet confirms a restart
-		s.held = heldPacket{ok: true, at: at, ts: pk.Timestamp, hol: hol, ext: pk.Extension, ast: ast, sec: sec,
+		s.held = heldPacket{ok: true, at: at, ts: pk.Timestamp, seq: pk.Seq, media: media, hol: hol, ext: pk.Extension, ast: ast, sec: sec,
 			len: pk.Len, headerLen: int64(pk.HeaderLen), payloadLen: int64(pk.PayloadLen), padLen: int64(pk.PadLen)}
 		return
 	}
 	if ev.restart && s.held.ok {
 		s.rebase() // the timestamps restart with the numbers
 		h := &s.held
-		s.timing(h.at, s.tsUn.Unwrap(h.ts), h.hol, h.ext, &h.ast, h.sec)
+		s.timing(h.at, s.tsUn.Unwrap(h.ts), h.seq, h.media, h.hol, h.ext, &h.ast, h.sec)
 	}
 	s.held.ok = false // a stray that failed probation has no timing either
-	s.timing(at, s.tsUn.Unwrap(pk.Timestamp), hol, pk.Extension, &ast, sec)
+	s.timing(at, s.tsUn.Unwrap(pk.Timestamp), pk.Seq, media, hol, pk.Extension, &ast, sec)
 }
 
 // count updates the counters of every packet.
@@ -193,7 +199,7 @@ func (s *Stream) lateHeld(dup bool) {
 	} else {
 		s.series.loss(h.sec, seqEvent{filled: true})
 	}
-	s.timing(h.at, s.tsUn.Unwrap(h.ts), h.hol, h.ext, &h.ast, h.sec)
+	s.timing(h.at, s.tsUn.Unwrap(h.ts), h.seq, h.media, h.hol, h.ext, &h.ast, h.sec)
 }
 
 // rtxOSN takes the first two payload bytes of a payload-bearing packet, which are the
@@ -231,4 +237,15 @@ func (s *Stream) decideRTX(final bool) {
 	s.rtx.of = best
 	best.rtx.hasRTX = true
 	s.rtx.votedFor(best, s.recover)
+}
+
+// media reports whether payload type pt carries media: not an RFC 4733 event nor comfort
+// noise (RFC 3389), which have no timing of their own to measure delay on. It is looked up
+// again only when the payload type changes.
+func (s *Stream) media(pt uint8) bool {
+	if !s.ptSeen || pt != s.lastPT {
+		s.lastPT, s.ptSeen = pt, true
+		s.lastMedia = payloadKind(pt, s.t.hints.lookupPT(s.path.Dst, pt)) == ""
+	}
+	return s.lastMedia
 }

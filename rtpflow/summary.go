@@ -59,7 +59,7 @@ func (s *Stream) SeriesBroken() bool { return s.series.broken }
 // finish takes the decisions still pending at the end of the capture. It is idempotent.
 func (s *Stream) finish() {
 	s.decide()
-	s.delay.closeSecond()
+	s.delay.flush()
 	s.decideRTX(true)
 }
 
@@ -67,13 +67,17 @@ func (s *Stream) kind() string {
 	if s.rtx.of != nil {
 		return "rtx"
 	}
+	h, hinted := s.t.hints.of(s)
+	if k := payloadKind(s.pt, h.Codec); k != "" {
+		return k
+	}
 	if st, ok := static(s.pt); ok {
 		if st.video {
 			return "video"
 		}
 		return "audio"
 	}
-	if h, ok := s.t.hints.of(s); ok && (h.Media == "audio" || h.Media == "video") {
+	if hinted && (h.Media == "audio" || h.Media == "video") {
 		return h.Media
 	}
 	switch s.clock {
@@ -104,8 +108,8 @@ func ptr[T any](v T) *T { return &v }
 //     probes (rtxmatcher.go);
 //   - jitter_ms and delay_ms are null without a clock rate (a dynamic payload type over too
 //     short a time to infer one) and no abs-send-time;
-//   - delay samples every packet (duplicates too) with a send time; late.pct is late over
-//     samples;
+//   - delay samples every packet with abs-send-time, or on RTP timestamps the first packet
+//     of each frame (delayStats.frameStart); late.packets and late.pct count samples;
 //   - expected follows RFC 3550 A.1's extended numbers (highest − lowest + 1), each number
 //     placed nearest to the highest so far, and its resync: a jump of 3000 or more forward,
 //     or 100 or more back, confirmed by the next packet is a restart (restarts), and

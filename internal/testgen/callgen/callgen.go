@@ -32,6 +32,16 @@ type Stream struct {
 	Delay func(i int) time.Duration // nil: no extra delay
 	Dup   func(i int) bool          // also capture a second copy of packet i, 1 µs later
 
+	// TS, when set, gives packet i's RTP timestamp in place of StartTS + i*ClockRate*Interval
+	// (frames of several packets, B-frames, RFC 4733 events, timestamp steps).
+	TS func(i int) uint32
+	// Send, when set, gives packet i's send time (offset from the capture's start) in place
+	// of Start + i*Interval; it is captured Delay(i) after that.
+	Send func(i int) time.Duration
+	// ASTID, when set, gives every packet an RFC 8285 one-byte header extension element of
+	// that id carrying abs-send-time: its send time as 6.18 fixed-point seconds mod 64 s.
+	ASTID uint8
+
 	// Channel, when set, wraps every packet in TURN ChannelData with this channel number
 	// (the flow then runs between Src and Dst, which are the TURN client and server).
 	Channel uint16
@@ -48,17 +58,39 @@ var Epoch = time.Date(2026, 11, 29, 10, 0, 0, 0, time.UTC).UnixNano()
 
 // RTP builds the RTP packet for stream s's packet i.
 func (s *Stream) RTP(i int) []byte {
-	b := make([]byte, 12+s.PayloadSize)
+	h := 12
+	if s.ASTID != 0 {
+		h += 8 // extension header, one element of 1+3 bytes
+	}
+	b := make([]byte, h+s.PayloadSize)
 	b[0] = 0x80
 	b[1] = s.PT & 0x7f
 	binary.BigEndian.PutUint16(b[2:], s.StartSeq+uint16(i))
-	ts := uint64(s.StartTS) + uint64(i)*uint64(s.ClockRate)*uint64(s.Interval)/uint64(time.Second)
-	binary.BigEndian.PutUint32(b[4:], uint32(ts))
+	ts := uint32(uint64(s.StartTS) + uint64(i)*uint64(s.ClockRate)*uint64(s.Interval)/uint64(time.Second))
+	if s.TS != nil {
+		ts = s.TS(i)
+	}
+	binary.BigEndian.PutUint32(b[4:], ts)
 	binary.BigEndian.PutUint32(b[8:], s.SSRC)
-	for j := 12; j < len(b); j++ {
+	if s.ASTID != 0 {
+		b[0] |= 0x10
+		binary.BigEndian.PutUint16(b[12:], 0xBEDE)
+		binary.BigEndian.PutUint16(b[14:], 1)
+		ast := uint32((uint64(s.sendAt(i)) << 18 / uint64(time.Second)) & (1<<24 - 1))
+		b[16], b[17], b[18], b[19] = s.ASTID<<4|2, byte(ast>>16), byte(ast>>8), byte(ast)
+	}
+	for j := h; j < len(b); j++ {
 		b[j] = byte(i + j)
 	}
 	return b
+}
+
+// sendAt is packet i's send time from the capture's start.
+func (s *Stream) sendAt(i int) time.Duration {
+	if s.Send != nil {
+		return s.Send(i)
+	}
+	return s.Start + time.Duration(i)*s.Interval
 }
 
 // Packets returns the frames of stream s (Ethernet, IPv4 or IPv6, UDP).
@@ -68,7 +100,7 @@ func (s *Stream) Packets() []Packet {
 		if s.Lose != nil && s.Lose(i) {
 			continue
 		}
-		t := Epoch + int64(s.Start) + int64(i)*int64(s.Interval)
+		t := Epoch + int64(s.sendAt(i))
 		if s.Delay != nil {
 			t += int64(s.Delay(i))
 		}

@@ -1,0 +1,121 @@
+package rtpflow
+
+// baselineWindow is how far, in arrival time, the baseline looks each way from a sample.
+const baselineWindow = int64(5e9)
+
+// maxPending bounds the samples waiting for their look-ahead (and the look-back kept): a
+// stream sending more than maxPending samples in baselineWindow has them judged with a
+// shorter window.
+const maxPending = 4096
+
+// baseline follows a stream's transit, so that one anomaly does not make the rest of the
+// stream late (the accuracy issue: a global minimum did). A sample's baseline is the larger
+// of the smallest transit in the window before it and the smallest in the window after it
+// (baselineWindow each way, by arrival, the sample included), and its delay is its transit
+// above that. So:
+//
+//   - a delay that ends (a queue that drains, a TCP retransmission, a late packet) is above
+//     both sides' minima and counts in full;
+//   - a step of the transit that stays, up or down (a sender's timestamp step, a path switch,
+//     an encoder that flushed frames ahead of their time, a clock drift) is above one side
+//     only: the packets on either side are measured against their own level;
+//   - a delay that builds up and stays for longer than the window is read as a new level:
+//     the window is the horizon over which a jitter buffer adapts;
+//   - at the stream's start the look-back is short: its first sample is on time by
+//     definition, as a jitter buffer takes it (so an encoder's flush of frames ahead of
+//     their time does not make the rest late); at its end the look-ahead is short, and the
+//     look-back alone is the baseline (judge).
+//
+// Samples are judged once their look-ahead has passed (or at flush), from two monotonic
+// deques, in O(1) amortized time and memory bounded by maxPending samples.
+type baseline struct {
+	pending ring[bsample] // not judged yet, in arrival order
+	lead    ring[bsample] // pending samples with increasing rel: the look-ahead's minimum in front
+	trail   ring[bsample] // judged samples with increasing rel: the look-back's minimum in front
+	in, out int64         // indices of the next sample pushed and judged
+}
+
+// bsample is one transit sample: its arrival, transit (rel, ns), index, whether it was held
+// behind TCP, and its series second.
+type bsample struct {
+	at, rel, idx int64
+	sec          int32
+	hol          bool
+}
+
+// due reports whether the oldest pending sample is to be judged before a sample arriving
+// at at is pushed: its look-ahead is over, or the pending samples are at their bound.
+func (b *baseline) due(at int64) bool {
+	return b.pending.n > 0 && (b.pending.front().at+baselineWindow <= at || b.pending.n == maxPending)
+}
+
+// push adds a sample; the caller judges the due ones first.
+func (b *baseline) push(x bsample) {
+	x.idx = b.in
+	b.in++
+	b.pending.pushBack(x)
+	for b.lead.n > 0 && b.lead.back().rel >= x.rel {
+		b.lead.popBack()
+	}
+	b.lead.pushBack(x)
+}
+
+// judge takes the oldest pending sample and returns it with its delay above its baseline
+// (≥ 0: both windows hold the sample itself). ahead says whether its look-ahead is whole;
+// when the stream ended before it (flush), the look-back alone is the baseline: a hold-up
+// that the end of the capture cut off is late, not a new level.
+func (b *baseline) judge(ahead bool) (bsample, int64) {
+	p := b.pending.popFront()
+	b.out++
+	for b.lead.front().idx < p.idx {
+		b.lead.popFront()
+	}
+	minR := b.lead.front().rel
+	for b.trail.n > 0 && b.trail.back().rel >= p.rel {
+		b.trail.popBack()
+	}
+	if b.trail.n == maxPending {
+		b.trail.popFront()
+	}
+	b.trail.pushBack(p)
+	for b.trail.front().at+baselineWindow < p.at {
+		b.trail.popFront()
+	}
+	base := b.trail.front().rel
+	if ahead {
+		base = max(base, minR)
+	}
+	return p, p.rel - base
+}
+
+// ring is a double-ended queue growing in powers of two: nothing is allocated per element
+// once it has grown to its working size.
+type ring[T any] struct {
+	buf     []T
+	head, n int
+}
+
+func (r *ring[T]) at(i int) *T { return &r.buf[(r.head+i)&(len(r.buf)-1)] }
+func (r *ring[T]) front() *T   { return r.at(0) }
+func (r *ring[T]) back() *T    { return r.at(r.n - 1) }
+
+func (r *ring[T]) pushBack(v T) {
+	if r.n == len(r.buf) {
+		nb := make([]T, max(16, 2*len(r.buf)))
+		for i := 0; i < r.n; i++ {
+			nb[i] = *r.at(i)
+		}
+		r.buf, r.head = nb, 0
+	}
+	r.n++
+	*r.back() = v
+}
+
+func (r *ring[T]) popFront() T {
+	v := *r.front()
+	r.head = (r.head + 1) & (len(r.buf) - 1)
+	r.n--
+	return v
+}
+
+func (r *ring[T]) popBack() { r.n-- }
