@@ -19,8 +19,8 @@ const (
 // delayStats is a stream's delay and lateness (DESIGN, "Delay"). Each packet's transit is
 // arrival − send, send being its abs-send-time or its RTP timestamp over the clock rate
 // (the reference, set by the stream's timing decision); transits are kept relative to the
-// first one (rel), in two distributions (all packets, and those held behind a TCP
-// retransmission or earlier bytes: hol) whose minimum is the baseline, and per second of
+// first one (rel), in three distributions (all packets, and those TCP held behind a
+// retransmission, hol, or by a full receive window, win) whose minimum is the baseline, and per second of
 // the stream's series: count, maximum, median, the largest few, and the late count
 // against the baseline known at the time.
 type delayStats struct {
@@ -36,6 +36,8 @@ type delayStats struct {
 	last        int64 // the last sample's rel
 	rebased     bool  // the next sample's RTP timestamp is on a new base (rebase)
 	all, hol    delayDist
+	win         delayDist
+	tcp         bool          // the packets came over TCP: the late ones have causes
 	secs        []delaySecond // by series index
 	open        int           // the second whose median is being gathered; -1 none
 	buf         []int64       // its transits (every stride-th)
@@ -54,7 +56,7 @@ type delaySecond struct {
 
 func newDelayStats(budget, span int64) delayStats {
 	return delayStats{budget: budget, astUn: Unwrapper{Bits: 24}, open: -1,
-		all: newDelayDist(span), hol: newDelayDist(span)}
+		all: newDelayDist(span), hol: newDelayDist(span), win: newDelayDist(span)}
 }
 
 // reference sets what a packet's send time is read from: abs-send-time when ast, else the
@@ -67,10 +69,10 @@ func (d *delayStats) reference(clock int, ast bool) { d.clock, d.ast = clock, as
 func (d *delayStats) rebase() { d.rebased = d.sampled && !d.ast }
 
 // sample adds one packet, in arrival order: at its arrival, ts its unwrapped RTP timestamp,
-// astV its abs-send-time when astOK, hol whether it was held behind a TCP retransmission or
+// astV its abs-send-time when astOK, hd what TCP held it up with (hold), or
 // earlier bytes, sec its second in the series (-1: outside). A packet with no send time
 // (no reference, or abs-send-time missing on it) is no sample.
-func (d *delayStats) sample(at, ts int64, astV uint32, astOK, hol bool, sec int) {
+func (d *delayStats) sample(at, ts int64, astV uint32, astOK bool, hd hold, sec int) {
 	var send int64
 	switch {
 	case d.ast:
@@ -94,9 +96,13 @@ func (d *delayStats) sample(at, ts int64, astV uint32, astOK, hol bool, sec int)
 	rel += d.off
 	d.last = rel
 	d.all.add(rel)
-	if hol {
+	switch hd {
+	case holdRetransmission:
 		d.hol.add(rel)
+	case holdWindow:
+		d.win.add(rel)
 	}
+	d.tcp = d.tcp || hd != holdUDP
 	if sec >= 0 {
 		d.second(sec, rel)
 	}
@@ -236,6 +242,10 @@ func (d *delayStats) late() *report.Late {
 	}
 	for _, th := range lateThresholds {
 		l.OverMS[th.key] = d.all.countAbove(base + th.ns)
+	}
+	if d.tcp {
+		w := d.win.countAbove(base + d.budget)
+		l.Causes = &report.LateCauses{Retransmission: l.HOLBlocked, Window: w, Backlog: n - l.HOLBlocked - w}
 	}
 	return l
 }
