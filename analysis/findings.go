@@ -2,6 +2,7 @@ package analysis
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 
@@ -85,6 +86,9 @@ func Findings(c *report.Capture) []report.Finding {
 			if l.HOLBlocked > 0 {
 				text += fmt.Sprintf("; %s of them were held behind a retransmitted TCP segment (head-of-line blocking)", thousands(l.HOLBlocked))
 			}
+			if l.Causes != nil && l.Causes.Window > 0 {
+				text += fmt.Sprintf("; %s waited for the receiver's full TCP window", thousands(l.Causes.Window))
+			}
 			add(report.FindingLatePackets, sev, "%s.", text)
 		}
 		// Packets dropped before TCP are in Lost (the receiver never got them) but are no
@@ -162,6 +166,22 @@ func Findings(c *report.Capture) []report.Finding {
 	}
 	if gap > 0 {
 		add(report.FindingCaptureGaps, report.SeverityWarn, "The capture missed %s bytes of TCP streams (never seen, though the peer acknowledged them): figures around those gaps are incomplete.", thousands(gap))
+	}
+	// Window stalls are their own finding: the receiver stopped the sender, which no
+	// retransmission or loss figure shows.
+	for _, f := range c.Flows {
+		if f.TCP == nil {
+			continue
+		}
+		for _, w := range []struct {
+			from, to string
+			d        *report.TCPDir
+		}{{f.A, f.B, &f.TCP.AToB}, {f.B, f.A, &f.TCP.BToA}} {
+			if s := w.d.WindowStalls; s.Count > 0 && s.LongestMS != nil {
+				add(report.FindingWindowStalls, report.SeverityWarn, "TCP %s -> %s: the receiver's window filled %s times and stopped the sender, the longest stall %s ms.",
+					w.from, w.to, thousands(s.Count), thousands(int64(math.Round(*s.LongestMS))))
+			}
+		}
 	}
 	if c.SnappedPackets > 0 {
 		add(report.FindingSnappedPackets, report.SeverityInfo, "%s packets were cut by the capture's snap length: sizes come from the original lengths, payload checks from what was kept.", thousands(c.SnappedPackets))

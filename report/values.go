@@ -96,4 +96,5 @@ const (
 	FindingCaptureGaps        FindingCode = "capture_gaps"
 	FindingSnappedPackets     FindingCode = "snapped_packets"
 	FindingEncryptedMedia     FindingCode = "encrypted_media"
+	FindingWindowStalls       FindingCode = "window_stalls"
 )
