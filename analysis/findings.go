@@ -2,6 +2,7 @@ package analysis
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 
@@ -191,7 +192,7 @@ func (f *finder) mediaOverTCP(l *report.Leg) {
 		symptoms = append(symptoms, fmt.Sprintf("%s of the bytes on that connection were retransmissions", fmtPct(pct)))
 	}
 
-	var media, late, hol, wire, tcpCost int64
+	var media, late, hol, win, wire, tcpCost int64
 	budget := 0.0
 	var slowest string // the slowest ramp's clause
 	slowT90, never := 0.0, false
@@ -206,6 +207,9 @@ func (f *finder) mediaOverTCP(l *report.Leg) {
 		if d.Late != nil {
 			late += d.Late.Packets
 			hol += d.Late.HOLBlocked
+			if d.Late.Causes != nil {
+				win += d.Late.Causes.Window
+			}
 			budget = d.Late.BudgetMS
 		}
 		o := d.OverheadBytes
@@ -231,6 +235,10 @@ func (f *finder) mediaOverTCP(l *report.Leg) {
 		if hol > 0 {
 			figs["hol_blocked"] = float64(hol)
 			s += fmt.Sprintf(", %s of them held behind a retransmitted segment (head-of-line blocking)", thousands(hol))
+		}
+		if win > 0 {
+			figs["late_window"] = float64(win)
+			s += fmt.Sprintf(", %s waiting for the receiver's full TCP window", thousands(win))
 		}
 		symptoms = append(symptoms, s)
 	}
@@ -409,6 +417,27 @@ func (f *finder) capture() {
 			f.add(report.FindingCaptureGaps, report.SeverityWarn, f.callLegs(l.ID), nil, map[string]float64{"capture_gap_bytes": float64(gap)},
 				fmt.Sprintf("The capture missed %s bytes of the TCP connection between %s and %s (never seen, though the peer acknowledged them): figures around those gaps are incomplete.",
 					thousands(gap), l.Client, l.Server))
+		}
+	}
+	// Window stalls, per TCP direction of each leg: their own finding, for the receiver
+	// stopped the sender, which no retransmission or loss figure shows.
+	for _, l := range c.Legs {
+		for _, fl := range c.Flows {
+			if fl.TCP == nil || !slices.Contains(l.Flows, fl.ID) {
+				continue
+			}
+			for _, w := range []struct {
+				from, to string
+				d        *report.TCPDir
+			}{{fl.A, fl.B, &fl.TCP.AToB}, {fl.B, fl.A, &fl.TCP.BToA}} {
+				if s := w.d.WindowStalls; s.Count > 0 && s.LongestMS != nil {
+					longest := math.Round(*s.LongestMS)
+					f.add(report.FindingWindowStalls, report.SeverityWarn, f.callLegs(l.ID), nil,
+						map[string]float64{"window_stalls": float64(s.Count), "longest_stall_ms": longest},
+						fmt.Sprintf("TCP %s -> %s: the receiver's window filled %s times and stopped the sender, the longest stall %s ms.",
+							w.from, w.to, thousands(s.Count), thousands(int64(longest))))
+				}
+			}
 		}
 	}
 	if c.SnappedPackets > 0 {

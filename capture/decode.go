@@ -30,15 +30,16 @@ const (
 	protoHIP      = 139
 	protoShim6    = 140
 
-	ethernetLen = 14
-	sllLen      = 16
-	sll2Len     = 20
-	nullLen     = 4
-	ipv4MinLen  = 20
-	ipv6Len     = 40
-	udpLen      = 8
-	tcpMinLen   = 20
-	tcpOptSACK  = 5
+	ethernetLen  = 14
+	sllLen       = 16
+	sll2Len      = 20
+	nullLen      = 4
+	ipv4MinLen   = 20
+	ipv6Len      = 40
+	udpLen       = 8
+	tcpMinLen    = 20
+	tcpOptSACK   = 5
+	tcpOptWScale = 3
 
 	// DLT_RAW's value on most BSDs and on OpenBSD, found in some files instead of
 	// LINKTYPE_RAW (Wireshark reads both as raw IP).

@@ -250,6 +250,25 @@ func TestTCP(t *testing.T) {
 	}
 }
 
+// TestTCPWindowScale: the window scale option of a SYN (RFC 7323, 2.2), beside MSS; a shift
+// above 14 is read as 14 (2.3).
+func TestTCPWindowScale(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		shift uint8
+		want  uint8
+	}{{"shift 7", 7, 7}, {"shift 0", 0, 0}, {"shift 15 is 14", 15, 14}} {
+		t.Run(tc.name, func(t *testing.T) {
+			frame := pcapgen.EtherTCP(a6, b6, 1, 0, capture.FlagSYN, 65535, nil, pcapgen.MSS(1460),
+				pcapgen.WScale(tc.shift))
+			p := onePacket(t, pcapFile(t, capture.LinkEthernet, frame))
+			if !p.TCP.HasWScale || p.TCP.WScale != tc.want || p.TCP.Window != 65535 {
+				t.Errorf("wscale %v %d window %d; want true %d 65535", p.TCP.HasWScale, p.TCP.WScale, p.TCP.Window, tc.want)
+			}
+		})
+	}
+}
+
 // TestTCPOptionsDamaged: option lengths that lie stop the walk without a panic.
 func TestTCPOptionsDamaged(t *testing.T) {
 	for _, opt := range [][]byte{

@@ -37,6 +37,10 @@ type TCPHeader struct {
 	// SACK holds the first NSACK blocks of the SACK option (at most 4).
 	SACK  [4]SACKBlock
 	NSACK int
+	// WScale is the window scale shift (RFC 7323, 2.2) when HasWScale: the option only
+	// counts on a SYN, and scales the windows its sender advertises after the handshake.
+	WScale    uint8
+	HasWScale bool
 }
 
 // Packet is one captured frame, decoded in place.

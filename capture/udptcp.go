@@ -78,9 +78,11 @@ func tcp(p *Packet, data []byte, length int) {
 	p.Kind = KindTCP
 }
 
-// tcpOptions reads the SACK blocks (RFC 2018, 3) from TCP options:
+// tcpOptions reads the SACK blocks (RFC 2018, 3) and the window scale (RFC 7323, 2.2) from
+// TCP options:
 //
 //	kind=5(1) length(1) (left_edge(4) right_edge(4))...
+//	kind=3(1) length=3(1) shift.cnt(1)
 func tcpOptions(h *TCPHeader, o []byte) {
 	for len(o) > 0 {
 		switch o[0] {
@@ -102,6 +104,10 @@ func tcpOptions(h *TCPHeader, o []byte) {
 				h.SACK[h.NSACK] = SACKBlock{Left: binary.BigEndian.Uint32(s), Right: binary.BigEndian.Uint32(s[4:])}
 				h.NSACK++
 			}
+		}
+		if o[0] == tcpOptWScale && n == 3 {
+			// RFC 7323 2.3: a shift above 14 is used as 14.
+			h.WScale, h.HasWScale = min(o[2], 14), true
 		}
 		o = o[n:]
 	}

@@ -83,27 +83,36 @@ type FlowTCP struct {
 
 // TCPDir is one direction of a TCP connection.
 type TCPDir struct {
-	Vantage                    Vantage    `json:"vantage"`
-	Segments                   int64      `json:"segments"`
-	DataSegments               int64      `json:"data_segments"`
-	PureAcks                   int64      `json:"pure_acks"`
-	WireBytes                  int64      `json:"wire_bytes"`
-	PayloadBytes               int64      `json:"payload_bytes"`
-	StreamBytes                int64      `json:"stream_bytes"`
-	RetransmittedSegments      int64      `json:"retransmitted_segments"`
-	RetransmittedBytes         int64      `json:"retransmitted_bytes"`
-	SpuriousRetransmittedBytes int64      `json:"spurious_retransmitted_bytes"`
-	UselessRetransmittedBytes  int64      `json:"useless_retransmitted_bytes"`
-	CaptureGapBytes            int64      `json:"capture_gap_bytes"`
-	OutOfOrderSegments         int64      `json:"out_of_order_segments"`
-	ZeroWindowProbes           int64      `json:"zero_window_probes"`
-	Keepalives                 int64      `json:"keepalives"`
-	RTTMS                      *Quantiles `json:"rtt_ms"`
-	Messages                   int64      `json:"messages"`
-	FramingBytes               int64      `json:"framing_bytes"`
-	ResyncSkippedBytes         int64      `json:"resync_skipped_bytes"`
-	HOLDelayedMessages         int64      `json:"hol_delayed_messages"`
-	HOLDelayMS                 *Quantiles `json:"hol_delay_ms"`
+	Vantage                    Vantage      `json:"vantage"`
+	Segments                   int64        `json:"segments"`
+	DataSegments               int64        `json:"data_segments"`
+	PureAcks                   int64        `json:"pure_acks"`
+	WireBytes                  int64        `json:"wire_bytes"`
+	PayloadBytes               int64        `json:"payload_bytes"`
+	StreamBytes                int64        `json:"stream_bytes"`
+	RetransmittedSegments      int64        `json:"retransmitted_segments"`
+	RetransmittedBytes         int64        `json:"retransmitted_bytes"`
+	SpuriousRetransmittedBytes int64        `json:"spurious_retransmitted_bytes"`
+	UselessRetransmittedBytes  int64        `json:"useless_retransmitted_bytes"`
+	CaptureGapBytes            int64        `json:"capture_gap_bytes"`
+	OutOfOrderSegments         int64        `json:"out_of_order_segments"`
+	ZeroWindowProbes           int64        `json:"zero_window_probes"`
+	Keepalives                 int64        `json:"keepalives"`
+	RTTMS                      *Quantiles   `json:"rtt_ms"`
+	Messages                   int64        `json:"messages"`
+	FramingBytes               int64        `json:"framing_bytes"`
+	ResyncSkippedBytes         int64        `json:"resync_skipped_bytes"`
+	HOLDelayedMessages         int64        `json:"hol_delayed_messages"`
+	HOLDelayMS                 *Quantiles   `json:"hol_delay_ms"`
+	WindowStalls               WindowStalls `json:"window_stalls"`
+}
+
+// WindowStalls counts the times the receiver's advertised window stopped this direction's
+// sender: a zero window, or its bytes in flight reaching the window to within a segment,
+// until a window update opened it. LongestMS is null without a stall.
+type WindowStalls struct {
+	Count     int64    `json:"count"`
+	LongestMS *float64 `json:"longest_ms"`
 }
 
 // Quantiles summarises a distribution; percentiles come from a histogram with at most 1%
@@ -211,6 +220,20 @@ type Late struct {
 	Pct        float64          `json:"pct"`
 	HOLBlocked int64            `json:"hol_blocked"`
 	OverMS     map[string]int64 `json:"over_ms,omitempty"`
+	// Causes splits the late packets that came over TCP by what held them up; absent when
+	// none of the media came over TCP.
+	Causes *LateCauses `json:"causes,omitempty"`
+}
+
+// LateCauses is what held up late packets over TCP, each counted once: Retransmission
+// (its bytes were retransmitted, or it waited in order behind a retransmission: the same
+// packets as hol_blocked), Window (sent while the receiver's window was full, or within the
+// late budget after it opened), Backlog (the rest: queued at the sender for no reason the
+// connection shows). Late packets that came over UDP are in none of them.
+type LateCauses struct {
+	Retransmission int64 `json:"retransmission"`
+	Window         int64 `json:"window"`
+	Backlog        int64 `json:"backlog"`
 }
 
 // Bitrate is a stream's media bitrate. MeanKbps is null when the stream's packets span too

@@ -96,6 +96,7 @@ const (
 	FindingCaptureGaps        FindingCode = "capture_gaps"
 	FindingSnappedPackets     FindingCode = "snapped_packets"
 	FindingEncryptedMedia     FindingCode = "encrypted_media"
+	FindingWindowStalls       FindingCode = "window_stalls"
 )
 
 // TURNErrorReason is the reason phrase of a STUN or TURN error code (RFC 8489 14.8,

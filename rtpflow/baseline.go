@@ -40,7 +40,7 @@ type baseline struct {
 type bsample struct {
 	at, rel, idx int64
 	sec          int32
-	hol          bool
+	hd           hold
 }
 
 // due reports whether the oldest pending sample is to be judged before a sample arriving

@@ -20,9 +20,9 @@ const (
 // arrival − send, send being its abs-send-time or its RTP timestamp over the clock rate
 // (the reference, set by the stream's timing decision), relative to the first one (rel).
 // Its delay is its transit above the baseline that follows the stream (baseline.go); the
-// delays go in two distributions (all samples, and those held behind a TCP retransmission
-// or earlier bytes: hol), whose minimum is 0, and per second of the stream's series:
-// count, maximum, median, the largest few, and the late count.
+// delays go in three distributions (all samples, and those TCP held behind a retransmission,
+// hol, or by a full receive window, win), whose minimum is 0, and per second of the
+// stream's series: count, maximum, median, the largest few, and the late count.
 //
 // Samples: with abs-send-time, every packet that carries it (the sender's own send time,
 // unwrapped across its 64 s wrap). On RTP timestamps, which are a frame's capture or
@@ -48,7 +48,9 @@ type delayStats struct {
 	skippedPayload int64  // RFC 4733 event and comfort noise packets, left out
 
 	base        baseline
-	all, hol    delayDist     // delays above the baseline
+	all, hol    delayDist // delays above the baseline
+	win         delayDist
+	tcp         bool          // the packets came over TCP: the late ones have causes
 	secs        []delaySecond // by series index
 	open        int           // the second whose median is being gathered; -1 none
 	buf         []int64       // its transits (every stride-th)
@@ -67,7 +69,7 @@ type delaySecond struct {
 
 func newDelayStats(budget, span int64) delayStats {
 	return delayStats{budget: budget, astUn: Unwrapper{Bits: 24}, open: -1,
-		all: newDelayDist(span), hol: newDelayDist(span)}
+		all: newDelayDist(span), hol: newDelayDist(span), win: newDelayDist(span)}
 }
 
 // reference sets what a packet's send time is read from: abs-send-time when ast, else the
@@ -114,11 +116,10 @@ func (d *delayStats) frameStart(ts int64, seq uint16, media bool) bool {
 
 // sample adds one packet, in arrival order: at its arrival, ts its unwrapped RTP timestamp,
 // seq its sequence number, media false for an event or comfort noise payload, astV its
-// abs-send-time when astOK, hol whether it was held behind a TCP retransmission or earlier
-// bytes, sec its second in the series (-1: outside). A packet with no send time (no
-// reference, or abs-send-time missing on it) is no sample, nor is one that frameStart
-// leaves out.
-func (d *delayStats) sample(at, ts int64, seq uint16, media bool, astV uint32, astOK, hol bool, sec int) {
+// abs-send-time when astOK, hd what TCP held it up with (hold), sec its second in the
+// series (-1: outside). A packet with no send time (no reference, or abs-send-time missing
+// on it) is no sample, nor is one that frameStart leaves out.
+func (d *delayStats) sample(at, ts int64, seq uint16, media bool, astV uint32, astOK bool, hd hold, sec int) {
 	var send int64
 	switch {
 	case d.ast:
@@ -147,14 +148,18 @@ func (d *delayStats) sample(at, ts int64, seq uint16, media bool, astV uint32, a
 	for d.base.due(at) {
 		d.judged(d.base.judge(true))
 	}
-	d.base.push(bsample{at: at, rel: rel, sec: int32(sec), hol: hol})
+	d.tcp = d.tcp || hd != holdUDP
+	d.base.push(bsample{at: at, rel: rel, sec: int32(sec), hd: hd})
 }
 
 // judged records a sample's delay above its baseline.
 func (d *delayStats) judged(p bsample, delay int64) {
 	d.all.add(delay)
-	if p.hol {
+	switch p.hd {
+	case holdRetransmission:
 		d.hol.add(delay)
+	case holdWindow:
+		d.win.add(delay)
 	}
 	if p.sec >= 0 {
 		d.second(int(p.sec), delay)
@@ -304,6 +309,10 @@ func (d *delayStats) late() *report.Late {
 	}
 	for _, th := range lateThresholds {
 		l.OverMS[th.key] = d.all.countAbove(base + th.ns)
+	}
+	if d.tcp {
+		w := d.win.countAbove(base + d.budget)
+		l.Causes = &report.LateCauses{Retransmission: l.HOLBlocked, Window: w, Backlog: n - l.HOLBlocked - w}
 	}
 	return l
 }

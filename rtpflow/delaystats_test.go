@@ -6,12 +6,18 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/callpcap/callpcap/report"
+	"github.com/callpcap/callpcap/transport"
 )
 
 // delayed are chosen delays above a constant transit, by packet index.
 var delayed = map[int]int64{
 	100: 60 * ms1, 200: 120 * ms1, 300: 160 * ms1, 400: 250 * ms1, 500: 450 * ms1,
 	600: 1200 * ms1, 700: 150 * ms1, // exactly the budget: not late
+}
+
+func withCauses(l *report.Late, c *report.LateCauses) *report.Late {
+	l.Causes = c
+	return l
 }
 
 func TestLateCounts(t *testing.T) {
@@ -30,14 +36,16 @@ func TestLateCounts(t *testing.T) {
 			name:      "constant transit",
 			wantDelay: &report.Delay{Reference: "rtp_timestamp", Samples: 1000, Max: 1200},
 			wantLate: &report.Late{BudgetMS: 150, Packets: 4, Pct: 0.4, HOLBlocked: 2,
-				OverMS: map[string]int64{"50": 7, "100": 6, "200": 3, "400": 2, "1000": 1}},
+				OverMS: map[string]int64{"50": 7, "100": 6, "200": 3, "400": 2, "1000": 1},
+				Causes: &report.LateCauses{Retransmission: 2, Window: 1, Backlog: 1}}, // 300 is backlog
 		},
 		{
 			name:      "minimum after the delayed packets",
 			early:     true,
 			wantDelay: &report.Delay{Reference: "rtp_timestamp", Samples: 1000, Max: 1200},
 			wantLate: &report.Late{BudgetMS: 150, Packets: 4, Pct: 0.4, HOLBlocked: 2,
-				OverMS: map[string]int64{"50": 7, "100": 6, "200": 3, "400": 2, "1000": 1}},
+				OverMS: map[string]int64{"50": 7, "100": 6, "200": 3, "400": 2, "1000": 1},
+				Causes: &report.LateCauses{Retransmission: 2, Window: 1, Backlog: 1}},
 		},
 	}
 	for _, tt := range tests {
@@ -48,12 +56,17 @@ func TestLateCounts(t *testing.T) {
 				}
 				return delayed[i]
 			})
+			// Over TCP, each late packet is counted under what tcpframe said held it (Hold);
+			// a hold on a packet that is not late counts nowhere (100: window).
 			for _, a := range as {
+				a.m.Proto = transport.TCP
 				switch seq := int(a.m.Payload[2])<<8 | int(a.m.Payload[3]); seq {
-				case 400: // behind a TCP retransmission
-					a.m.Retransmitted = true
-				case 500: // held behind earlier bytes
-					a.m.Complete = a.m.Delivered - 300*ms1
+				case 400: // its own bytes retransmitted
+					a.m.Retransmitted, a.m.Hold = true, transport.HoldRetransmission
+				case 500: // held behind a retransmission of earlier bytes
+					a.m.Complete, a.m.Hold = a.m.Delivered-300*ms1, transport.HoldRetransmission
+				case 100, 600: // sent after a window stall
+					a.m.Hold = transport.HoldWindow
 				}
 			}
 			tr := NewTracker(Config{})
@@ -116,7 +129,7 @@ func TestDelayStats(t *testing.T) {
 		atMS   float64 // arrival, ms from T0
 		sendMS float64 // send time, ms (the RTP timestamp at 8 kHz, or abs-send-time from astBase)
 		noAST  bool    // the packet has no abs-send-time element
-		hol    bool
+		hol    bool    // held behind a TCP retransmission
 		sec    int
 	}
 	type sec struct {
@@ -149,8 +162,9 @@ func TestDelayStats(t *testing.T) {
 			pkts: []pkt{{0, 0, false, false, 0}, {20, 20, false, false, 0}, {240, 40, false, true, 0},
 				{1060, 1060, false, false, 1}},
 			wantDelay: &report.Delay{Reference: "rtp_timestamp", Samples: 4, P95: 200, P99: 200, Max: 200},
-			wantLate:  lateOf(150, 1, 25, 1, 1, 1, 0, 0, 0), // exactly 200 ms is not over 200
-			wantSecs:  []sec{{N: 3, MaxAboveMS: 200, LateNow: 1, LateAt: 1}, {N: 1}},
+			wantLate: withCauses(lateOf(150, 1, 25, 1, 1, 1, 0, 0, 0), // exactly 200 ms is not over 200
+				&report.LateCauses{Retransmission: 1}), // a packet held behind one came over TCP
+			wantSecs: []sec{{N: 3, MaxAboveMS: 200, LateNow: 1, LateAt: 1}, {N: 1}},
 		},
 		{
 			name: "abs-send-time across its wrap", ast: true,
@@ -206,7 +220,11 @@ func TestDelayStats(t *testing.T) {
 				at := T0 + int64(p.atMS*1e6)
 				ts := int64(p.sendMS) * clock / 1000
 				ast := astAt(astBase + p.sendMS/1000)
-				d.sample(at, ts, uint16(p.sendMS), true, ast, !p.noAST, p.hol, p.sec) // numbered in send order
+				hd := holdUDP
+				if p.hol {
+					hd = holdRetransmission
+				}
+				d.sample(at, ts, uint16(p.sendMS), true, ast, !p.noAST, hd, p.sec) // numbered in send order
 			}
 			d.flush()
 			gotDelay, gotLate := d.summary()

@@ -97,6 +97,14 @@ func (t *Tracker) Direction(streams []*Stream, t0 int64) DirectionMetrics {
 		l := s.delay.late()
 		lateN += l.Packets
 		late.HOLBlocked += l.HOLBlocked
+		if c := l.Causes; c != nil {
+			if late.Causes == nil {
+				late.Causes = &report.LateCauses{}
+			}
+			late.Causes.Retransmission += c.Retransmission
+			late.Causes.Window += c.Window
+			late.Causes.Backlog += c.Backlog
+		}
 		if late.OverMS == nil {
 			late.OverMS = make(map[string]int64, len(lateThresholds))
 		}

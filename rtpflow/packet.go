@@ -32,6 +32,8 @@ type Packet struct {
 
 	Delivered, Complete int64
 	Retransmitted       bool // some of the message's bytes were carried twice by TCP
+	TCP                 bool // the message came over TCP
+	Hold                transport.Hold
 	Wire                transport.Wire
 	Len                 int64 // the RTP packet's length on the wire (m.Len())
 }
@@ -56,5 +58,29 @@ func PacketOf(pk *Packet, p Path, m *transport.Message, h *wire.RTP) {
 		pk.OSN = binary.BigEndian.Uint16(m.Payload[h.HeaderLen:])
 	}
 	pk.Delivered, pk.Complete, pk.Retransmitted = m.Delivered, m.Complete, m.Retransmitted
+	pk.TCP, pk.Hold = m.Proto == transport.TCP, m.Hold
 	pk.Wire, pk.Len = m.Wire, m.Len()
+}
+
+// hold is what held a packet up on its way (transport.Hold), with whether it came over TCP
+// at all: the late packets of a stream over TCP are split by cause, those over UDP are not.
+type hold uint8
+
+const (
+	holdUDP            hold = iota // a datagram: nothing held it
+	holdNone                       // over TCP, held by nothing the connection shows: the sender's backlog
+	holdRetransmission             // behind a TCP retransmission (head-of-line blocking)
+	holdWindow                     // by the receiver's full TCP window
+)
+
+func holdOf(pk *Packet) hold {
+	switch {
+	case !pk.TCP:
+		return holdUDP
+	case pk.Hold == transport.HoldRetransmission:
+		return holdRetransmission
+	case pk.Hold == transport.HoldWindow:
+		return holdWindow
+	}
+	return holdNone
 }

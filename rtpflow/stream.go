@@ -109,20 +109,20 @@ func (s *Stream) add(pk *Packet) {
 	if pk.HasOSN && !ev.dup && (!s.rtx.decided || s.rtx.of != nil) {
 		s.rtxOSN(pk.OSN) // RTX vote, or a loss its RTX stream recovered
 	}
-	hol := pk.Retransmitted || pk.Delivered > pk.Complete
+	hd := holdOf(pk)
 	media := s.media(pk.PT)
 	if ev.held { // on probation: timed only if the next packet confirms a restart
-		s.held = heldPacket{ok: true, at: at, ts: pk.Timestamp, seq: pk.Seq, media: media, hol: hol, ext: pk.Extension, ast: ast, sec: sec,
+		s.held = heldPacket{ok: true, at: at, ts: pk.Timestamp, seq: pk.Seq, media: media, hd: hd, ext: pk.Extension, ast: ast, sec: sec,
 			len: pk.Len, headerLen: int64(pk.HeaderLen), payloadLen: int64(pk.PayloadLen), padLen: int64(pk.PadLen)}
 		return
 	}
 	if ev.restart && s.held.ok {
 		s.rebase() // the timestamps restart with the numbers
 		h := &s.held
-		s.timing(h.at, s.tsUn.Unwrap(h.ts), h.seq, h.media, h.hol, h.ext, &h.ast, h.sec)
+		s.timing(h.at, s.tsUn.Unwrap(h.ts), h.seq, h.media, h.hd, h.ext, &h.ast, h.sec)
 	}
 	s.held.ok = false // a stray that failed probation has no timing either
-	s.timing(at, s.tsUn.Unwrap(pk.Timestamp), pk.Seq, media, hol, pk.Extension, &ast, sec)
+	s.timing(at, s.tsUn.Unwrap(pk.Timestamp), pk.Seq, media, hd, pk.Extension, &ast, sec)
 }
 
 // count updates the counters of every packet.
@@ -199,7 +199,7 @@ func (s *Stream) lateHeld(dup bool) {
 	} else {
 		s.series.loss(h.sec, seqEvent{filled: true})
 	}
-	s.timing(h.at, s.tsUn.Unwrap(h.ts), h.seq, h.media, h.hol, h.ext, &h.ast, h.sec)
+	s.timing(h.at, s.tsUn.Unwrap(h.ts), h.seq, h.media, h.hd, h.ext, &h.ast, h.sec)
 }
 
 // rtxOSN takes the first two payload bytes of a payload-bearing packet, which are the

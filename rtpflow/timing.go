@@ -14,11 +14,12 @@ const (
 
 // early is one packet buffered until the stream's timing decision.
 type early struct {
-	at         int64
-	ts         int64
-	seq        uint16
-	hol, media bool
-	ast        astValues
+	at    int64
+	ts    int64
+	seq   uint16
+	hd    hold
+	media bool
+	ast   astValues
 }
 
 // heldPacket is the packet seqStats holds on probation (a very large sequence jump): its
@@ -26,14 +27,15 @@ type early struct {
 // late (lateHeld), dropped for a stray; and its sizes, for lateHeld to move a late copy's
 // bytes to the duplicates.
 type heldPacket struct {
-	ok       bool
-	at       int64
-	sec      int
-	ts       uint32
-	seq      uint16
-	hol, ext bool
-	media    bool
-	ast      astValues
+	ok    bool
+	at    int64
+	sec   int
+	ts    uint32
+	seq   uint16
+	hd    hold
+	ext   bool
+	media bool
+	ast   astValues
 
 	len, headerLen, payloadLen, padLen int64
 }
@@ -41,11 +43,11 @@ type heldPacket struct {
 // timing feeds one packet to jitter, delay and lateness, or buffers it until the clock rate
 // is known. ts is its RTP timestamp unwrapped, seq its sequence number, media false for an
 // event or comfort noise payload (Stream.media).
-func (s *Stream) timing(at, ts int64, seq uint16, media, hol, ext bool, ast *astValues, sec int) {
+func (s *Stream) timing(at, ts int64, seq uint16, media bool, hd hold, ext bool, ast *astValues, sec int) {
 	if s.timed() {
-		s.sample(at, ts, seq, media, ast.v[0], ast.mask != 0, hol, sec)
+		s.sample(at, ts, seq, media, ast.v[0], ast.mask != 0, hd, sec)
 	} else {
-		s.untimed(at, ts, seq, media, hol, ext, ast, sec)
+		s.untimed(at, ts, seq, media, hd, ext, ast, sec)
 	}
 }
 
@@ -68,10 +70,9 @@ func (s *Stream) timed() bool { return s.decided && (s.clock != 0 || s.ext.astID
 
 // untimed takes a packet of a stream not timed yet: buffered until the decision, or after
 // a decision without a reference, a step of the late clock inference. at is its arrival,
-// ts its RTP timestamp unwrapped, hol whether it was held behind a TCP retransmission or
-// earlier bytes, ext whether it has a header extension, ast its 3-byte extension values,
+// ts its RTP timestamp unwrapped, hd what TCP held it up with (hold), ext whether it has a header extension, ast its 3-byte extension values,
 // sec its second in the series.
-func (s *Stream) untimed(at, ts int64, seq uint16, media, hol, ext bool, ast *astValues, sec int) {
+func (s *Stream) untimed(at, ts int64, seq uint16, media bool, hd hold, ext bool, ast *astValues, sec int) {
 	if !s.decided && s.packets == 1 && !ext {
 		if _, ok := static(s.pt); ok {
 			s.decide() // a static payload type without extensions: nothing to wait for
@@ -81,13 +82,13 @@ func (s *Stream) untimed(at, ts int64, seq uint16, media, hol, ext bool, ast *as
 		if s.clock == 0 && s.ext.astID == 0 {
 			s.lateInfer(at, ts)
 		}
-		s.sample(at, ts, seq, media, ast.v[0], ast.mask != 0, hol, sec)
+		s.sample(at, ts, seq, media, ast.v[0], ast.mask != 0, hd, sec)
 		return
 	}
 	if s.early == nil {
 		s.early = make([]early, 0, 16)
 	}
-	s.early = append(s.early, early{at: at, ts: ts, seq: seq, hol: hol, media: media, ast: *ast})
+	s.early = append(s.early, early{at: at, ts: ts, seq: seq, hd: hd, media: media, ast: *ast})
 	if n := len(s.early); n >= earlyMax || (n >= 8 && at-s.early[0].at >= earlySpan) {
 		s.decide()
 	}
@@ -123,7 +124,7 @@ func (s *Stream) decide() {
 		if j >= 0 {
 			v, ok = e.ast.v[j], e.ast.mask&(1<<j) != 0
 		}
-		s.sample(e.at, e.ts, e.seq, e.media, v, ok, e.hol, s.series.index(e.at))
+		s.sample(e.at, e.ts, e.seq, e.media, v, ok, e.hd, s.series.index(e.at))
 	}
 	if n > 0 {
 		s.lateAt, s.lateTS = s.early[0].at, s.early[0].ts
@@ -157,9 +158,9 @@ func (s *Stream) lateInfer(at, ts int64) {
 
 // sample feeds one packet, in arrival order, to jitter and delay; sec is its second in the
 // series.
-func (s *Stream) sample(at, ts int64, seq uint16, media bool, ast uint32, astOK, hol bool, sec int) {
+func (s *Stream) sample(at, ts int64, seq uint16, media bool, ast uint32, astOK bool, hd hold, sec int) {
 	if s.clock > 0 {
 		s.jit.Update(at, ts)
 	}
-	s.delay.sample(at, ts, seq, media, ast, astOK, hol, sec)
+	s.delay.sample(at, ts, seq, media, ast, astOK, hd, sec)
 }

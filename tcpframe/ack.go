@@ -2,8 +2,8 @@ package tcpframe
 
 import "github.com/callpcap/callpcap/capture"
 
-// onAck handles the peer's acknowledgment of this direction's data: the highest cumulative
-// ACK and when it moved (to date deliveries at a sender vantage), RTT samples (Karn's rule,
+// onAck handles the peer's acknowledgment of this direction's data: its window (window.go),
+// the highest cumulative ACK and when it moved (to date deliveries at a sender vantage), RTT samples (Karn's rule,
 // sentRing), holes the receiver got past (capture gaps), and D-SACK (RFC 2883) reports of
 // spurious retransmissions.
 func (d *dir) onAck(h *capture.TCPHeader, t int64) {
@@ -14,6 +14,7 @@ func (d *dir) onAck(h *capture.TCPHeader, t int64) {
 	if a-d.st.highest > d.c.window || a < d.released()-d.c.window {
 		return // not plausibly an acknowledgment of this stream
 	}
+	d.advertised(h, a, t)
 	if !d.ackSeen || a > d.ackHigh {
 		d.ackSeen, d.ackHigh = true, a
 		d.acks.push(a, t)

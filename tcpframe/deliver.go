@@ -175,6 +175,15 @@ func (d *dir) emitHead() {
 	msg.Wire = transport.Wire{Total: m.hdr + framing + retr + m.payLen, Headers: m.hdr, Framing: framing,
 		Retransmitted: retr}
 	msg.Retransmitted = m.xBytes > 0 || m.lateBytes > 0
+	// What held it up (transport.Hold): a retransmission first, since a message behind one
+	// waits whatever the window; the window after.
+	msg.Hold = transport.HoldNone
+	switch {
+	case msg.Retransmitted || delivered > complete && d.retx.heldBehind(m.first, c.now, m.end):
+		msg.Hold = transport.HoldRetransmission
+	case d.rw.held(m.first, c.late):
+		msg.Hold = transport.HoldWindow
+	}
 	msg.Snapped = m.snapped
 	d.stats.messages++
 	d.stats.framingBytes += framing

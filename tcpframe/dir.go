@@ -54,6 +54,7 @@ type dir struct {
 	acks ackRing
 	sent sentRing
 	retx retxRing
+	rw   rwnd
 	rtt  quantile.Hist
 	hol  quantile.Hist
 	vc   struct {
@@ -108,6 +109,7 @@ func (d *dir) segment(p *capture.Packet) {
 
 	if syn && (!d.init || d.st.highest == 0 && d.st.cs.n() == 0 && d.st.framed == 0) {
 		d.init, d.synSeen, d.base = true, true, h.Seq+1
+		d.rw.syn(h)
 	}
 	if !d.init {
 		d.init, d.base = true, h.Seq
@@ -153,6 +155,7 @@ func (d *dir) segment(p *capture.Packet) {
 			payload = payload[:pl]
 		}
 		d.data(&dataSeg{start: off, size: pl, hdr: w - pl, payload: payload, t: t, gen: d.c.gen})
+		d.dataSent(pl, t)
 	}
 	if fin && !d.finSeen {
 		d.finSeen, d.finOff = true, off+pl
@@ -197,6 +200,9 @@ func (d *dir) end() {
 // delivered, and no capture gap is counted. Without the peer's ACKs (a capture of one
 // direction) every hole is taken for a capture gap. Conn.Close then emits what is held back.
 func (d *dir) close() {
+	if d.rw.on {
+		d.rw.end(d.c.now)
+	}
 	if d.ackSeen && d.ackHigh < d.st.highest {
 		d.skipHolesTo(d.ackHigh)
 		d.frame(stopEnd)
@@ -254,5 +260,6 @@ func (d *dir) summary() report.TCPDir {
 		ResyncSkippedBytes:         s.resyncSkipped,
 		HOLDelayedMessages:         s.holMessages,
 		HOLDelayMS:                 d.hol.Summary(),
+		WindowStalls:               d.rw.summary(),
 	}
 }

@@ -22,8 +22,10 @@
 // yet unframed, with the time each was first seen, and the in-order frontier; an in-order
 // segment is kept in its packet rather than copied. The policies that run over the store
 // each have a file: classification of segments (dir.go) and of their bytes (retransmit.go),
-// capture gaps (gap.go), ACKs, RTT and vantage (ack.go), the unframe driver (unframe.go)
-// and delivery dating (deliver.go). The in-order path allocates
+// capture gaps (gap.go), ACKs, RTT and vantage (ack.go), the receiver's window and its
+// stalls (window.go), the unframe driver (unframe.go) and delivery dating (deliver.go), which
+// also says what held each message up (transport.Hold: a retransmission, the window, or
+// nothing the connection shows: the sender's backlog). The in-order path allocates
 // nothing once the buffers have grown, provided emit is a func value made once (a method
 // value written at each call allocates). Segment copies the payload bytes it keeps, unless
 // Config.BorrowPayload: then it points into the packets until the second call to Detach

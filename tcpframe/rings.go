@@ -96,18 +96,19 @@ func (r *sentRing) ack(a, t int64) (sample int64, ok bool) {
 	return sample, ok
 }
 
-// retxRing remembers recent retransmitted ranges so that a later D-SACK (RFC 2883) can mark
-// them spurious.
+// retxRing remembers recent retransmitted ranges, and when they were seen, so that a later
+// D-SACK (RFC 2883) can mark them spurious and a message can tell whether it waited behind
+// one.
 type retxRing struct {
-	start, end [retxRingSize]int64
-	spurious   [retxRingSize]bool
-	next, n    int
+	start, end, t [retxRingSize]int64
+	spurious      [retxRingSize]bool
+	next, n       int
 }
 
 const retxRingSize = 32
 
-func (r *retxRing) push(s, e int64, spurious bool) {
-	r.start[r.next], r.end[r.next], r.spurious[r.next] = s, e, spurious
+func (r *retxRing) push(s, e, t int64, spurious bool) {
+	r.start[r.next], r.end[r.next], r.t[r.next], r.spurious[r.next] = s, e, t, spurious
 	r.next = (r.next + 1) % retxRingSize
 	if r.n < retxRingSize {
 		r.n++
@@ -125,4 +126,17 @@ func (r *retxRing) dsack(l, h int64) int64 {
 		r.spurious[i] = true
 	}
 	return n
+}
+
+// heldBehind reports whether a retransmission of bytes below end was seen from first to
+// now: a message first seen at first, ending at end, and delivered late in order waited for
+// it (head-of-line blocking). When the ring has forgotten ranges seen since first, it
+// answers yes: those many retransmissions are the likelier cause.
+func (r *retxRing) heldBehind(first, now, end int64) bool {
+	for i := range r.n {
+		if r.start[i] < end && r.t[i] >= first && r.t[i] <= now {
+			return true
+		}
+	}
+	return r.n == retxRingSize && r.t[r.next] > first
 }

@@ -30,6 +30,23 @@ const (
 	Indication      // RFC 8656, 11 (Send and Data indications)
 )
 
+// Hold is what held a TCP message up on its way, as far as the capture can tell. The rest
+// of a late message's delay is the sender's own backlog: its bytes were queued at the sender
+// before TCP sent them, for no reason the connection shows.
+type Hold uint8
+
+const (
+	HoldNone Hold = iota
+	// HoldRetransmission: some of its bytes were retransmitted, or it waited in order behind
+	// bytes retransmitted after it was first sent (head-of-line blocking).
+	HoldRetransmission
+	// HoldWindow: it was first sent while the receiver's advertised window was full (a
+	// window stall), or within the late budget after a window update opened it: a message
+	// late by more than the budget, sent within the budget of the window opening, had been
+	// ready while the window was shut.
+	HoldWindow
+)
+
 // Wire is the share of captured wire bytes a message accounts for, split so that the parts
 // add up exactly to Total: Total = Headers + Framing + Retransmitted + Message.Len().
 // For a UDP datagram Headers is link, IP and UDP headers; for TCP messages it is the share of
@@ -61,6 +78,8 @@ type Message struct {
 
 	// Retransmitted is true when any byte of the message was carried more than once by TCP.
 	Retransmitted bool
+	// Hold is what TCP held the message up with, if anything (always HoldNone over UDP).
+	Hold Hold
 	// Snapped is true when the capture cut the message (snap length): Payload is shorter
 	// than the message was on the wire.
 	Snapped bool

@@ -61,7 +61,27 @@ type TCPCall struct {
 	// most 4 (the segments carry no timestamps option). No D-SACK: a copy of bytes already
 	// acknowledged is acknowledged without blocks.
 	SACK bool
+
+	// RcvWindow, when positive, makes the server's receive window real (else every segment
+	// advertises 65535 and nothing waits for it): the server advertises RcvWindow less the
+	// bytes it received that its application has not read yet, and the client sends only
+	// segments that fit whole below the right edge (ACK + window) of the server's last
+	// segment it saw; one that does not fit waits, with those written after it, for a
+	// segment that opens the window. The application reads each byte as it arrives, except
+	// during Stalls. The SYN/ACK advertises min(RcvWindow, 65535), unscaled.
+	RcvWindow int
+	// WScale is the shift of the window scale option both SYNs carry when RcvWindow is set
+	// (RFC 7323; the client's shift is 0): the server advertises its window >> WScale.
+	WScale uint8
+	// Stalls are times when the server's application reads nothing: the window fills (to
+	// zero when the stall is long enough, though no zero-window probes are modelled), and at
+	// the end it reads everything and sends a window update, a pure ACK. Only with RcvWindow.
+	Stalls []TCPStall
 }
+
+// TCPStall is a time when the server's application stops reading: from At (from the
+// capture's start, at the server) for For.
+type TCPStall struct{ At, For time.Duration }
 
 // TCPWrite is one write of the application: Data (already framed) sent in direction Dir (0
 // client to server, 1 server to client) at T from the capture's start.
@@ -123,6 +143,7 @@ const (
 	evArrive         // a data segment reaches its receiver
 	evCapture        // a frame built earlier reaches the capture
 	evFlush          // a coalescing sender's partial segment may be due
+	evRead           // the server's application reads again after a stall
 )
 
 type tcpEvent struct {
@@ -136,6 +157,7 @@ type tcpEvent struct {
 	retx   bool // a copy sent again
 	frame  []byte
 	missed bool
+	edge   int64 // for the server's frames with RcvWindow: the right edge they advertise
 }
 
 type eventHeap []*tcpEvent
@@ -171,19 +193,26 @@ type sendQueue struct {
 type mark struct{ end, t int64 }
 
 type tcpSim struct {
-	c      TCPCall
-	emit   func(int64, []byte) error
-	ev     eventHeap
-	order  uint64
-	half   int64
-	addr   [2]netip.AddrPort // sender of each direction
-	sent   [2]int64          // next stream offset to send
-	segs   [2]int            // first transmissions so far
-	rcv    [2]int64          // cumulative: every byte below it arrived, per direction
-	ooo    [2][]span         // disjoint ranges beyond a hole, the most recently changed first
-	q      [2]sendQueue      // with Coalesce
-	err    error
-	epoch0 int64
+	c     TCPCall
+	emit  func(int64, []byte) error
+	ev    eventHeap
+	order uint64
+	half  int64
+	addr  [2]netip.AddrPort // sender of each direction
+	sent  [2]int64          // next stream offset to send
+	segs  [2]int            // first transmissions so far
+	rcv   [2]int64          // cumulative: every byte below it arrived, per direction
+	ooo   [2][]span         // disjoint ranges beyond a hole, the most recently changed first
+	q     [2]sendQueue      // with Coalesce
+
+	// With RcvWindow: the server's bytes received and not read, the right edge of the
+	// server's window the client knows, and the client's segments waiting for it.
+	unread  int64
+	edge    int64
+	blocked []*tcpEvent
+	fEdge   int64 // the edge the last frame of the server built advertises
+	err     error
+	epoch0  int64
 }
 
 func newTCPSim(c TCPCall, emit func(int64, []byte) error) *tcpSim {
@@ -204,10 +233,42 @@ func newTCPSim(c TCPCall, emit func(int64, []byte) error) *tcpSim {
 func (s *tcpSim) seq(dir int, off int64) uint32 { return s.c.ISN[dir] + 1 + uint32(off) }
 
 // frame builds a segment of direction dir: it acknowledges (and with SACK, SACKs) what
-// dir's sender has received of the other direction.
+// dir's sender has received of the other direction, and advertises its window: 65535, or
+// with RcvWindow the server's free buffer (scaled), whose right edge goes in fEdge.
 func (s *tcpSim) frame(dir int, off int64, flags uint8, payload []byte) []byte {
+	win := uint16(65535)
+	if dir == 1 && s.c.RcvWindow > 0 {
+		w := max(int64(s.c.RcvWindow)-s.unread, 0) >> s.c.WScale
+		win = uint16(min(w, 65535))
+		s.fEdge = s.rcv[0] + int64(win)<<s.c.WScale
+	}
 	return pcapgen.EtherTCP(s.addr[dir], s.addr[1-dir], s.seq(dir, off), s.seq(1-dir, s.rcv[1-dir]),
-		flags, 65535, payload, s.sackOpt(1-dir)...)
+		flags, win, payload, s.sackOpt(1-dir)...)
+}
+
+// stalled reports whether the server's application is not reading at t.
+func (s *tcpSim) stalled(t int64) bool {
+	for _, st := range s.c.Stalls {
+		if a := s.epoch0 + int64(st.At); t >= a && t < a+int64(st.For) {
+			return true
+		}
+	}
+	return false
+}
+
+// sees gives the client a segment of the server advertising the right edge edge at t: the
+// segments waiting for the window that now fit go out.
+func (s *tcpSim) sees(edge, t int64) {
+	if s.c.RcvWindow <= 0 {
+		return
+	}
+	s.edge = edge
+	for len(s.blocked) > 0 && s.blocked[0].off+int64(len(s.blocked[0].data)) <= s.edge {
+		e := s.blocked[0]
+		s.blocked = s.blocked[1:]
+		e.t = t
+		s.send(e)
+	}
 }
 
 // maxSACKBlocks is how many SACK blocks fit in the 40 bytes of TCP options beside no
@@ -242,9 +303,20 @@ func (s *tcpSim) run(next func() (TCPWrite, bool)) error {
 	c := s.c
 	t0 := s.epoch0 + int64(c.Start)
 	cl, sv := c.Client, c.Server
-	s.out(t0, pcapgen.EtherTCP(cl, sv, c.ISN[0], 0, capture.FlagSYN, 65535, nil, pcapgen.MSS(uint16(c.MSS))))
-	s.out(t0+2*s.half, pcapgen.EtherTCP(sv, cl, c.ISN[1], c.ISN[0]+1, capture.FlagSYN|capture.FlagACK, 65535, nil,
-		pcapgen.MSS(uint16(c.MSS))))
+	synOpts := [2][]pcapgen.TCPOpt{{pcapgen.MSS(uint16(c.MSS))}, {pcapgen.MSS(uint16(c.MSS))}}
+	synWin := uint16(65535)
+	if c.RcvWindow > 0 {
+		synOpts[0] = append(synOpts[0], pcapgen.WScale(0))
+		synOpts[1] = append(synOpts[1], pcapgen.WScale(c.WScale))
+		synWin = uint16(min(c.RcvWindow, 65535))
+		s.edge = int64(synWin)
+		for _, st := range c.Stalls {
+			s.push(&tcpEvent{t: s.epoch0 + int64(st.At+st.For), kind: evRead})
+		}
+	}
+	s.out(t0, pcapgen.EtherTCP(cl, sv, c.ISN[0], 0, capture.FlagSYN, 65535, nil, synOpts[0]...))
+	s.out(t0+2*s.half, pcapgen.EtherTCP(sv, cl, c.ISN[1], c.ISN[0]+1, capture.FlagSYN|capture.FlagACK, synWin, nil,
+		synOpts[1]...))
 	s.out(t0+2*s.half, pcapgen.EtherTCP(cl, sv, c.ISN[0]+1, c.ISN[1]+1, capture.FlagACK, 65535, nil))
 	w, ok := next()
 	for s.err == nil && (ok || len(s.ev) > 0) {
@@ -328,35 +400,55 @@ func (s *tcpSim) event(e *tcpEvent) {
 	switch e.kind {
 	case evCapture:
 		s.out(e.t, e.frame)
+		s.sees(e.edge, e.t)
 	case evFlush:
 		s.flush(e.t, e.dir)
+	case evRead:
+		s.unread = 0
+		s.push(&tcpEvent{t: e.t + s.half, kind: evCapture, frame: s.frame(1, s.sent[1], capture.FlagACK, nil), edge: s.fEdge})
 	case evSend:
-		first := !e.retx
-		resend := first && (e.dir == 0 && (is(c.LoseAfter, e.idx) || is(c.Spurious, e.idx)) ||
-			e.dir == 1 && is(c.LoseBefore, e.idx))
-		lost := first && (e.dir == 0 && is(c.LoseAfter, e.idx) || e.dir == 1 && is(c.LoseBefore, e.idx))
-		f := s.frame(e.dir, e.off, capture.FlagACK|capture.FlagPSH, e.data)
-		miss := s.missed(e.dir, e.idx)
-		if e.dir == 0 && !miss {
-			s.out(e.t, f)
+		if c.RcvWindow > 0 && e.dir == 0 && !e.retx &&
+			(len(s.blocked) > 0 || e.off+int64(len(e.data)) > s.edge) {
+			s.blocked = append(s.blocked, e)
+			return
 		}
-		if resend {
-			s.push(&tcpEvent{t: e.t + int64(c.RTO), kind: evSend, dir: e.dir, off: e.off, data: e.data, idx: e.idx, retx: true})
-		}
-		if !lost {
-			s.push(&tcpEvent{t: e.t + s.half, kind: evArrive, dir: e.dir, off: e.off, data: e.data, frame: f,
-				missed: miss})
-		}
+		s.send(e)
 	case evArrive:
+		before := s.rcv[e.dir]
 		s.receive(e.dir, e.off, e.off+int64(len(e.data)))
 		if e.dir == 0 { // at the server: its ACK reaches the capture RTT/2 later
-			s.push(&tcpEvent{t: e.t + s.half, kind: evCapture, frame: s.frame(1, s.sent[1], capture.FlagACK, nil)})
+			if s.stalled(e.t) {
+				s.unread += s.rcv[0] - before
+			}
+			s.push(&tcpEvent{t: e.t + s.half, kind: evCapture, frame: s.frame(1, s.sent[1], capture.FlagACK, nil), edge: s.fEdge})
 			return
 		}
 		if !e.missed {
 			s.out(e.t, e.frame)
+			s.sees(e.edge, e.t)
 		}
 		s.out(e.t, s.frame(0, s.sent[0], capture.FlagACK, nil))
+	}
+}
+
+// send transmits a data segment at e.t.
+func (s *tcpSim) send(e *tcpEvent) {
+	c := s.c
+	first := !e.retx
+	resend := first && (e.dir == 0 && (is(c.LoseAfter, e.idx) || is(c.Spurious, e.idx)) ||
+		e.dir == 1 && is(c.LoseBefore, e.idx))
+	lost := first && (e.dir == 0 && is(c.LoseAfter, e.idx) || e.dir == 1 && is(c.LoseBefore, e.idx))
+	f := s.frame(e.dir, e.off, capture.FlagACK|capture.FlagPSH, e.data)
+	miss := s.missed(e.dir, e.idx)
+	if e.dir == 0 && !miss {
+		s.out(e.t, f)
+	}
+	if resend {
+		s.push(&tcpEvent{t: e.t + int64(c.RTO), kind: evSend, dir: e.dir, off: e.off, data: e.data, idx: e.idx, retx: true})
+	}
+	if !lost {
+		s.push(&tcpEvent{t: e.t + s.half, kind: evArrive, dir: e.dir, off: e.off, data: e.data, frame: f,
+			missed: miss, edge: s.fEdge})
 	}
 }
 

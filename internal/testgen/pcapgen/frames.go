@@ -262,6 +262,9 @@ func SACK(blocks ...capture.SACKBlock) TCPOpt {
 // MSS returns a Maximum Segment Size option.
 func MSS(v uint16) TCPOpt { return TCPOpt{Kind: 2, Data: binary.BigEndian.AppendUint16(nil, v)} }
 
+// WScale returns a window scale option (RFC 7323, 2.2) with the given shift count.
+func WScale(shift uint8) TCPOpt { return TCPOpt{Kind: 3, Data: []byte{shift}} }
+
 // Timestamps returns a TCP timestamps option (RFC 7323).
 func Timestamps(val, ecr uint32) TCPOpt {
 	return TCPOpt{Kind: 8, Data: binary.BigEndian.AppendUint32(binary.BigEndian.AppendUint32(nil, val), ecr)}
