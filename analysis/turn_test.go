@@ -138,9 +138,12 @@ func TestICERTT(t *testing.T) {
 	}
 	c := analyze(t, pcapOf(t, pkts), Options{})
 	ice := c.ICE
+	// Alice's checks only, from her private address to bob's public one: the capture, which
+	// sees her private address, is on her side, and they are her round trips.
 	if ice.Checks != 3 || ice.Successes != 3 || ice.Failures != 0 || ice.RTTMS == nil ||
-		ice.RTTMS.Min != 10 || ice.RTTMS.Max != 30 || ice.RTTMS.P50 != 20 {
-		t.Errorf("ice = %+v rtt %+v, want 3 checks, 3 successes, rtt 10/20/30", ice, ice.RTTMS)
+		ice.RTTMS.Min != 10 || ice.RTTMS.Max != 30 || ice.RTTMS.P50 != 20 || len(ice.RTTLegs) != 1 ||
+		ice.RTTLegs[0].Leg != "host_peer" {
+		t.Errorf("ice = %+v rtt %+v, want 3 checks, 3 successes, host_peer rtt 10/20/30", ice, ice.RTTMS)
 	}
 	if len(ice.Ufrags) != 1 || ice.Ufrags[0] != "bob1:alice1" {
 		t.Errorf("ufrags = %v", ice.Ufrags)

@@ -80,7 +80,8 @@ func (a *analyzer) unanalysed(rd *capture.Reader) {
 		bound{u.Ufrags, "ICE ufrag pairs"}, bound{u.Nominated, "nominated pairs"},
 		bound{u.Allocations, "messages of TURN allocations"}, bound{u.Servers, "TURN servers"},
 		bound{u.Channels, "channel bindings"}, bound{u.Peers, "peers"},
-		bound{u.Permissions, "permissions"}); l != "" {
+		bound{u.Permissions, "permissions"}, bound{u.ICEPairs, "ICE round trips of candidate pairs beyond 64"},
+		bound{u.ICESamples, "ICE round trips held for a pair's vantage"}); l != "" {
 		a.warnf("ICE and TURN state beyond its bounds was counted, not kept: %s", l)
 	}
 }

@@ -7,7 +7,7 @@
 // validated by decoding its header (wire.RTP, pion/rtp), and the Classifier keeps that
 // header for rtpflow, so that each RTP header is decoded once. A Tracker, fed every STUN
 // and ChannelData message of one capture with the capture time inside it, counts ICE
-// checks and their round trips, follows TURN allocations, permissions and channel
+// checks and the round trips of those this host sent or relayed (icertt.go), follows TURN allocations, permissions and channel
 // bindings, and unwraps ChannelData and Send/Data indications into the inner
 // transport.Message, tagged with the peer and with the TURN bytes moved to Wire.Framing so
 // that the wire accounting still adds up. The caller demuxes the inner message again.

@@ -33,7 +33,8 @@ func (t *Tracker) bindingRequest(e *txn) {
 }
 
 // bindingResponse counts a success or error response; matched to its request it gives a
-// round trip and, for a USE-CANDIDATE request, the nominated pair.
+// round trip (placed by Tracker.sample: only this host's checks count) and, for a
+// USE-CANDIDATE request, the nominated pair.
 //
 // The round trip runs from the request's FirstSeen to the response's Delivered: the time
 // the agent waited, including any TCP head-of-line blocking on the way back.
@@ -47,16 +48,73 @@ func (t *Tracker) bindingResponse(m *transport.Message, success, matched bool, e
 		return
 	}
 	if !e.retransmitted {
-		at := m.Delivered
-		if at == 0 {
-			at = m.FirstSeen
-		}
-		if d := at - e.at; d >= 0 {
-			t.rtt.Record(float64(d) / 1e6)
+		if d := arrival(m) - e.at; d >= 0 {
+			t.sample(e, float64(d)/1e6)
 		}
 	}
 	if success && e.useCandidate {
 		t.nominate(e)
+	}
+}
+
+// arrival is when a message reached the application: Delivered, or FirstSeen without it.
+func arrival(m *transport.Message) int64 {
+	if m.Delivered != 0 {
+		return m.Delivered
+	}
+	return m.FirstSeen
+}
+
+// relayedCheck reports whether m, a request whose transaction ID p is pending, is p's copy
+// leaving a relay (or any forwarder) the capture saw it arrive at: a Binding request on
+// another flow. It is the same check, not counted again; a retransmission of it on the
+// onward flow is not counted either (its copy on the first flow was). The relay's two
+// addresses, where the request arrived and where it left, are this host's.
+func (t *Tracker) relayedCheck(p *txn, m *transport.Message) bool {
+	if p.method != stun.MethodBinding || t.msg.Type.Method != stun.MethodBinding {
+		return false
+	}
+	if m.Src == p.src && m.Dst == p.dst && m.Proto == p.proto {
+		return false // a retransmission on the same flow
+	}
+	if p.relayed {
+		if m.Src == p.fwdSrc && m.Dst == p.fwdDst && m.Proto == p.fwdProto {
+			p.retransmitted = true
+		}
+		return true
+	}
+	p.relayed = true
+	p.fwdAt, p.fwdSrc, p.fwdDst, p.fwdProto, p.fwdVia = m.FirstSeen, m.Src, m.Dst, m.Proto, m.Via
+	t.ice.addLocal(p.dst.Addr())
+	t.ice.addLocal(m.Src.Addr())
+	return true
+}
+
+// relayedResponse handles a response to a check relayed at the capture. The first copy
+// counts the success or failure; when it came back on the onward flow it gives the round
+// trip of that leg, from the onward request, and the check stays pending for the copy the
+// relay sends back on the first flow, which is then dropped uncounted.
+func (t *Tracker) relayedResponse(m *transport.Message, success bool, p *txn) {
+	onward := m.Src == p.fwdDst && m.Dst == p.fwdSrc && m.Proto == p.fwdProto
+	if p.answered || !onward {
+		delete(t.pending, p.id)
+	}
+	if p.answered {
+		return
+	}
+	p.answered = true
+	if success {
+		t.successes++
+	} else {
+		t.failures++
+	}
+	if onward && !p.retransmitted {
+		if d := arrival(m) - p.fwdAt; d >= 0 {
+			t.ice.record(relayLeg(p.via, p.fwdVia), float64(d)/1e6)
+		}
+	}
+	if success && p.useCandidate {
+		t.nominate(p)
 	}
 }
 
@@ -90,16 +148,18 @@ func (t *Tracker) nominate(e *txn) {
 	t.nominated[p] = struct{}{}
 }
 
-// ICE returns the ICE figures of the capture. Ufrags and Nominated are sorted and never nil.
+// ICE returns the ICE figures of the capture. Ufrags and Nominated are sorted and never nil;
+// RTTLegs is in a fixed order and never nil. Round trips of pairs still undecided are placed
+// at the first call (see icertt.go), so call it once the capture is read.
 func (t *Tracker) ICE() report.ICE {
 	r := report.ICE{
 		Checks:    t.checks,
 		Successes: t.successes,
 		Failures:  t.failures,
-		RTTMS:     t.rtt.Summary(),
 		Ufrags:    make([]string, 0, len(t.ufrags)),
 		Nominated: make([]string, 0, len(t.nominated)),
 	}
+	r.RTTMS, r.RTTLegs = t.ice.summary()
 	for u := range t.ufrags {
 		r.Ufrags = append(r.Ufrags, u)
 	}

@@ -7,7 +7,6 @@ import (
 
 	"github.com/pion/stun/v3"
 
-	"github.com/callpcap/callpcap/internal/quantile"
 	"github.com/callpcap/callpcap/transport"
 	"github.com/callpcap/callpcap/wire"
 )
@@ -51,6 +50,8 @@ type Untracked struct {
 	Channels    int64 // channel bindings beyond 64 on one allocation
 	Peers       int64 // peers beyond 64 on one allocation
 	Permissions int64 // permissions beyond 64 on one allocation
+	ICEPairs    int64 // ICE round trips of candidate pairs beyond 64 (in RTTLegUnknown)
+	ICESamples  int64 // round trips beyond 256 in one direction of a pair still undecided
 }
 
 // flowKey is a TURN allocation's transport flow with the two ends in a fixed order: the
@@ -71,8 +72,17 @@ type txn struct {
 	peer     netip.AddrPort // Message.Peer for Binding; XOR-PEER-ADDRESS for ChannelBind
 
 	retransmitted bool // seen twice: no RTT sample (Karn's rule)
-	useCandidate  bool
-	dealloc       bool // Refresh with LIFETIME 0
+
+	// A Binding request seen again on another flow was relayed (or forwarded) at the
+	// capture: the onward copy's flow and time, and whether its answer was seen.
+	relayed        bool
+	answered       bool
+	fwdAt          int64
+	fwdSrc, fwdDst netip.AddrPort
+	fwdProto       transport.Proto
+	fwdVia         transport.Via
+	useCandidate   bool
+	dealloc        bool // Refresh with LIFETIME 0
 
 	channel      uint16
 	addedChannel bool // the request created a provisional binding
@@ -91,7 +101,7 @@ type Tracker struct {
 
 	// ICE.
 	checks, successes, failures int64
-	rtt                         quantile.Hist
+	ice                         iceRTT
 	ufrags                      map[string]struct{}
 	nominated                   map[[2]netip.AddrPort]struct{}
 
@@ -176,8 +186,12 @@ func (t *Tracker) STUN(m *transport.Message, inner *transport.Message) (unwrappe
 func (t *Tracker) request(m *transport.Message) {
 	id := t.msg.TransactionID
 	if seq, ok := t.pending[id]; ok {
+		p := &t.txns[seq%maxPending]
+		if t.relayedCheck(p, m) {
+			return
+		}
 		// A retransmission: count it, but the state it would set is already set.
-		t.txns[seq%maxPending].retransmitted = true
+		p.retransmitted = true
 		if t.msg.Type.Method == stun.MethodBinding {
 			t.checks++
 		}
@@ -210,7 +224,9 @@ func (t *Tracker) addPending(e *txn) {
 		old := t.txns[i].id
 		if seq, ok := t.pending[old]; ok && seq == t.next-maxPending {
 			delete(t.pending, old)
-			t.stats.Untracked.Pending++
+			if !t.txns[i].answered { // a relayed check waiting for its second answer was answered
+				t.stats.Untracked.Pending++
+			}
 		}
 		t.txns[i] = *e
 	}
@@ -226,10 +242,14 @@ func (t *Tracker) response(m *transport.Message, success bool) {
 	seq, ok := t.pending[id]
 	if ok {
 		e = t.txns[seq%maxPending]
-		if e.method == method {
-			delete(t.pending, id)
-		} else {
+		switch {
+		case e.method != method:
 			ok = false
+		case e.relayed:
+			t.relayedResponse(m, success, &t.txns[seq%maxPending])
+			return
+		default:
+			delete(t.pending, id)
 		}
 	}
 	if method == stun.MethodBinding {

@@ -138,3 +138,22 @@ func TestUnmeasuredRates(t *testing.T) {
 		}
 	}
 }
+
+// At a TURN server the ICE round trips cover one leg each: the text names them.
+func TestICERTTLegsNamed(t *testing.T) {
+	r := handMade()
+	ice := &r.Captures[0].ICE
+	q := func(ms float64) *report.Quantiles {
+		return &report.Quantiles{Samples: 3, Min: ms, P50: ms, P95: ms, P99: ms, Max: ms}
+	}
+	ice.RTTMS = &report.Quantiles{Samples: 6, Min: 41.1, P50: 41.1, P95: 64.6, P99: 64.6, Max: 64.6}
+	ice.RTTLegs = []report.ICERTTLeg{{Leg: "relay_peer", RTTMS: q(64.6)}, {Leg: "relay_client", RTTMS: q(41.1)}}
+	var b bytes.Buffer
+	if err := Text(&b, r); err != nil {
+		t.Fatal(err)
+	}
+	want := "RTT p50 41 ms (relay_peer p50 65 ms, relay_client p50 41 ms)\n"
+	if !strings.Contains(b.String(), want) {
+		t.Errorf("text lacks %q:\n%s", want, b.String())
+	}
+}

@@ -291,6 +291,17 @@ func (t *textWriter) signalling(c *report.Capture) {
 		if ice.RTTMS != nil {
 			s += fmt.Sprintf(", RTT p50 %s", ms(ice.RTTMS.P50))
 		}
+		// Legs other than this host's own round trips are named: at a relay each covers
+		// one leg, and an unknown sender's times are not an RTT.
+		var legs []string
+		named := false
+		for _, l := range ice.RTTLegs {
+			legs = append(legs, fmt.Sprintf("%s p50 %s", l.Leg, ms(l.RTTMS.P50)))
+			named = named || !strings.HasPrefix(l.Leg, "host_")
+		}
+		if named {
+			s += " (" + strings.Join(legs, ", ") + ")"
+		}
 		t.line("%s", s)
 		for _, n := range ice.Nominated {
 			t.line("  nominated %s", n)

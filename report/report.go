@@ -357,6 +357,19 @@ type ICE struct {
 	RTTMS     *Quantiles `json:"rtt_ms"`
 	Ufrags    []string   `json:"ufrags"`
 	Nominated []string   `json:"nominated"`
+	// RTTLegs splits the round trips by the leg they cover (RTTMS is every leg but
+	// "unknown"): only checks that left this host, or its relay, measure a round trip.
+	RTTLegs []ICERTTLeg `json:"rtt_legs"`
+}
+
+// ICERTTLeg is the round trips of the ICE checks that covered one leg: host_peer (this host
+// to the peer and back), host_relay_peer (through this host's TURN relay), relay_peer and
+// relay_client (at a TURN server, the relay to the peer, or the server to the client, and
+// back), forwarded (a forwarder seen on both sides, to the responder and back), unknown (the
+// capture cannot tell who sent the checks: not in rtt_ms).
+type ICERTTLeg struct {
+	Leg   string     `json:"leg"`
+	RTTMS *Quantiles `json:"rtt_ms"`
 }
 
 type TURN struct {

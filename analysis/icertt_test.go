@@ -1,0 +1,121 @@
+package analysis
+
+import (
+	"net/netip"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/callpcap/callpcap/internal/testgen/callgen"
+	"github.com/callpcap/callpcap/report"
+)
+
+// p2pChecks is a direct call on a 104.2 ms network round trip (52.1 ms each way) where each
+// agent answers a check in 0.8 ms and sends five: its own checks take 105 ms, the peer's are
+// answered next to the capture in 0.8 ms.
+var p2pChecks = callgen.ICECall{
+	A: netip.MustParseAddrPort("10.0.0.1:50000"), B: netip.MustParseAddrPort("198.51.100.9:61000"),
+	OneWay: 52100 * time.Microsecond, Answer: [2]time.Duration{800 * time.Microsecond, 800 * time.Microsecond},
+	Checks: 5, Interval: time.Second, Start: 100 * time.Millisecond,
+}
+
+// rtt is n samples of exactly ms.
+func rtt(n int64, ms float64) *report.Quantiles {
+	return &report.Quantiles{Samples: n, Min: ms, P50: ms, P95: ms, P99: ms, Max: ms}
+}
+
+// At either end of a P2P call the round trip is this host's checks only: 105 ms, not the
+// 0.8 ms its own answers take.
+func TestICERTTAtEitherEnd(t *testing.T) {
+	for at, name := range []string{"A", "B"} {
+		t.Run(name, func(t *testing.T) {
+			c := analyze(t, pcapOf(t, p2pChecks.Packets(at)), Options{})
+			want := report.ICE{
+				Checks: 10, Successes: 10, RTTMS: rtt(5, 105),
+				Ufrags:    []string{"aaaa:bbbb", "bbbb:aaaa"},
+				Nominated: []string{},
+				RTTLegs:   []report.ICERTTLeg{{Leg: "host_peer", RTTMS: rtt(5, 105)}},
+			}
+			if d := cmp.Diff(want, c.ICE); d != "" {
+				t.Errorf("ice (-want +got):\n%s", d)
+			}
+		})
+	}
+}
+
+// Half-way between the agents (26.05 ms from each) both directions are answered 52.9 ms
+// after the capture saw the request: neither left this host, each measures half the path,
+// and no round trip is reported.
+func TestICERTTBetweenTheAgents(t *testing.T) {
+	mid := p2pChecks
+	mid.Off = mid.OneWay / 2
+	mid.A = netip.MustParseAddrPort("192.0.2.1:50000") // public: no NAT places the capture
+	c := analyze(t, pcapOf(t, mid.Packets(0)), Options{})
+	if c.ICE.RTTMS != nil || len(c.ICE.RTTLegs) != 0 || c.ICE.Checks != 10 {
+		t.Errorf("ice %+v, want 10 checks and no round trip", c.ICE)
+	}
+}
+
+// relayChecks: a TURN client 20 ms from the server, the peer 32 ms from the relay, the server
+// relaying in 0.2 ms, the client answering in 1.1 ms and the peer in 0.6 ms, three checks
+// each way. The client's round trip is 40 + 0.4 + 64 + 0.6 = 105 ms.
+var relayChecks = callgen.ICERelayCall{
+	Client: callgen.ExampleClient, Server: callgen.ExampleServer, Relayed: callgen.ExampleRelayed, Peer: callgen.ExamplePeer,
+	Channel: 0x4000, ClientOneWay: 20 * time.Millisecond, PeerOneWay: 32 * time.Millisecond, Forward: 200 * time.Microsecond,
+	Answer: [2]time.Duration{1100 * time.Microsecond, 600 * time.Microsecond},
+	Checks: 3, Interval: time.Second, Start: 10 * time.Millisecond,
+}
+
+// At the TURN server each check is seen on both legs: it counts once, and its round trip
+// covers the leg it left the server on: relay to peer 64.6 ms (2 × 32 + 0.6) for the
+// client's checks, server to client 41.1 ms (2 × 20 + 1.1) for the peer's.
+func TestICERTTAtTURNServer(t *testing.T) {
+	c := analyze(t, pcapOf(t, relayChecks.Packets(callgen.AtServer)), Options{})
+	want := report.ICE{
+		Checks: 6, Successes: 6,
+		RTTMS:     &report.Quantiles{Samples: 6, Min: 41.1, P50: 41.1, P95: 64.6, P99: 64.6, Max: 64.6},
+		Ufrags:    []string{"cccc:pppp", "pppp:cccc"},
+		Nominated: []string{},
+		RTTLegs: []report.ICERTTLeg{
+			{Leg: "relay_peer", RTTMS: rtt(3, 64.6)},
+			{Leg: "relay_client", RTTMS: rtt(3, 41.1)},
+		},
+	}
+	if d := cmp.Diff(want, c.ICE); d != "" {
+		t.Errorf("ice (-want +got):\n%s", d)
+	}
+}
+
+// The same call at the client: its own checks, through the relay, 105 ms; the peer's, which
+// it answers in 1.1 ms, are not round trips.
+func TestICERTTAtTURNClient(t *testing.T) {
+	c := analyze(t, pcapOf(t, relayChecks.Packets(callgen.AtClient)), Options{})
+	want := report.ICE{
+		Checks: 6, Successes: 6, RTTMS: rtt(3, 105),
+		Ufrags:    []string{"cccc:pppp", "pppp:cccc"},
+		Nominated: []string{},
+		RTTLegs:   []report.ICERTTLeg{{Leg: "host_relay_peer", RTTMS: rtt(3, 105)}},
+	}
+	if d := cmp.Diff(want, c.ICE); d != "" {
+		t.Errorf("ice (-want +got):\n%s", d)
+	}
+}
+
+// One way only between public addresses: the capture cannot tell a check it sent from one
+// it answered; the times are reported as an unknown leg, not as rtt_ms.
+func TestICERTTOneWayUnknown(t *testing.T) {
+	one := p2pChecks
+	one.A = netip.MustParseAddrPort("192.0.2.1:50000")
+	var pkts []callgen.Packet
+	for i, p := range one.Packets(0) {
+		if i%4 < 2 { // A's checks and their answers only
+			pkts = append(pkts, p)
+		}
+	}
+	c := analyze(t, pcapOf(t, pkts), Options{})
+	want := []report.ICERTTLeg{{Leg: "unknown", RTTMS: rtt(5, 105)}}
+	if d := cmp.Diff(want, c.ICE.RTTLegs); d != "" || c.ICE.RTTMS != nil {
+		t.Errorf("rtt_ms %+v, legs (-want +got):\n%s", c.ICE.RTTMS, d)
+	}
+}

@@ -1,0 +1,300 @@
+package demux
+
+import (
+	"net/netip"
+
+	"github.com/callpcap/callpcap/internal/quantile"
+	"github.com/callpcap/callpcap/report"
+	"github.com/callpcap/callpcap/transport"
+)
+
+// ICE round trips: which checks measure one.
+//
+// A Binding request and its response are paired by transaction ID. The time between them
+// is a round trip only when the request left the capture's host: a request that arrived
+// here was answered next to the capture, and its response time is this host's processing
+// time (about a millisecond), not the path. So:
+//
+//   - At a TURN server the same request (same transaction ID) is seen twice, arriving on one
+//     leg and leaving on the other. It is one check, counted once; its round trip runs from
+//     the copy that left the relay to the response that came back on that leg, and covers
+//     that leg only: relayed address to peer (RTTLegRelayPeer) or server to client
+//     (RTTLegRelayClient). Any other forwarder seen on both sides (a NAT captured on both
+//     interfaces) gives RTTLegForwarded the same way.
+//   - A check wrapped in TURN (ChannelData, Send/Data) on an allocation the capture saw, and
+//     not seen leaving the relay, was captured on the client's side: the client's checks
+//     (towards the server) are its own, the full round trip to the peer through the relay
+//     (RTTLegHostRelayPeer); the peer's checks (from the server) were answered here.
+//   - Direct checks (and wrapped ones on an unseen allocation): ICE agents check a
+//     candidate pair in both directions (RFC 8445, 7.3.1.4, triggered checks). Per pair,
+//     the direction whose fastest answer took less than vantageRatio of the other
+//     direction's fastest answer was answered next to the capture: its responder is this
+//     host, and the other direction's checks are this host's, each a full round trip
+//     (RTTLegHostPeer).
+//   - A pair that timing does not decide (checked one way only, or both ways with answers
+//     of comparable speed) is decided by its addresses: an end the rules above showed to be
+//     this host's (it answered at once elsewhere, or it ran the relay) is this host; else an
+//     end behind a NAT (RFC 1918, RFC 4193, link-local, RFC 6598) facing a public one is on
+//     the capture's side, since the capture sees that address, which never crosses the NAT.
+//     This host's checks count, the checks it answered do not.
+//   - Otherwise, checked both ways: the capture sits between the agents and each direction
+//     measures part of the path: neither counts. Checked one way: the capture cannot tell
+//     whether it sent the checks or answered them: their times go to RTTLegUnknown, not
+//     into the round trip.
+//
+// Pairs are decided when the capture ends (Tracker.ICE), or earlier once one direction has
+// held maxHeld round trips. Retransmitted requests give no sample (Karn's rule).
+
+// vantageRatio is the fraction of the other direction's answer time under which a direction
+// counts as answered at the capture, as the TCP vantage rule (DESIGN.md) uses 20% of the RTT.
+const vantageRatio = 0.2
+
+// Bounds on the round trips held while a pair's vantage is undecided.
+const (
+	maxICEPairs = 64  // candidate pairs whose samples are held
+	maxHeld     = 256 // samples held per direction of a pair until its vantage is decided
+	maxLocal    = 16  // addresses known to be this host's
+)
+
+// The legs an ICE round trip covers (report.ICERTTLeg.Leg).
+const (
+	RTTLegHostPeer      = "host_peer"       // this host to the peer and back
+	RTTLegHostRelayPeer = "host_relay_peer" // this host through its TURN relay to the peer and back
+	RTTLegRelayPeer     = "relay_peer"      // at a TURN server: relayed address to the peer and back
+	RTTLegRelayClient   = "relay_client"    // at a TURN server: server to the client and back
+	RTTLegForwarded     = "forwarded"       // a forwarder seen on both sides: it to the responder and back
+	RTTLegUnknown       = "unknown"         // who sent these checks cannot be told: not in rtt_ms
+)
+
+// rttLegs orders the legs in the report.
+var rttLegs = [...]string{RTTLegHostPeer, RTTLegHostRelayPeer, RTTLegRelayPeer, RTTLegRelayClient,
+	RTTLegForwarded, RTTLegUnknown}
+
+func legIndex(leg string) int {
+	for i, l := range rttLegs {
+		if l == leg {
+			return i
+		}
+	}
+	return len(rttLegs) - 1
+}
+
+// icePairKey is a candidate pair as the capture sees it: the two outer transport addresses
+// in a fixed order, and the peer for a check wrapped in TURN.
+type icePairKey struct {
+	lo, hi, peer netip.AddrPort
+}
+
+// Vantage of a pair.
+const (
+	undecided int8 = iota
+	loSends        // lo is this host: its checks count
+	hiSends        // hi is this host
+	between        // the capture is between the agents: neither counts
+	settled        // undecided at the end of the capture, its samples placed by ICE
+)
+
+// icePair holds a pair's round trips until the pair's vantage is known. Direction 0 is
+// lo's requests (answered by hi), direction 1 hi's.
+type icePair struct {
+	n       [2]int64
+	min     [2]float64
+	held    [2][]float64
+	wrapped bool // the checks travel wrapped in TURN (the round trip runs through the relay)
+	vantage int8
+}
+
+// iceRTT is the Tracker's round-trip state.
+type iceRTT struct {
+	all   quantile.Hist // every round trip of a check this host (or its relay) sent
+	legs  [len(rttLegs)]quantile.Hist
+	pairs map[icePairKey]*icePair
+	order []*icePair // by first seen, to settle them deterministically
+	keys  []icePairKey
+	local []netip.Addr // addresses shown to be this host's
+}
+
+// record adds a round trip covering leg.
+func (r *iceRTT) record(leg string, ms float64) {
+	i := legIndex(leg)
+	r.legs[i].Record(ms)
+	if leg != RTTLegUnknown {
+		r.all.Record(ms)
+	}
+}
+
+// addLocal remembers an address of this host.
+func (r *iceRTT) addLocal(a netip.Addr) {
+	if !a.IsValid() || r.isLocal(a) || len(r.local) >= maxLocal {
+		return
+	}
+	r.local = append(r.local, a)
+}
+
+func (r *iceRTT) isLocal(a netip.Addr) bool {
+	for _, l := range r.local {
+		if l == a {
+			return true
+		}
+	}
+	return false
+}
+
+// sample places the round trip ms of a matched, unretransmitted, unrelayed check e.
+func (t *Tracker) sample(e *txn, ms float64) {
+	r := &t.ice
+	if e.via != transport.Direct {
+		if a := t.lookup(e.src, e.dst, e.proto); a != nil {
+			if a.key.client == e.src {
+				r.record(RTTLegHostRelayPeer, ms)
+			}
+			return // else the peer's check, answered by the client here
+		}
+	}
+	k := icePairKey{lo: e.src, hi: e.dst, peer: e.peer}
+	dir := 0
+	if k.hi.Compare(k.lo) < 0 {
+		k.lo, k.hi, dir = k.hi, k.lo, 1
+	}
+	p, ok := r.pairs[k]
+	if !ok {
+		if len(r.pairs) >= maxICEPairs {
+			t.stats.Untracked.ICEPairs++
+			r.record(RTTLegUnknown, ms)
+			return
+		}
+		if r.pairs == nil {
+			r.pairs = make(map[icePairKey]*icePair)
+		}
+		p = &icePair{wrapped: e.via != transport.Direct}
+		r.pairs[k] = p
+		r.order = append(r.order, p)
+		r.keys = append(r.keys, k)
+	}
+	if p.vantage != undecided {
+		r.place(k, p, dir, ms)
+		return
+	}
+	if p.n[dir] == 0 || ms < p.min[dir] {
+		p.min[dir] = ms
+	}
+	p.n[dir]++
+	p.held[dir] = append(p.held[dir], ms)
+	if len(p.held[dir]) >= maxHeld {
+		// Enough to judge by: decide now, and place the rest as they come.
+		r.decide(k, p, true)
+	}
+}
+
+// place records a round trip of direction dir of a decided pair, if it is this host's.
+func (r *iceRTT) place(k icePairKey, p *icePair, dir int, ms float64) {
+	leg := RTTLegHostPeer
+	if p.wrapped {
+		leg = RTTLegHostRelayPeer
+	}
+	switch p.vantage {
+	case loSends, hiSends:
+		if (dir == 0) == (p.vantage == loSends) {
+			r.record(leg, ms)
+		}
+	case settled: // one way only, placed by what is known of its ends
+		from, to := k.lo, k.hi
+		if dir == 1 {
+			from, to = to, from
+		}
+		switch {
+		case r.isLocal(from.Addr()):
+			r.record(leg, ms)
+		case !r.isLocal(to.Addr()):
+			r.record(RTTLegUnknown, ms)
+		}
+	}
+}
+
+// decide sets a pair's vantage and places the round trips it held. byTiming uses only the
+// answer times (the first pass, whose results place the other pairs); otherwise the
+// addresses decide what timing could not.
+func (r *iceRTT) decide(k icePairKey, p *icePair, byTiming bool) {
+	if p.n[0] > 0 && p.n[1] > 0 {
+		// Both directions answered: the one answered much faster was answered here.
+		switch {
+		case p.min[0] < vantageRatio*p.min[1]:
+			p.vantage = hiSends
+			r.addLocal(k.hi.Addr())
+		case p.min[1] < vantageRatio*p.min[0]:
+			p.vantage = loSends
+			r.addLocal(k.lo.Addr())
+		}
+	}
+	if p.vantage == undecided && !byTiming {
+		lo, hi := k.lo.Addr(), k.hi.Addr()
+		switch {
+		case r.isLocal(lo) && !r.isLocal(hi):
+			p.vantage = loSends
+		case r.isLocal(hi) && !r.isLocal(lo):
+			p.vantage = hiSends
+		case behindNAT(lo) && !behindNAT(hi):
+			p.vantage = loSends
+		case behindNAT(hi) && !behindNAT(lo):
+			p.vantage = hiSends
+		case p.n[0] > 0 && p.n[1] > 0:
+			p.vantage = between
+		default:
+			p.vantage = settled
+		}
+	}
+	if p.vantage == undecided {
+		return
+	}
+	for dir, held := range p.held {
+		for _, v := range held {
+			r.place(k, p, dir, v)
+		}
+	}
+	p.held = [2][]float64{}
+}
+
+// behindNAT reports whether a is an address seen only on a private network's side of a
+// NAT (RFC 1918, RFC 4193, link-local, RFC 6598 shared space): a capture that sees it as an
+// end of a check against a public address was taken on its side.
+func behindNAT(a netip.Addr) bool {
+	return a.IsPrivate() || a.IsLinkLocalUnicast() || a.IsLoopback() || sharedSpace.Contains(a.Unmap())
+}
+
+var sharedSpace = netip.MustParsePrefix("100.64.0.0/10")
+
+// settle decides the pairs still undecided at the end of the capture: by their answer
+// times first, then by addresses, using what the first pass showed to be this host's.
+func (r *iceRTT) settle() {
+	for _, byTiming := range []bool{true, false} {
+		for i, p := range r.order {
+			if p.vantage == undecided {
+				r.decide(r.keys[i], p, byTiming)
+			}
+		}
+	}
+}
+
+// relayLeg names the leg a check relayed at the capture was measured on: the leg its
+// onward copy travelled.
+func relayLeg(in, out transport.Via) string {
+	switch {
+	case in != transport.Direct && out == transport.Direct:
+		return RTTLegRelayPeer
+	case in == transport.Direct && out != transport.Direct:
+		return RTTLegRelayClient
+	}
+	return RTTLegForwarded
+}
+
+// summary returns the round trips for the report: all of them, and per leg.
+func (r *iceRTT) summary() (*report.Quantiles, []report.ICERTTLeg) {
+	r.settle()
+	legs := []report.ICERTTLeg{}
+	for i := range r.legs {
+		if q := r.legs[i].Summary(); q != nil {
+			legs = append(legs, report.ICERTTLeg{Leg: rttLegs[i], RTTMS: q})
+		}
+	}
+	return r.all.Summary(), legs
+}

@@ -1,0 +1,132 @@
+package demux
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/pion/stun/v3"
+
+	"github.com/callpcap/callpcap/report"
+	"github.com/callpcap/callpcap/transport"
+)
+
+// one is a single sample of ms.
+func one(ms float64) *report.Quantiles {
+	return &report.Quantiles{Samples: 1, Min: ms, P50: ms, P95: ms, P99: ms, Max: ms}
+}
+
+// At a TURN server each check is seen arriving on one leg and leaving on the other, its
+// answer likewise: it counts once, its round trip covers the leg it left on, a
+// retransmission seen on both legs counts once and gives no round trip (Karn), and an
+// answer seen only on the first leg counts without a round trip.
+func TestICERelayedAtTheCapture(t *testing.T) {
+	const client, server, relayed, peer = "10.0.0.1:50000", "203.0.113.7:3478", "203.0.113.7:50012", "198.51.100.9:61000"
+	tr := NewTracker()
+	var inner transport.Message
+	feed := func(m *transport.Message) { t.Helper(); tr.STUN(m, &inner) }
+	wrapped := func(b []byte, src, dst string, ms float64) *transport.Message {
+		m := udp(b, src, dst, ms)
+		m.Via, m.Channel = transport.ChannelData, 0x4000
+		return m
+	}
+	req := func(id uint32) []byte {
+		return build(t, stun.MethodBinding, stun.ClassRequest, id, stun.NewUsername("p:c"))
+	}
+	ok := func(id uint32) []byte {
+		return build(t, stun.MethodBinding, stun.ClassSuccessResponse, id, mappedAddr(relayed))
+	}
+
+	// Check 1, from the client: relayed 0.5 ms after it arrived; answered 60 ms later on the
+	// peer leg, relayed back: one check, one success, relay_peer 60 ms.
+	feed(wrapped(req(1), client, server, 0))
+	feed(udp(req(1), relayed, peer, 0.5))
+	feed(udp(ok(1), peer, relayed, 60.5))
+	feed(wrapped(ok(1), server, client, 61))
+	// Check 2, from the peer, answered by the client 41 ms after the server sent it on.
+	feed(udp(req(2), peer, relayed, 100))
+	feed(wrapped(req(2), server, client, 100.5))
+	feed(wrapped(ok(2), client, server, 141.5))
+	feed(udp(ok(2), relayed, peer, 142))
+	// Check 3, from the client, retransmitted (both copies relayed): two checks, no RTT.
+	feed(wrapped(req(3), client, server, 200))
+	feed(udp(req(3), relayed, peer, 200.5))
+	feed(wrapped(req(3), client, server, 300))
+	feed(udp(req(3), relayed, peer, 300.5))
+	feed(udp(ok(3), peer, relayed, 360.5))
+	feed(wrapped(ok(3), server, client, 361))
+	// Check 4: the peer's error, seen only on the client leg (its peer-leg copy missed).
+	feed(wrapped(req(4), client, server, 400))
+	feed(udp(req(4), relayed, peer, 400.5))
+	feed(wrapped(build(t, stun.MethodBinding, stun.ClassErrorResponse, 4, stun.CodeRoleConflict), server, client, 461))
+	// The client's own Binding request to the server, answered at once: the server is this
+	// host (it relayed), so it is no round trip.
+	feed(udp(build(t, stun.MethodBinding, stun.ClassRequest, 5), client, server, 500))
+	feed(udp(build(t, stun.MethodBinding, stun.ClassSuccessResponse, 5, mappedAddr(client)), server, client, 500.1))
+
+	got := tr.ICE()
+	want := report.ICE{
+		Checks: 6, Successes: 4, Failures: 1,
+		RTTMS:     &report.Quantiles{Samples: 2, Min: 41, P50: 41, P95: 60, P99: 60, Max: 60},
+		Ufrags:    []string{"p:c"},
+		Nominated: []string{},
+		RTTLegs:   []report.ICERTTLeg{{Leg: RTTLegRelayPeer, RTTMS: one(60)}, {Leg: RTTLegRelayClient, RTTMS: one(41)}},
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("ICE() mismatch (-want +got):\n%s", d)
+	}
+	if len(tr.pending) != 0 {
+		t.Errorf("%d transactions still pending, want none", len(tr.pending))
+	}
+}
+
+// A pair checked one way only is placed by what another pair showed: alice answered bob's
+// checks on the first pair at once, so her checks to carol on the second count, and a
+// check carol sent to alice's other port, answered here, does not.
+func TestICESettledByKnownAddress(t *testing.T) {
+	// Public addresses all: no end is known to be behind a NAT.
+	const alice, bob, carol = "192.0.2.1:50000", "198.51.100.9:61000", "203.0.113.5:7000"
+	tr := NewTracker()
+	var inner transport.Message
+	feed := func(m *transport.Message) { t.Helper(); tr.STUN(m, &inner) }
+	req := func(id uint32) []byte { return build(t, stun.MethodBinding, stun.ClassRequest, id) }
+	ok := func(id uint32) []byte { return build(t, stun.MethodBinding, stun.ClassSuccessResponse, id) }
+	feed(udp(req(1), alice, carol, 0))
+	feed(udp(ok(1), carol, alice, 70))
+	feed(udp(req(2), carol, "192.0.2.1:50002", 80))
+	feed(udp(ok(2), "192.0.2.1:50002", carol, 80.5))
+	feed(udp(req(9), "198.51.100.7:9", carol, 90)) // one way between two other hosts: unknown
+	feed(udp(ok(9), carol, "198.51.100.7:9", 99))
+	feed(udp(req(3), alice, bob, 100))
+	feed(udp(ok(3), bob, alice, 150))
+	feed(udp(req(4), bob, alice, 200))
+	feed(udp(ok(4), alice, bob, 201))
+
+	got := tr.ICE()
+	want := []report.ICERTTLeg{{Leg: RTTLegHostPeer, RTTMS: &report.Quantiles{Samples: 2, Min: 50, P50: 50, P95: 70, P99: 70, Max: 70}},
+		{Leg: RTTLegUnknown, RTTMS: one(9)}}
+	if d := cmp.Diff(want, got.RTTLegs); d != "" {
+		t.Errorf("RTT legs (-want +got):\n%s", d)
+	}
+	// ICE settles once: a second call reports the same.
+	if d := cmp.Diff(got, tr.ICE()); d != "" {
+		t.Errorf("second ICE() differs (-first +second):\n%s", d)
+	}
+}
+
+// Timing that does not decide (checks both ways, answered in comparable times) is decided by
+// the addresses: the end behind a NAT, facing a public one, is on the capture's side. (A
+// real capture: a Skype client answering in 31-37 ms and measuring 62-114 ms.)
+func TestICEDecidedBehindNAT(t *testing.T) {
+	const lan, public = "192.168.2.20:49282", "104.46.40.49:60642"
+	tr := NewTracker()
+	var inner transport.Message
+	feed := func(m *transport.Message) { t.Helper(); tr.STUN(m, &inner) }
+	feed(udp(build(t, stun.MethodBinding, stun.ClassRequest, 1), lan, public, 0))
+	feed(udp(build(t, stun.MethodBinding, stun.ClassRequest, 2), public, lan, 7))
+	feed(udp(build(t, stun.MethodBinding, stun.ClassSuccessResponse, 2), lan, public, 44))
+	feed(udp(build(t, stun.MethodBinding, stun.ClassSuccessResponse, 1), public, lan, 62))
+	want := []report.ICERTTLeg{{Leg: RTTLegHostPeer, RTTMS: one(62)}}
+	if d := cmp.Diff(want, tr.ICE().RTTLegs); d != "" {
+		t.Errorf("RTT legs (-want +got):\n%s", d)
+	}
+}
