@@ -133,6 +133,23 @@ func events() callgen.Stream {
 	}
 }
 
+// stall is 20 s of 30 fps video in 3 packets a frame, paced 1 ms apart, whose frame 100
+// waits 200 ms in a queue that then drains 30 ms a frame: frame 101 waits 170 ms, frame
+// 102 140 ms, ... The packets stay in order; two frames (6 packets) are later than 150 ms.
+func stall() callgen.Stream {
+	return callgen.Stream{Src: alice, Dst: bob, SSRC: 0x57A1, PT: 34, PayloadSize: 1000, Count: 1800,
+		StartSeq: 100, StartTS: 1e6,
+		TS:   func(i int) uint32 { return uint32(1e6 + (i/3)*3000) },
+		Send: func(i int) time.Duration { return time.Duration(i/3)*frame30 + time.Duration(i%3)*time.Millisecond },
+		Delay: func(i int) time.Duration {
+			if k := i / 3; k >= 100 {
+				return max(0, 200*time.Millisecond-time.Duration(k-100)*30*time.Millisecond)
+			}
+			return 0
+		},
+	}
+}
+
 // TestLatenessFalseAlarms: each shape gives exactly its real late packets.
 func TestLatenessFalseAlarms(t *testing.T) {
 	tests := []struct {
@@ -147,6 +164,14 @@ func TestLatenessFalseAlarms(t *testing.T) {
 			pkts: func() []callgen.Packet { s := bframes(); return s.Packets() },
 			ssrc: "0x0000b0b0",
 			want: lateFigures{Kind: "video", Reference: "rtp_timestamp", Samples: 60, MaxMS: 0.001}, // 1/90 ms floor
+		},
+		{
+			// One sample per frame, which speaks for the frame's packets: 2 late frames are 6
+			// late packets (2 before the frames' later packets counted with their first).
+			name: "a late frame's packets",
+			pkts: func() []callgen.Packet { s := stall(); return s.Packets() },
+			ssrc: "0x000057a1",
+			want: lateFigures{Kind: "video", Reference: "rtp_timestamp", Samples: 600, Late: 6, MaxMS: 200.001}, // 90 kHz: 1/90 ms steps
 		},
 		{
 			name: "encoder flush",

@@ -35,11 +35,12 @@ type baseline struct {
 	in, out int64         // indices of the next sample pushed and judged
 }
 
-// bsample is one transit sample: its arrival, transit (rel, ns), index, whether it was held
-// behind TCP, and its series second.
+// bsample is one transit sample: its arrival, transit (rel, ns), index, its series second,
+// the packets it speaks for, and what TCP held it up with.
 type bsample struct {
 	at, rel, idx int64
 	sec          int32
+	n            int32 // the packets it speaks for: its frame's, on RTP timestamps
 	hd           hold
 }
 
@@ -49,8 +50,8 @@ func (b *baseline) due(at int64) bool {
 	return b.pending.n > 0 && (b.pending.front().at+baselineWindow <= at || b.pending.n == maxPending)
 }
 
-// push adds a sample; the caller judges the due ones first.
-func (b *baseline) push(x bsample) {
+// push adds a sample and returns its index; the caller judges the due ones first.
+func (b *baseline) push(x bsample) int64 {
 	x.idx = b.in
 	b.in++
 	b.pending.pushBack(x)
@@ -58,6 +59,7 @@ func (b *baseline) push(x bsample) {
 		b.lead.popBack()
 	}
 	b.lead.pushBack(x)
+	return x.idx
 }
 
 // judge takes the oldest pending sample and returns it with its delay above its baseline

@@ -8,9 +8,6 @@ import (
 )
 
 const (
-	// topK is how many of a second's largest transits are kept, so that its late count can
-	// be recomputed against the final baseline.
-	topK = 8
 	// medianBuf bounds the transits kept for a second's median; beyond it every other one is
 	// kept (the median of a regular subsample).
 	medianBuf = 512
@@ -20,13 +17,14 @@ const (
 // arrival − send, send being its abs-send-time or its RTP timestamp over the clock rate
 // (the reference, set by the stream's timing decision), relative to the first one (rel).
 // Its delay is its transit above the baseline that follows the stream (baseline.go); the
-// delays go in three distributions (all samples, and those TCP held behind a retransmission,
-// hol, or by a full receive window, win), whose minimum is 0, and per second of the
-// stream's series: count, maximum, median, the largest few, and the late count.
+// delays go in a distribution (whose minimum is 0) and per second of the stream's series:
+// count, maximum, median and late count; late packets are counted as the samples are
+// judged, by cause over TCP (a retransmission, a full receive window, the rest).
 //
 // Samples: with abs-send-time, every packet that carries it (the sender's own send time,
 // unwrapped across its 64 s wrap). On RTP timestamps, which are a frame's capture or
-// presentation time and not a packet's send time, one sample per frame (frameStart).
+// presentation time and not a packet's send time, one sample per frame (frameOf), which
+// speaks for the frame's packets: they are late when it is.
 type delayStats struct {
 	budget int64 // ns above the baseline beyond which a packet is late
 
@@ -40,17 +38,24 @@ type delayStats struct {
 	last       int64 // the last sample's rel
 	rebased    bool  // the next sample's RTP timestamp is on a new base (rebase)
 
-	// Frames, on RTP timestamps (frameStart).
+	// Frames, on RTP timestamps (frameOf).
 	seqSet, tsSet  bool
 	hiSeq          uint16 // the highest sequence number so far
 	maxTS, lastTS  int64  // the highest frame timestamp in sequence order; the last packet's
 	nonMonotonic   int64  // frames whose timestamp went back in sequence order (B-frames)
 	skippedPayload int64  // RFC 4733 event and comfort noise packets, left out
 
-	base        baseline
-	all, hol    delayDist // delays above the baseline
-	win         delayDist
-	tcp         bool          // the packets came over TCP: the late ones have causes
+	base     baseline
+	frameIdx int64     // the index (in base) of the newest frame's sample
+	all      delayDist // the samples' delays above their baseline
+	tcp      bool      // the packets came over TCP: the late ones have causes
+
+	// Packets judged and late among them (each sample counting the packets of its frame),
+	// late behind a TCP retransmission (retx) or a full receive window (win), and late
+	// beyond each of lateThresholds.
+	judgedPk, latePk, lateRetx, lateWin int64
+	over                                [len(lateThresholds)]int64
+
 	secs        []delaySecond // by series index
 	open        int           // the second whose median is being gathered; -1 none
 	buf         []int64       // its transits (every stride-th)
@@ -59,17 +64,16 @@ type delayStats struct {
 
 // delaySecond is one second's delays (rel ns).
 type delaySecond struct {
-	n       int64 // samples
-	lateNow int64 // late against the baseline known when the packet came
-	max     int64
-	med     int64
-	medSet  bool // med was computed (else the second only had out-of-order samples)
-	top     [topK]int64
+	n      int64 // samples
+	late   int64 // packets late
+	max    int64
+	med    int64
+	medSet bool // med was computed (else the second only had out-of-order samples)
 }
 
 func newDelayStats(budget, span int64) delayStats {
 	return delayStats{budget: budget, astUn: Unwrapper{Bits: 24}, open: -1,
-		all: newDelayDist(span), hol: newDelayDist(span), win: newDelayDist(span)}
+		all: newDelayDist(span)}
 }
 
 // reference sets what a packet's send time is read from: abs-send-time when ast, else the
@@ -84,34 +88,54 @@ func (d *delayStats) rebase() {
 	d.seqSet, d.tsSet = false, false
 }
 
-// frameStart says whether a packet is a sample on RTP timestamps. ts is its unwrapped
+// frameRole is what a packet is to the samples on RTP timestamps (frameOf).
+type frameRole uint8
+
+const (
+	frameSkip  frameRole = iota // no sample, and no part of one
+	frameStart                  // a sample: the first packet of a frame, in sequence order
+	frameOwn                    // a sample of its own: a packet out of sequence order
+	frameRest                   // a later packet of the newest frame: late when its frame is
+)
+
+// frameOf says what a packet is to the samples on RTP timestamps. ts is its unwrapped
 // timestamp, seq its sequence number, media false for an RFC 4733 event or a comfort noise
 // payload: those are left out (an event's packets all keep its start timestamp, RFC 4733
 // 2.3.1; comfort noise is sent when the sender has nothing to say). Of the packets in
 // sequence order, the sample is the first of a frame whose timestamp is above every
-// earlier frame's: the rest of a frame were paced out after it, and a frame whose
-// timestamp goes back (B-frames, whose timestamps are presentation times; a timestamp
-// stepping back) was sent after a frame presented later, so its timestamp says nothing of
-// when it left. A packet that arrives out of sequence order (reordered, late, a duplicate)
-// is a sample of its own, unless it belongs to the newest frame, whose sample was taken.
-func (d *delayStats) frameStart(ts int64, seq uint16, media bool) bool {
+// earlier frame's: the rest of a frame were paced out after it, so their transit would
+// count the sender's pacing as delay; they are the frame's (frameRest), late when it is. A
+// frame whose timestamp goes back (B-frames, whose timestamps are presentation times; a
+// timestamp stepping back) was sent after a frame presented later, so its timestamp says
+// nothing of when it left: left out. A packet that arrives out of sequence order
+// (reordered, late, a duplicate) is a sample of its own, unless it belongs to the newest
+// frame, whose sample was taken.
+func (d *delayStats) frameOf(ts int64, seq uint16, media bool) frameRole {
 	if !media {
 		d.skippedPayload++
-		return false
+		return frameSkip
 	}
 	if d.seqSet && int16(seq-d.hiSeq) <= 0 {
-		return ts != d.maxTS
+		if ts == d.maxTS {
+			return frameRest
+		}
+		return frameOwn
 	}
 	d.hiSeq, d.seqSet = seq, true
-	ok := !d.tsSet || ts > d.maxTS
+	role := frameStart
 	switch {
-	case ok:
+	case !d.tsSet || ts > d.maxTS:
 		d.maxTS, d.tsSet = ts, true
-	case ts < d.maxTS && ts != d.lastTS:
-		d.nonMonotonic++
+	case ts == d.maxTS:
+		role = frameRest
+	default:
+		role = frameSkip
+		if ts != d.lastTS {
+			d.nonMonotonic++
+		}
 	}
 	d.lastTS = ts
-	return ok
+	return role
 }
 
 // sample adds one packet, in arrival order: at its arrival, ts its unwrapped RTP timestamp,
@@ -121,6 +145,7 @@ func (d *delayStats) frameStart(ts int64, seq uint16, media bool) bool {
 // on it) is no sample, nor is one that frameStart leaves out.
 func (d *delayStats) sample(at, ts int64, seq uint16, media bool, astV uint32, astOK bool, hd hold, sec int) {
 	var send int64
+	role := frameOwn
 	switch {
 	case d.ast:
 		if !astOK {
@@ -128,7 +153,15 @@ func (d *delayStats) sample(at, ts int64, seq uint16, media bool, astV uint32, a
 		}
 		send = astToNs(d.astUn.Unwrap(astV))
 	case d.clock > 0:
-		if !d.frameStart(ts, seq, media) {
+		switch role = d.frameOf(ts, seq, media); role {
+		case frameSkip:
+			return
+		case frameRest:
+			// Its frame's sample waits for its look-ahead (judged later): it speaks for
+			// this packet too. Only a bound reached within the frame judged it already.
+			if b := &d.base; d.frameIdx >= b.out {
+				b.pending.at(int(d.frameIdx-b.out)).n++
+			}
 			return
 		}
 		send = tsToNs(ts, d.clock)
@@ -149,20 +182,35 @@ func (d *delayStats) sample(at, ts int64, seq uint16, media bool, astV uint32, a
 		d.judged(d.base.judge(true))
 	}
 	d.tcp = d.tcp || hd != holdUDP
-	d.base.push(bsample{at: at, rel: rel, sec: int32(sec), hd: hd})
+	idx := d.base.push(bsample{at: at, rel: rel, sec: int32(sec), hd: hd, n: 1})
+	if role == frameStart {
+		d.frameIdx = idx
+	}
 }
 
-// judged records a sample's delay above its baseline.
+// judged records a sample's delay above its baseline. A sample on RTP timestamps speaks for
+// the packets of its frame (p.n): they are late when it is, so late counts are of packets,
+// and the percentiles and the samples count are of samples.
 func (d *delayStats) judged(p bsample, delay int64) {
+	w := int64(p.n)
 	d.all.add(delay)
-	switch p.hd {
-	case holdRetransmission:
-		d.hol.add(delay)
-	case holdWindow:
-		d.win.add(delay)
+	d.judgedPk += w
+	if delay > d.budget {
+		d.latePk += w
+		switch p.hd {
+		case holdRetransmission:
+			d.lateRetx += w
+		case holdWindow:
+			d.lateWin += w
+		}
+	}
+	for i, th := range lateThresholds {
+		if delay > th.ns {
+			d.over[i] += w
+		}
 	}
 	if p.sec >= 0 {
-		d.second(int(p.sec), delay)
+		d.second(int(p.sec), delay, w, delay > d.budget)
 	}
 }
 
@@ -175,8 +223,9 @@ func (d *delayStats) flush() {
 	d.closeSecond()
 }
 
-// second puts a transit in second i's record.
-func (d *delayStats) second(i int, rel int64) {
+// second puts a sample's delay in second i's record, with the n packets it speaks for,
+// late or not.
+func (d *delayStats) second(i int, rel, n int64, late bool) {
 	if n := len(d.secs); i >= n {
 		d.secs = slices.Grow(d.secs, i+1-n)[:i+1]
 		clear(d.secs[n:])
@@ -190,21 +239,9 @@ func (d *delayStats) second(i int, rel int64) {
 	if c.n == 0 || rel > c.max {
 		c.max = rel
 	}
-	k := min(c.n, topK)
-	if k < topK || rel > c.top[topK-1] {
-		p := k
-		if p == topK {
-			p--
-		}
-		for p > 0 && c.top[p-1] < rel {
-			c.top[p] = c.top[p-1]
-			p--
-		}
-		c.top[p] = rel
-	}
 	c.n++
-	if rel > d.all.minRel+d.budget {
-		c.lateNow++
+	if late {
+		c.late += n
 	}
 	if i != d.open {
 		return // an older second (unsorted arrival): no median update
@@ -245,31 +282,12 @@ func (d *delayStats) at(i int) *delaySecond {
 	return &d.secs[i]
 }
 
-// late is the second's late count against baseline + budget: exact when fewer than topK
-// of its packets are late (they are all among the kept largest), else the larger of topK
-// and the count against the baseline known at the time (exact unless the baseline fell
-// after that second).
-func (c *delaySecond) late(thr int64) int64 {
-	k := min(c.n, topK)
-	var n int64
-	for _, v := range c.top[:k] {
-		if v > thr {
-			n++
-		}
-	}
-	if n < k || c.n <= topK {
-		return n
-	}
-	return max(n, c.lateNow)
-}
-
-// lateAt returns second i's late count against the final baseline.
+// lateAt returns second i's count of late packets.
 func (d *delayStats) lateAt(i int) int64 {
-	c := d.at(i)
-	if c == nil || d.all.n == 0 {
-		return 0
+	if c := d.at(i); c != nil {
+		return c.late
 	}
-	return c.late(d.all.minRel + d.budget)
+	return 0
 }
 
 // baseline is the smallest transit (rel), and maxAbove the largest delay above it.
@@ -293,26 +311,24 @@ func (d *delayStats) summary() (*report.Delay, *report.Late) {
 }
 
 // late counts the packets late against the budget and each of lateThresholds; nil
-// without a sample.
+// without a sample. Each sample's delay is final when it is judged (its baseline known), so
+// the counts are kept as the samples are judged.
 func (d *delayStats) late() *report.Late {
 	if d.all.n == 0 {
 		return nil
 	}
-	base := d.all.minRel
-	n := d.all.countAbove(base + d.budget)
 	l := &report.Late{
 		BudgetMS:   ms(d.budget),
-		Packets:    n,
-		Pct:        numfmt.Round(100*float64(n)/float64(d.all.n), 3),
-		HOLBlocked: d.hol.countAbove(base + d.budget),
+		Packets:    d.latePk,
+		Pct:        numfmt.Round(100*float64(d.latePk)/float64(d.judgedPk), 3),
+		HOLBlocked: d.lateRetx,
 		OverMS:     make(map[string]int64, len(lateThresholds)),
 	}
-	for _, th := range lateThresholds {
-		l.OverMS[th.key] = d.all.countAbove(base + th.ns)
+	for i, th := range lateThresholds {
+		l.OverMS[th.key] = d.over[i]
 	}
 	if d.tcp {
-		w := d.win.countAbove(base + d.budget)
-		l.Causes = &report.LateCauses{Retransmission: l.HOLBlocked, Window: w, Backlog: n - l.HOLBlocked - w}
+		l.Causes = &report.LateCauses{Retransmission: d.lateRetx, Window: d.lateWin, Backlog: d.latePk - d.lateRetx - d.lateWin}
 	}
 	return l
 }

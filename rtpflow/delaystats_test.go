@@ -135,7 +135,7 @@ func TestDelayStats(t *testing.T) {
 	type sec struct {
 		N                      int64
 		MaxAboveMS, MedAboveMS float64 // above the final baseline
-		LateNow, LateAt        int64
+		LateAt                 int64
 	}
 	lateOf := func(budget float64, n int64, pct float64, hol int64, over ...int64) *report.Late {
 		return &report.Late{BudgetMS: budget, Packets: n, Pct: pct, HOLBlocked: hol,
@@ -164,7 +164,7 @@ func TestDelayStats(t *testing.T) {
 			wantDelay: &report.Delay{Reference: "rtp_timestamp", Samples: 4, P95: 200, P99: 200, Max: 200},
 			wantLate: withCauses(lateOf(150, 1, 25, 1, 1, 1, 0, 0, 0), // exactly 200 ms is not over 200
 				&report.LateCauses{Retransmission: 1}), // a packet held behind one came over TCP
-			wantSecs: []sec{{N: 3, MaxAboveMS: 200, LateNow: 1, LateAt: 1}, {N: 1}},
+			wantSecs: []sec{{N: 3, MaxAboveMS: 200, LateAt: 1}, {N: 1}},
 		},
 		{
 			name: "abs-send-time across its wrap", ast: true,
@@ -195,7 +195,7 @@ func TestDelayStats(t *testing.T) {
 				{1060, 1260, false, false, 1}},
 			wantDelay: &report.Delay{Reference: "rtp_timestamp", Samples: 4, P95: 180, P99: 180, Max: 180},
 			wantLate:  lateOf(150, 1, 25, 0, 1, 1, 0, 0, 0),
-			wantSecs: []sec{{N: 2, MaxAboveMS: 180, LateNow: 1, LateAt: 1},
+			wantSecs: []sec{{N: 2, MaxAboveMS: 180, LateAt: 1},
 				{N: 2, MaxAboveMS: 40}},
 		},
 		{
@@ -246,38 +246,10 @@ func TestDelayStats(t *testing.T) {
 					med = c.max
 				}
 				secs = append(secs, sec{N: c.n, MaxAboveMS: ms(c.max - d.baseline()), MedAboveMS: ms(med - d.baseline()),
-					LateNow: c.lateNow, LateAt: d.lateAt(i)})
+					LateAt: d.lateAt(i)})
 			}
 			if diff := cmp.Diff(tt.wantSecs, secs); diff != "" {
 				t.Errorf("seconds (-want +got):\n%s", diff)
-			}
-		})
-	}
-}
-
-func TestDelaySecondLate(t *testing.T) {
-	// top holds a second's topK largest transits; lateNow its count against the baseline
-	// known at the time.
-	tests := []struct {
-		name    string
-		n       int64
-		top     []int64
-		lateNow int64
-		thr     int64
-		want    int64
-	}{
-		{"fewer than topK samples: exact", 3, []int64{30, 20, 10}, 0, 15, 2},
-		{"fewer than topK late: exact", 20, []int64{80, 70, 60, 50, 40, 30, 20, 10}, 9, 45, 4},
-		{"all kept are late: at least topK, or the count at the time", 20,
-			[]int64{80, 70, 60, 50, 40, 30, 20, 10}, 12, 5, 12},
-		{"all kept are late, fewer at the time", 20, []int64{80, 70, 60, 50, 40, 30, 20, 10}, 3, 5, 8},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			c := delaySecond{n: tt.n, lateNow: tt.lateNow}
-			copy(c.top[:], tt.top)
-			if got := c.late(tt.thr); got != tt.want {
-				t.Errorf("late(%d) = %d, want %d", tt.thr, got, tt.want)
 			}
 		})
 	}
