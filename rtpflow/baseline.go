@@ -5,8 +5,13 @@ const baselineWindow = int64(5e9)
 
 // maxPending bounds the samples waiting for their look-ahead (and the look-back kept): a
 // stream sending more than maxPending samples in baselineWindow has them judged with a
-// shorter window.
-const maxPending = 4096
+// shorter window. 512 holds the whole window for a sample per frame of 60 fps video or per
+// packet of 20 ms audio; a stream sampled per packet (abs-send-time video, 250-400 packets
+// a second) looks 1.3-2 s each way. A larger bound costs more than it buys: every pending
+// sample of every stream is touched again a window later, and at 4096 the pending samples
+// of the 40-call bench capture no longer fit the cores' caches (the media goroutine's time
+// tripled, the whole run took 1.24x the CPU; at 512, 1.12x).
+const maxPending = 512
 
 // baseline follows a stream's transit, so that one anomaly does not make the rest of the
 // stream late (the accuracy issue: a global minimum did). A sample's baseline is the larger
@@ -29,20 +34,25 @@ const maxPending = 4096
 // Samples are judged once their look-ahead has passed (or at flush), from two monotonic
 // deques, in O(1) amortized time and memory bounded by maxPending samples.
 type baseline struct {
-	pending ring[bsample] // not judged yet, in arrival order
-	lead    ring[bsample] // pending samples with increasing rel: the look-ahead's minimum in front
-	trail   ring[bsample] // judged samples with increasing rel: the look-back's minimum in front
+	pending ring[bsample] // not judged yet, in arrival order: sample idx is out + position
+	lead    ring[minRef]  // pending samples with increasing rel (key: idx): the look-ahead's minimum in front
+	trail   ring[minRef]  // judged samples with increasing rel (key: at): the look-back's minimum in front
 	in, out int64         // indices of the next sample pushed and judged
 }
 
-// bsample is one transit sample: its arrival, transit (rel, ns), index, its series second,
-// the packets it speaks for, and what TCP held it up with.
+// bsample is one transit sample waiting for its look-ahead: its arrival, transit (rel, ns),
+// series second, the packets it speaks for, and what TCP held it up with. It is kept small:
+// every sample waits a window in the pending ring, which for a busy capture is larger than
+// the cores' caches.
 type bsample struct {
-	at, rel, idx int64
-	sec          int32
-	n            int32 // the packets it speaks for: its frame's, on RTP timestamps
-	hd           hold
+	at, rel int64
+	sec     int32
+	n       uint16 // the packets it speaks for: its frame's, on RTP timestamps
+	hd      hold
 }
+
+// minRef is a sample in a minimum's deque: its transit and its key (index or arrival).
+type minRef struct{ key, rel int64 }
 
 // due reports whether the oldest pending sample is to be judged before a sample arriving
 // at at is pushed: its look-ahead is over, or the pending samples are at their bound.
@@ -52,14 +62,14 @@ func (b *baseline) due(at int64) bool {
 
 // push adds a sample and returns its index; the caller judges the due ones first.
 func (b *baseline) push(x bsample) int64 {
-	x.idx = b.in
+	idx := b.in
 	b.in++
 	b.pending.pushBack(x)
 	for b.lead.n > 0 && b.lead.back().rel >= x.rel {
 		b.lead.popBack()
 	}
-	b.lead.pushBack(x)
-	return x.idx
+	b.lead.pushBack(minRef{key: idx, rel: x.rel})
+	return idx
 }
 
 // judge takes the oldest pending sample and returns it with its delay above its baseline
@@ -68,8 +78,9 @@ func (b *baseline) push(x bsample) int64 {
 // that the end of the capture cut off is late, not a new level.
 func (b *baseline) judge(ahead bool) (bsample, int64) {
 	p := b.pending.popFront()
+	idx := b.out
 	b.out++
-	for b.lead.front().idx < p.idx {
+	for b.lead.front().key < idx {
 		b.lead.popFront()
 	}
 	minR := b.lead.front().rel
@@ -79,8 +90,8 @@ func (b *baseline) judge(ahead bool) (bsample, int64) {
 	if b.trail.n == maxPending {
 		b.trail.popFront()
 	}
-	b.trail.pushBack(p)
-	for b.trail.front().at+baselineWindow < p.at {
+	b.trail.pushBack(minRef{key: p.at, rel: p.rel})
+	for b.trail.front().key+baselineWindow < p.at {
 		b.trail.popFront()
 	}
 	base := b.trail.front().rel

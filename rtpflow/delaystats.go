@@ -160,7 +160,9 @@ func (d *delayStats) sample(at, ts int64, seq uint16, media bool, astV uint32, a
 			// Its frame's sample waits for its look-ahead (judged later): it speaks for
 			// this packet too. Only a bound reached within the frame judged it already.
 			if b := &d.base; d.frameIdx >= b.out {
-				b.pending.at(int(d.frameIdx-b.out)).n++
+				if x := b.pending.at(int(d.frameIdx - b.out)); x.n < 1<<16-1 {
+					x.n++
+				}
 			}
 			return
 		}
