@@ -228,8 +228,10 @@ func (a *analyzer) buildStreamsAndDirections(c *report.Capture, streams []*rtpfl
 		byDir[k] = append(byDir[k], s)
 	}
 	streamID := map[*rtpflow.Stream]string{}
+	streamIndex := map[*rtpflow.Stream]int{}
 	for i, s := range streams {
 		streamID[s] = fmt.Sprintf("s%d", i+1)
+		streamIndex[s] = i
 	}
 	dirID := map[dirKey]string{}
 	for i, k := range order {
@@ -245,6 +247,7 @@ func (a *analyzer) buildStreamsAndDirections(c *report.Capture, streams []*rtpfl
 		rs.DroppedBeforeTCP = a.droppedBeforeTCP(s, &rs)
 		c.Streams = append(c.Streams, rs)
 	}
+	atSender := a.atSender()
 	relays := a.relay.relays(streams, a.first)
 	claimed := map[[2]int]bool{} // (flow, side) whose RTCP/STUN/other bytes a direction took
 	dropped := map[*rtpflow.Stream]int64{}
@@ -255,6 +258,14 @@ func (a *analyzer) buildStreamsAndDirections(c *report.Capture, streams []*rtpfl
 		ss := byDir[k]
 		d := a.direction(dirID[k], k, ss, legOf, claimed)
 		d.Relay = relays[k]
+		if atSender[k.src] && !d.Transport.OverTCP() {
+			senderVantage(d.DelayMS, &d.Late)
+			clear(d.Series.Late)
+			for _, s := range ss {
+				rs := &c.Streams[streamIndex[s]]
+				senderVantage(rs.DelayMS, &rs.Late)
+			}
+		}
 		for _, s := range ss {
 			d.Streams = append(d.Streams, streamID[s])
 			d.Loss.DroppedBeforeTCP += dropped[s]
@@ -266,6 +277,29 @@ func (a *analyzer) buildStreamsAndDirections(c *report.Capture, streams []*rtpfl
 		}
 		c.Directions = append(c.Directions, d)
 	}
+}
+
+// atSender returns the transport addresses media sent from was captured at its sender: the
+// capture host's own ICE endpoints (demux.Tracker.HostEndpoints). A capture at the sender
+// dates the packets when they left: their transit above the stream's baseline is the
+// sender's own queueing (pacing, an encoder's burst), and says nothing of how late they
+// arrived (the accuracy issue, class 1). Over TCP the connection's vantage dates the
+// deliveries instead (tcpframe).
+func (a *analyzer) atSender() map[netip.AddrPort]bool {
+	m := map[netip.AddrPort]bool{}
+	for _, ep := range a.turn.HostEndpoints() {
+		m[ep] = true
+	}
+	return m
+}
+
+// senderVantage marks a delay measured at the media's sender as such, and its late count
+// as not measured.
+func senderVantage(d *report.Delay, late **report.Late) {
+	if d != nil {
+		d.Vantage = "sender"
+	}
+	*late = nil
 }
 
 func addrString(ap netip.AddrPort) string {

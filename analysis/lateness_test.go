@@ -2,6 +2,7 @@ package analysis
 
 import (
 	"net/netip"
+	"strings"
 	"testing"
 	"time"
 
@@ -221,5 +222,52 @@ func TestLatenessFalseAlarms(t *testing.T) {
 				t.Errorf("figures (-want +got):\n%s", d)
 			}
 		})
+	}
+}
+
+// TestLatenessAtTheSender: a capture at agent A of a P2P call (A's ICE checks take a full
+// round trip, B's are answered at once: A is this host). A's own audio left A with packets
+// 100, 700 and 900 held 200 ms by A itself; B's audio reached A with packets 50 and 60
+// held 200 ms on the way. A's held packets are the sender's queueing: its delay says so
+// and none is late; B's are late.
+func TestLatenessAtTheSender(t *testing.T) {
+	out := audio()
+	out.Src, out.Dst, out.Start = p2pChecks.A, p2pChecks.B, 200*time.Millisecond
+	out.Delay = delayed200(100, 700, 900)
+	in := audio()
+	in.Src, in.Dst, in.SSRC, in.Start = p2pChecks.B, p2pChecks.A, 0x5e5e, 210*time.Millisecond
+	in.Delay = delayed200(50, 60)
+	pkts := append(p2pChecks.Packets(0), out.Packets()...)
+	c := analyze(t, pcapOf(t, append(pkts, in.Packets()...)), Options{})
+	type fig struct {
+		Vantage string
+		Max     float64
+		Late    *int64
+	}
+	got := map[string]fig{}
+	for _, st := range c.Streams {
+		f := fig{Vantage: st.DelayMS.Vantage, Max: st.DelayMS.Max}
+		if st.Late != nil {
+			f.Late = &st.Late.Packets
+		}
+		got[st.Src] = f
+	}
+	for _, d := range c.Directions {
+		if (d.Late == nil) != (d.From == p2pChecks.A.String()) {
+			t.Errorf("direction %s -> %s: late %+v", d.From, d.To, d.Late)
+		}
+	}
+	two := int64(2)
+	want := map[string]fig{
+		p2pChecks.A.String(): {Vantage: "sender", Max: 200},
+		p2pChecks.B.String(): {Max: 200, Late: &two},
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("streams (-want +got):\n%s", d)
+	}
+	for _, f := range c.Findings {
+		if f.Code == report.FindingLatePackets && strings.Contains(f.Text, p2pChecks.A.String()+" ->") {
+			t.Errorf("a late finding for the packets A held itself: %q", f.Text)
+		}
 	}
 }

@@ -148,6 +148,11 @@ func (t *Tracker) nominate(e *txn) {
 	t.nominated[p] = struct{}{}
 }
 
+// HostEndpoints returns the transport addresses the ICE checks showed to be the capture
+// host's own (see iceRTT.hostEndpoints): media they sent was captured at its sender. Like
+// ICE, call it once the capture is read.
+func (t *Tracker) HostEndpoints() []netip.AddrPort { return t.ice.hostEndpoints() }
+
 // ICE returns the ICE figures of the capture. Ufrags and Nominated are sorted and never nil;
 // RTTLegs is in a fixed order and never nil. Round trips of pairs still undecided are placed
 // at the first call (see icertt.go), so call it once the capture is read.

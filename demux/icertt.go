@@ -2,6 +2,7 @@ package demux
 
 import (
 	"net/netip"
+	"slices"
 
 	"github.com/callpcap/callpcap/internal/quantile"
 	"github.com/callpcap/callpcap/report"
@@ -112,6 +113,9 @@ type iceRTT struct {
 	order []*icePair // by first seen, to settle them deterministically
 	keys  []icePairKey
 	local []netip.Addr // addresses shown to be this host's
+	// clients are this host's ends of TURN allocations whose own checks it sent (wrapped,
+	// not seen relayed): the capture is on the client's side.
+	clients []netip.AddrPort
 }
 
 // record adds a round trip covering leg.
@@ -147,6 +151,9 @@ func (t *Tracker) sample(e *txn, ms float64) {
 		if a := t.lookup(e.src, e.dst, e.proto); a != nil {
 			if a.key.client == e.src {
 				r.record(RTTLegHostRelayPeer, ms)
+				if len(r.clients) < maxLocal && !slices.Contains(r.clients, e.src) {
+					r.clients = append(r.clients, e.src)
+				}
 			}
 			return // else the peer's check, answered by the client here
 		}
@@ -285,6 +292,31 @@ func relayLeg(in, out transport.Via) string {
 		return RTTLegRelayClient
 	}
 	return RTTLegForwarded
+}
+
+// hostEndpoints returns the transport addresses that the checks showed to be this host's
+// ICE endpoints (the sending end of a pair decided loSends or hiSends, a client's own end
+// for checks wrapped in TURN): media sent from one of them was captured at its sender.
+// Checks relayed at the capture are left out: a relay forwards media, it does not send it.
+func (r *iceRTT) hostEndpoints() []netip.AddrPort {
+	r.settle()
+	eps := slices.Clone(r.clients)
+	for i, p := range r.order {
+		k := r.keys[i]
+		var ep netip.AddrPort
+		switch p.vantage {
+		case loSends:
+			ep = k.lo
+		case hiSends:
+			ep = k.hi
+		default:
+			continue
+		}
+		if !slices.Contains(eps, ep) {
+			eps = append(eps, ep)
+		}
+	}
+	return eps
 }
 
 // summary returns the round trips for the report: all of them, and per leg.

@@ -245,7 +245,11 @@ func (t *textWriter) direction(d *report.Direction, streams map[string]*report.S
 	}
 	t.parts("  ", "  ", "   ", loss, dropped, retx, late)
 	if dl := d.DelayMS; dl != nil {
-		t.line("  delay above baseline p50 %s  p95 %s  max %s", ms(dl.P50), ms(dl.P95), ms(dl.Max))
+		what := "delay above baseline"
+		if dl.Vantage == "sender" {
+			what = "queueing at the sender (captured there: no packet counts late)"
+		}
+		t.line("  %s p50 %s  p95 %s  max %s", what, ms(dl.P50), ms(dl.P95), ms(dl.Max))
 	}
 	if line, per := sparkline(d.Series.MediaKbps, 60); line != "" {
 		t.line("  %s  media bitrate, %d s per mark", line, per)

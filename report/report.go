@@ -203,13 +203,18 @@ type Extensions struct {
 
 // Delay is the delay above the stream's baseline transit, in milliseconds.
 type Delay struct {
-	Reference string  `json:"reference,omitempty"` // abs_send_time | rtp_timestamp
-	Samples   int64   `json:"samples"`
-	Min       float64 `json:"min"`
-	P50       float64 `json:"p50"`
-	P95       float64 `json:"p95"`
-	P99       float64 `json:"p99"`
-	Max       float64 `json:"max"`
+	Reference string `json:"reference,omitempty"` // abs_send_time | rtp_timestamp
+	// Vantage is "sender" when the capture was taken at the media's sender (its source is
+	// one of the capture host's ICE endpoints): the delay is then the sender's own queueing
+	// before the packets left, not their journey, and no packet is counted late. Omitted
+	// otherwise.
+	Vantage string  `json:"vantage,omitempty"`
+	Samples int64   `json:"samples"`
+	Min     float64 `json:"min"`
+	P50     float64 `json:"p50"`
+	P95     float64 `json:"p95"`
+	P99     float64 `json:"p99"`
+	Max     float64 `json:"max"`
 }
 
 // Late counts packets whose delay above baseline exceeded the budget; OverMS counts them at
