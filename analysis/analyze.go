@@ -434,14 +434,16 @@ func (a *analyzer) rtpPacket(p rtpflow.Path, m *transport.Message) bool {
 	return true
 }
 
-// sdp passes what the SDP of a SIP message says about payload types to the RTP tracker.
+// sdp passes what the SDP of a SIP message says about payload types and RTX SSRCs to the
+// RTP tracker.
 // A message cut by the snap length is read up to its last whole line.
 func (a *analyzer) sdp(m *transport.Message) {
 	b := m.Payload
 	if m.Snapped {
 		b = b[:bytes.LastIndexByte(b, '\n')+1]
 	}
-	demux.ParseSDP(b, func(h demux.PayloadHint) { a.media.hint(rtpflow.PayloadHint(h)) })
+	demux.ParseSDP(b, func(h demux.PayloadHint) { a.media.hint(rtpflow.PayloadHint(h)) },
+		func(h demux.FIDHint) { a.media.hintFID(rtpflow.FIDHint(h)) })
 }
 
 // wrapped handles a datagram unwrapped from TURN: its path runs between the TURN client and

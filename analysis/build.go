@@ -274,6 +274,11 @@ func (a *analyzer) buildStreamsAndDirections(c *report.Capture, streams []*rtpfl
 				a.warnf("stream %s (SSRC 0x%08x, %s -> %s): %s (its mean bitrate is null)",
 					streamID[s], s.SSRC(), d.From, d.To, why)
 			}
+			// SDP linked an RTX stream to one stream, its OSNs to another: the SDP stands.
+			if o := s.RTXDisputed(); o != nil && s.RTXOf() != nil {
+				a.warnf("stream %s (SSRC 0x%08x, %s -> %s): SDP makes it the RTX stream of SSRC 0x%08x, its original sequence numbers follow SSRC 0x%08x; the SDP is taken",
+					streamID[s], s.SSRC(), d.From, d.To, s.RTXOf().SSRC(), o.SSRC())
+			}
 		}
 		c.Directions = append(c.Directions, d)
 	}

@@ -11,7 +11,7 @@ import (
 // unframes TCP no longer also does every stream's accounting. What rtpflow is given goes
 // across in batches of events in the order the analysis made them: RTP packets
 // (rtpflow.Packet, with their extension elements copied), RTCP messages (their bytes
-// copied) and what SDP said about payload types. The tracker is read only after finish.
+// copied) and what SDP said about payload types and RTX SSRCs. The tracker is read only after finish.
 type media struct {
 	tracker *rtpflow.Tracker
 	cur     *mediaBatch
@@ -26,6 +26,7 @@ type mediaBatch struct {
 	pkts   []rtpflow.Packet
 	rtcp   []rtcpEvent
 	hints  []rtpflow.PayloadHint
+	fids   []rtpflow.FIDHint
 	bytes  []byte // extension elements and RTCP messages; a new array when it would grow
 }
 
@@ -46,6 +47,7 @@ const (
 	eventRTP mediaKind = iota
 	eventRTCP
 	eventHint
+	eventFID
 )
 
 type rtcpEvent struct {
@@ -76,9 +78,11 @@ func (md *media) run() {
 				md.tracker.RTCP(e.path, &e.msg)
 			case eventHint:
 				md.tracker.Hint(b.hints[ev.i])
+			case eventFID:
+				md.tracker.HintFID(b.fids[ev.i])
 			}
 		}
-		b.events, b.pkts, b.rtcp, b.hints, b.bytes = b.events[:0], b.pkts[:0], b.rtcp[:0], b.hints[:0], b.bytes[:0]
+		b.events, b.pkts, b.rtcp, b.hints, b.fids, b.bytes = b.events[:0], b.pkts[:0], b.rtcp[:0], b.hints[:0], b.fids[:0], b.bytes[:0]
 		md.free <- b
 	}
 }
@@ -105,6 +109,13 @@ func (md *media) hint(h rtpflow.PayloadHint) {
 	b := md.cur
 	b.hints = append(b.hints, h)
 	md.add(eventHint, len(b.hints)-1)
+}
+
+// hintFID hands over an SDP ssrc-group:FID pair.
+func (md *media) hintFID(h rtpflow.FIDHint) {
+	b := md.cur
+	b.fids = append(b.fids, h)
+	md.add(eventFID, len(b.fids)-1)
 }
 
 func (md *media) add(k mediaKind, i int) {

@@ -18,6 +18,20 @@ type PayloadHint struct {
 	// ClockRate is the RTP clock of a=rtpmap, or of the static payload type; 0 when neither.
 	ClockRate int
 	Media     string // the m= media type: "audio", "video", "application", ...
+	// RTX is set when a=fmtp gives this payload type an apt= parameter (RFC 4588, 8.1):
+	// it carries retransmissions of payload type APT, of the same section.
+	RTX bool
+	APT uint8
+}
+
+// FIDHint is an a=ssrc-group:FID line of one media section (RFC 5576, 4.2; RFC 4588, 8.2):
+// the source RTX carries the retransmissions of the source Media. SSRC attributes describe
+// what the SDP's author sends (RFC 5576, 4.1), so Addr, the section's receiving address
+// like PayloadHint's, is also where that media comes from when RTP is symmetric (RFC 4961):
+// the caller takes it on either end of a path.
+type FIDHint struct {
+	Addr       netip.AddrPort
+	Media, RTX uint32
 }
 
 const (
@@ -25,11 +39,21 @@ const (
 	maxFormats = 64
 	// maxClockDigits keeps a clock rate parse from overflowing.
 	maxClockDigits = 9
+	// maxFIDs bounds the ssrc-group:FID lines taken from one section: one per simulcast
+	// layer (three is usual), and more than enough for one camera.
+	maxFIDs = 8
 )
+
+// sdpSink receives what a body describes; fid may be nil.
+type sdpSink struct {
+	pt  func(h PayloadHint)
+	fid func(h FIDHint)
+}
 
 // ParseSDP finds the SDP body of the SIP message b and calls fn for each payload type of
 // each RTP media section (m= with an RTP profile, a non-zero port and a connection address
-// that is not unspecified).
+// that is not unspecified), then fid, unless nil, for each of the section's
+// ssrc-group:FID pairs (at most maxFIDs a section).
 //
 // The body starts after the first empty line; it is taken when Content-Type (or its compact
 // form c) is application/sdp, or is multipart with an application/sdp part (SIP-I/SIP-T
@@ -39,12 +63,12 @@ const (
 //
 // ParseSDP never reads past b, does work linear in len(b), and allocates only the strings
 // of the hints it reports.
-func ParseSDP(b []byte, fn func(h PayloadHint)) {
+func ParseSDP(b []byte, fn func(h PayloadHint), fid func(h FIDHint)) {
 	body, ctype, ok := sipBody(b)
 	if !ok {
 		return
 	}
-	parseBody(body, ctype, fn, true)
+	parseBody(body, ctype, sdpSink{fn, fid}, true)
 }
 
 // mediaSection is one m= section being read.
@@ -60,11 +84,16 @@ type mediaSection struct {
 		name  []byte
 		clock int
 	}
+	rtx   [2]uint64 // payload types with an fmtp apt= in this section
+	apt   [128]uint8
+	fids  [maxFIDs]FIDHint // Addr unset until emit
+	nFIDs int
 }
 
 // parseSDP reads the session and media descriptions of an SDP body (RFC 8866, 5): c=
-// lines at session level and in media sections, m= lines and a=rtpmap attributes.
-func parseSDP(body []byte, fn func(h PayloadHint)) {
+// lines at session level and in media sections, m= lines, and the a=rtpmap, a=fmtp (for
+// apt= only) and a=ssrc-group:FID attributes of media sections.
+func parseSDP(body []byte, fn sdpSink) {
 	var session netip.Addr
 	var sec mediaSection
 	in := false
@@ -93,8 +122,14 @@ func parseSDP(body []byte, fn func(h PayloadHint)) {
 				session = a
 			}
 		case 'a':
-			if in && bytes.HasPrefix(v, []byte("rtpmap:")) {
+			switch {
+			case !in:
+			case bytes.HasPrefix(v, []byte("rtpmap:")):
 				sec.rtpMap(v[len("rtpmap:"):])
+			case bytes.HasPrefix(v, []byte("fmtp:")):
+				sec.fmtp(v[len("fmtp:"):])
+			case bytes.HasPrefix(v, []byte("ssrc-group:")):
+				sec.ssrcGroup(v[len("ssrc-group:"):])
 			}
 		}
 	}
@@ -106,6 +141,7 @@ func parseSDP(body []byte, fn func(h PayloadHint)) {
 // reset starts a section from an m= value: <media> <port>[/<count>] <proto> <fmt> ...
 func (s *mediaSection) reset(v []byte) {
 	s.media, s.port, s.rtp, s.addr, s.nFormats, s.mapped = nil, 0, false, netip.Addr{}, 0, [2]uint64{}
+	s.rtx, s.nFIDs = [2]uint64{}, 0
 	f := 0
 	for len(v) > 0 {
 		var tok []byte
@@ -167,8 +203,76 @@ func (s *mediaSection) rtpMap(v []byte) {
 	s.mapped[pt>>6] |= 1 << (pt & 63)
 }
 
-// emit reports the section's payload types.
-func (s *mediaSection) emit(session netip.Addr, fn func(h PayloadHint)) {
+// fmtp reads the apt= parameter of an fmtp value: <payload type> <parameters>, where the
+// parameters of rtx are ;-separated name=value pairs (RFC 4588, 8.1: apt, rtx-time).
+// Other formats' parameters are not read.
+func (s *mediaSection) fmtp(v []byte) {
+	sp := bytes.IndexAny(v, " \t")
+	if sp < 0 {
+		return
+	}
+	pt, ok := atoi(v[:sp])
+	if !ok || pt >= 128 {
+		return
+	}
+	apt, ok := atoi(param(v[sp+1:], "apt"))
+	if !ok || apt >= 128 || apt == pt {
+		return
+	}
+	s.apt[pt] = uint8(apt)
+	s.rtx[pt>>6] |= 1 << (pt & 63)
+}
+
+// ssrcGroup reads an ssrc-group value: <semantics> <ssrc-id> ... (RFC 5576, 4.2). Only FID
+// groups of exactly two SSRCs are taken, the first the media, the second its RTX (RFC
+// 4588, 8.2); other semantics (SIM, FEC-FR) name no RTX.
+func (s *mediaSection) ssrcGroup(v []byte) {
+	sem, v := nextField(v)
+	if !bytes.Equal(sem, []byte("FID")) || s.nFIDs == maxFIDs {
+		return
+	}
+	var ids [2]uint32
+	n := 0
+	for len(v) > 0 {
+		var tok []byte
+		tok, v = nextField(v)
+		if len(tok) == 0 {
+			continue
+		}
+		id, ok := parseSSRC(tok)
+		if !ok || n == len(ids) {
+			return
+		}
+		ids[n] = id
+		n++
+	}
+	if n != 2 || ids[0] == ids[1] {
+		return
+	}
+	s.fids[s.nFIDs] = FIDHint{Media: ids[0], RTX: ids[1]}
+	s.nFIDs++
+}
+
+// parseSSRC reads an ssrc-id: a decimal number below 2^32 (RFC 5576, 4.1).
+func parseSSRC(b []byte) (uint32, bool) {
+	if len(b) == 0 || len(b) > 10 {
+		return 0, false
+	}
+	var n uint64
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + uint64(c-'0')
+	}
+	if n > 1<<32-1 {
+		return 0, false
+	}
+	return uint32(n), true
+}
+
+// emit reports the section's payload types, then its FID pairs.
+func (s *mediaSection) emit(session netip.Addr, sink sdpSink) {
 	addr := s.addr
 	if !addr.IsValid() {
 		addr = session
@@ -193,7 +297,17 @@ func (s *mediaSection) emit(session netip.Addr, fn func(h PayloadHint)) {
 		} else if st.clock != 0 {
 			h.Codec, h.ClockRate = st.name, st.clock
 		}
-		fn(h)
+		if s.rtx[pt>>6]&(1<<(pt&63)) != 0 {
+			h.RTX, h.APT = true, s.apt[pt]
+		}
+		sink.pt(h)
+	}
+	if sink.fid == nil {
+		return
+	}
+	for _, f := range s.fids[:s.nFIDs] {
+		f.Addr = ap
+		sink.fid(f)
 	}
 }
 

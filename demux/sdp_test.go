@@ -1,6 +1,7 @@
 package demux
 
 import (
+	"fmt"
 	"net/netip"
 	"strings"
 	"testing"
@@ -69,7 +70,7 @@ var eqAddrPort = cmp.Comparer(func(a, b netip.AddrPort) bool { return a == b })
 
 func parseAll(b []byte) []PayloadHint {
 	var out []PayloadHint
-	ParseSDP(b, func(h PayloadHint) { out = append(out, h) })
+	ParseSDP(b, func(h PayloadHint) { out = append(out, h) }, nil)
 	return out
 }
 
@@ -83,35 +84,35 @@ func TestParseSDP(t *testing.T) {
 		want []PayloadHint
 	}{
 		{"invite amr, telephone-event, static PCMU", inviteAMR, []PayloadHint{
-			{v4, 97, "AMR", 8000, "audio"},
-			{v4, 101, "telephone-event", 8000, "audio"},
-			{v4, 0, "PCMU", 8000, "audio"}, // static: RFC 3551's name without rtpmap
+			{v4, 97, "AMR", 8000, "audio", false, 0},
+			{v4, 101, "telephone-event", 8000, "audio", false, 0},
+			{v4, 0, "PCMU", 8000, "audio", false, 0}, // static: RFC 3551's name without rtpmap
 		}},
 		{"200 ok ipv6, opus/48000/2, media-level c=, no Content-Length", okOpusIPv6, []PayloadHint{
-			{a6, 111, "opus", 48000, "audio"},
-			{a6, 126, "telephone-event", 8000, "audio"},
-			{v6, 96, "VP8", 90000, "video"},
-			{v6, 97, "rtx", 90000, "video"},
+			{a6, 111, "opus", 48000, "audio", false, 0},
+			{a6, 126, "telephone-event", 8000, "audio", false, 0},
+			{v6, 96, "VP8", 90000, "video", false, 0},
+			{v6, 97, "rtx", 90000, "video", true, 96},
 		}},
 		{"lf line ends, static only", []byte("SIP/2.0 200 OK\nContent-Type: application/sdp\n\n" +
 			"v=0\nc=IN IP4 192.0.2.7\nm=audio 8000 RTP/AVP 8 18 13\n"), []PayloadHint{
-			{netip.MustParseAddrPort("192.0.2.7:8000"), 8, "PCMA", 8000, "audio"},
-			{netip.MustParseAddrPort("192.0.2.7:8000"), 18, "G729", 8000, "audio"},
-			{netip.MustParseAddrPort("192.0.2.7:8000"), 13, "CN", 8000, "audio"},
+			{netip.MustParseAddrPort("192.0.2.7:8000"), 8, "PCMA", 8000, "audio", false, 0},
+			{netip.MustParseAddrPort("192.0.2.7:8000"), 18, "G729", 8000, "audio", false, 0},
+			{netip.MustParseAddrPort("192.0.2.7:8000"), 13, "CN", 8000, "audio", false, 0},
 		}},
 		{"rtpmap in lower case for static types, media type in mixed case", crlf("SIP/2.0 200 OK\nContent-Type: application/sdp\n\n" +
 			"c=IN IP4 192.0.2.7\nm=Audio 8000 RTP/AVP 0 8 97\na=rtpmap:0 pcmu/8000\na=rtpmap:8 pcma/8000\na=rtpmap:97 iLBC/8000\n"), []PayloadHint{
-			{netip.MustParseAddrPort("192.0.2.7:8000"), 0, "PCMU", 8000, "audio"},
-			{netip.MustParseAddrPort("192.0.2.7:8000"), 8, "PCMA", 8000, "audio"},
-			{netip.MustParseAddrPort("192.0.2.7:8000"), 97, "iLBC", 8000, "audio"},
+			{netip.MustParseAddrPort("192.0.2.7:8000"), 0, "PCMU", 8000, "audio", false, 0},
+			{netip.MustParseAddrPort("192.0.2.7:8000"), 8, "PCMA", 8000, "audio", false, 0},
+			{netip.MustParseAddrPort("192.0.2.7:8000"), 97, "iLBC", 8000, "audio", false, 0},
 		}},
 		{"dynamic payload type without rtpmap", crlf("SIP/2.0 200 OK\nContent-Type: application/sdp\n\n" +
 			"c=IN IP4 192.0.2.7\nm=video 9000 RTP/AVP 99\n"), []PayloadHint{
-			{netip.MustParseAddrPort("192.0.2.7:9000"), 99, "", 0, "video"},
+			{netip.MustParseAddrPort("192.0.2.7:9000"), 99, "", 0, "video", false, 0},
 		}},
 		{"multicast ttl, port count", crlf("SIP/2.0 200 OK\nContent-Type: application/sdp\n\n" +
 			"c=IN IP4 233.252.0.1/127\nm=audio 49170/2 RTP/AVP 0\n"), []PayloadHint{
-			{netip.MustParseAddrPort("233.252.0.1:49170"), 0, "PCMU", 8000, "audio"},
+			{netip.MustParseAddrPort("233.252.0.1:49170"), 0, "PCMU", 8000, "audio", false, 0},
 		}},
 		{"t38 re-invite: udptl formats are not payload types", crlf("INVITE sip:x@192.0.2.1 SIP/2.0\nContent-Type: application/sdp\n\n" +
 			"c=IN IP4 192.0.2.7\nm=image 9000 udptl t38\na=T38FaxVersion:0\n"), nil},
@@ -125,7 +126,7 @@ func TestParseSDP(t *testing.T) {
 		{"no empty line", crlf("SIP/2.0 200 OK\nContent-Type: application/sdp\n"), nil},
 		{"content-length limits the body", crlf("SIP/2.0 200 OK\nContent-Type: application/sdp\nContent-Length: 42\n\n" +
 			"c=IN IP4 192.0.2.7\nm=audio 9000 RTP/AVP 0\nm=audio 9002 RTP/AVP 8\n"), []PayloadHint{
-			{netip.MustParseAddrPort("192.0.2.7:9000"), 0, "PCMU", 8000, "audio"},
+			{netip.MustParseAddrPort("192.0.2.7:9000"), 0, "PCMU", 8000, "audio", false, 0},
 		}},
 		{"multipart: the sdp part of a SIP-I INVITE", crlf(`INVITE sip:+15551234567@192.0.2.1;user=phone SIP/2.0
 Content-Type: multipart/mixed;boundary="unique-boundary-1"
@@ -145,13 +146,78 @@ Content-Disposition: signal;handling=required
 (ISUP IAM)
 --unique-boundary-1--
 `), []PayloadHint{
-			{netip.MustParseAddrPort("192.0.2.7:9000"), 97, "AMR-WB", 16000, "audio"},
+			{netip.MustParseAddrPort("192.0.2.7:9000"), 97, "AMR-WB", 16000, "audio", false, 0},
 		}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			if d := cmp.Diff(tt.want, parseAll(tt.data), eqAddrPort); d != "" {
 				t.Errorf("hints (-want +got):\n%s", d)
+			}
+		})
+	}
+}
+
+// TestParseSDPRTX: a=fmtp apt= marks a payload type as RTX of another (RFC 4588, 8.1) and
+// a=ssrc-group:FID pairs a media SSRC with its RTX SSRC (RFC 5576, 4.2), per section;
+// malformed lines give nothing, and at most maxFIDs pairs are taken from a section.
+func TestParseSDPRTX(t *testing.T) {
+	head := "SIP/2.0 200 OK\nContent-Type: application/sdp\n\nv=0\nc=IN IP4 192.0.2.7\n"
+	video := netip.MustParseAddrPort("192.0.2.7:9000")
+	audio := netip.MustParseAddrPort("192.0.2.7:8000")
+	type want struct {
+		rtx []uint8 // "pt>apt" pairs, flattened: pt, apt, pt, apt...
+		fid []FIDHint
+	}
+	manyFIDs := ""
+	var many []FIDHint
+	for i := range maxFIDs + 2 {
+		manyFIDs += fmt.Sprintf("a=ssrc-group:FID %d %d\n", 100+i, 200+i)
+		if i < maxFIDs {
+			many = append(many, FIDHint{video, uint32(100 + i), uint32(200 + i)})
+		}
+	}
+	tests := []struct {
+		name string
+		sdp  string
+		want want
+	}{
+		{"apt and fid, webrtc style", "m=video 9000 UDP/TLS/RTP/SAVPF 96 97 98 99\n" +
+			"a=rtpmap:96 VP8/90000\na=rtpmap:97 rtx/90000\na=fmtp:97 apt=96\n" +
+			"a=rtpmap:98 VP9/90000\na=rtpmap:99 rtx/90000\na=fmtp:99 apt=98;rtx-time=3000\n" +
+			"a=ssrc-group:FID 2231627014 632943048\na=ssrc:2231627014 cname:x\n",
+			want{[]uint8{97, 96, 99, 98}, []FIDHint{{video, 2231627014, 632943048}}}},
+		{"apt not first, spaces, name in capitals", "m=video 9000 RTP/AVPF 96 97\na=fmtp:97 rtx-time=3000; APT=96\n",
+			want{[]uint8{97, 96}, nil}},
+		{"ssrc 2^32-1", "m=video 9000 RTP/AVPF 96 97\na=ssrc-group:FID 4294967295 1\n",
+			want{nil, []FIDHint{{video, 4294967295, 1}}}},
+		{"fid per section, at its address", "m=audio 8000 RTP/AVP 0\na=ssrc-group:FID 1 2\n" +
+			"m=video 9000 RTP/AVPF 96\na=ssrc-group:FID 3 4\n",
+			want{nil, []FIDHint{{audio, 1, 2}, {video, 3, 4}}}},
+		{"at most maxFIDs a section", "m=video 9000 RTP/AVPF 96\n" + manyFIDs, want{nil, many}},
+		{"malformed apt", "m=video 9000 RTP/AVPF 96 97 98 99 100 101\n" +
+			"a=fmtp:97 apt=\na=fmtp:98 apt=x96\na=fmtp:99 apt=128\na=fmtp:100 apt=100\n" +
+			"a=fmtp:101\na=fmtp:128 apt=96\na=fmtp:97apt=96\na=fmtp:96 profile-id=0\n", want{}},
+		{"fmtp at session level", "a=fmtp:97 apt=96\nm=video 9000 RTP/AVPF 96 97\n", want{}},
+		{"apt of a payload type not in m=", "m=video 9000 RTP/AVPF 96\na=fmtp:97 apt=96\n", want{}},
+		{"malformed fid", "m=video 9000 RTP/AVPF 96\n" +
+			"a=ssrc-group:FID 1\na=ssrc-group:FID 1 2 3\na=ssrc-group:FID 1 1\n" +
+			"a=ssrc-group:FID 1 4294967296\na=ssrc-group:FID 1 -2\na=ssrc-group:FID 0x1 2\n" +
+			"a=ssrc-group:fid 1 2\na=ssrc-group:SIM 1 2 3\na=ssrc-group:FID\n", want{}},
+		{"fid of a rejected section", "m=video 0 RTP/AVPF 96\na=ssrc-group:FID 1 2\n", want{}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var got want
+			ParseSDP(crlf(head+tt.sdp), func(h PayloadHint) {
+				if h.RTX {
+					got.rtx = append(got.rtx, h.PT, h.APT)
+				} else if h.APT != 0 {
+					t.Errorf("hint %+v: apt without rtx", h)
+				}
+			}, func(h FIDHint) { got.fid = append(got.fid, h) })
+			if d := cmp.Diff(tt.want, got, eqAddrPort, cmp.AllowUnexported(want{})); d != "" {
+				t.Errorf("(-want +got):\n%s", d)
 			}
 		})
 	}
@@ -164,7 +230,7 @@ func TestParseSDPCutShort(t *testing.T) {
 	msg := crlf("SIP/2.0 200 OK\nContent-Type: application/sdp\nContent-Length: 500\n\n" +
 		"c=IN IP4 192.0.2.7\nm=audio 9000 RTP/AVP 97\na=rtpmap:97 AMR/8000\n")
 	cut := msg[:len(msg)-4] // "...AMR/80"
-	want := []PayloadHint{{netip.MustParseAddrPort("192.0.2.7:9000"), 97, "", 0, "audio"}}
+	want := []PayloadHint{{netip.MustParseAddrPort("192.0.2.7:9000"), 97, "", 0, "audio", false, 0}}
 	if d := cmp.Diff(want, parseAll(cut), eqAddrPort); d != "" {
 		t.Errorf("cut message (-want +got):\n%s", d)
 	}
@@ -218,8 +284,14 @@ func FuzzSDP(f *testing.F) {
 			if !h.Addr.IsValid() || h.Addr.Addr().IsUnspecified() || h.Addr.Port() == 0 {
 				t.Fatalf("hint address %v", h.Addr)
 			}
-			if h.PT >= 128 || h.ClockRate < 0 || h.Media == "" || (h.ClockRate == 0) != (h.Codec == "") {
+			if h.PT >= 128 || h.ClockRate < 0 || h.Media == "" || (h.ClockRate == 0) != (h.Codec == "") ||
+				h.APT >= 128 || h.RTX && h.APT == h.PT || !h.RTX && h.APT != 0 {
 				t.Fatalf("hint %+v", h)
+			}
+		}, func(h FIDHint) {
+			n++
+			if !h.Addr.IsValid() || h.Addr.Addr().IsUnspecified() || h.Addr.Port() == 0 || h.Media == h.RTX {
+				t.Fatalf("fid %+v", h)
 			}
 		})
 		if n > len(b) {

@@ -52,7 +52,7 @@ func IsSIP(b []byte) bool {
 
 // parseBody handles a body of type ctype; a multipart body's parts are searched once, not
 // recursively.
-func parseBody(body, ctype []byte, fn func(h PayloadHint), multipart bool) {
+func parseBody(body, ctype []byte, fn sdpSink, multipart bool) {
 	mt, params := splitParam(ctype)
 	switch {
 	case bytes.EqualFold(mt, []byte("application/sdp")):

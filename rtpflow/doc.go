@@ -54,8 +54,10 @@
 //     packet, stops at a jump of more than an hour, and is capped at 6 hours.
 //   - Qualification: MinPackets packets, 80% of the steps continuing, half forward, payload
 //     type stable (continuity.continuing).
-//   - RTX: a stream of the same sender whose first 16 payload-bearing packets mostly carry
-//     original sequence numbers in another stream's recent range (rtxmatcher.go).
+//   - RTX: a stream that SDP names RTX (ssrc-group:FID, or apt= on its payload type:
+//     HintFID, Hint), else a stream of the same sender whose first 16 payload-bearing
+//     packets mostly carry original sequence numbers in another stream's recent range
+//     (rtxmatcher.go).
 //   - Ramp: 3-second trailing moving average, t as the second's offset (Ramp).
 //   - Rates over an active time (mean bitrate, goodput, wire rate, and the ramp with them):
 //     null when the packets span less than 20 ms or average less than 100 µs apart

@@ -14,6 +14,18 @@ type PayloadHint struct {
 	Codec     string // encoding name; "" when unknown
 	ClockRate int    // 0 when unknown
 	Media     string // SDP media type: "audio", "video", ...
+	// RTX says that PT carries RFC 4588 retransmissions of payload type APT (fmtp apt=).
+	RTX bool
+	APT uint8
+}
+
+// FIDHint is an SDP ssrc-group:FID pair (RFC 5576; RFC 4588, 8.2): RTX is the
+// retransmission stream of Media. Addr is the SDP section's address, which its author
+// receives on and, RTP being symmetric (RFC 4961), sends from: the pair applies to streams
+// from or to it. It has the fields of demux.FIDHint.
+type FIDHint struct {
+	Addr       netip.AddrPort
+	Media, RTX uint32
 }
 
 // maxHints bounds the hints kept: beyond it the oldest (address, payload type) is
@@ -32,6 +44,10 @@ type hintTable struct {
 	ring  []hintKey // keys in the order first given, for eviction; len ≤ maxHints
 	next  int       // the oldest key once ring is full
 	taken map[*Stream]PayloadHint
+
+	fid     map[uint32]FIDHint // by RTX SSRC
+	fidRing []uint32
+	fidNext int
 }
 
 // Hint records what signalling says about payload type h.PT at h.Addr; a later hint for
@@ -63,6 +79,41 @@ func (t *Tracker) Hint(h PayloadHint) {
 		}
 	}
 	ht.m[k] = h
+}
+
+// HintFID records an SDP ssrc-group:FID pair; a later pair naming the same RTX SSRC
+// replaces it. A stream with SSRC h.RTX from or to h.Addr is then the RTX stream of the
+// stream of the same sender with SSRC h.Media, without waiting for its OSNs (rtxmatcher.go).
+func (t *Tracker) HintFID(h FIDHint) {
+	if !h.Addr.IsValid() || h.Media == h.RTX {
+		return
+	}
+	ht := &t.hints
+	if ht.fid == nil {
+		ht.fid = make(map[uint32]FIDHint)
+	}
+	if _, ok := ht.fid[h.RTX]; !ok {
+		if len(ht.fidRing) < maxHints {
+			ht.fidRing = append(ht.fidRing, h.RTX)
+		} else {
+			delete(ht.fid, ht.fidRing[ht.fidNext])
+			ht.fidRing[ht.fidNext] = h.RTX
+			ht.fidNext = (ht.fidNext + 1) % maxHints
+		}
+	}
+	ht.fid[h.RTX] = h
+}
+
+// fidOf returns the media SSRC an FID pair names for the RTX stream s.
+func (ht *hintTable) fidOf(s *Stream) (uint32, bool) {
+	if ht.fid == nil {
+		return 0, false
+	}
+	h, ok := ht.fid[s.ssrc]
+	if !ok || h.Addr != s.path.Dst && h.Addr != s.path.Src {
+		return 0, false
+	}
+	return h.Media, true
 }
 
 // lookup returns the hint for a stream's destination and payload type.

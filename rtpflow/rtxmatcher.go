@@ -13,6 +13,19 @@ package rtpflow
 // buffers the original, so they jump by hundreds between sparse repairs, and an elected
 // RTX stream is a stream whatever its continuity (Stream.qualifies).
 //
+// Signalling comes first: a stream whose SSRC an SDP ssrc-group:FID pair names as the RTX
+// side (HintFID), or whose payload type SDP gives an apt= (Hint), is an RTX stream from its
+// first payload-bearing packet on, or from the end of the capture if it has none, without a
+// vote: the sender said so. It retransmits the stream of the same sender with the FID's
+// media SSRC, or else the one stream on its own path whose payload type is the apt (several,
+// as in simulcast, name none: the OSNs choose). Until that stream is seen, and while
+// signalling says nothing, the OSNs vote as above. A signalled stream's OSNs still vote,
+// for a check only: when they elect another stream, the signalling stands (an OSN match is
+// an inference, the SDP the sender's declaration, and a stream repairing numbers of another
+// stream is more likely a coincidence of numbers than a sender mislabelling its own SSRCs)
+// and Stream.RTXDisputed names the stream the OSNs pointed to, for a warning. Signalling
+// that comes after the vote decided is not applied.
+//
 // Each RTX packet is a repair or a probe (report.RTX). A repair carries an OSN that the
 // media stream wanted when the RTX packet arrived: within its window of numbers (at most
 // 65,536 below its highest, not below its lowest, not above its highest) and not received,
@@ -36,14 +49,16 @@ const (
 // records that an RTX stream was matched to it (its recovered packets are counted by its
 // seqStats, whose window holds the marks).
 type rtxMatcher struct {
-	of      *Stream // the media stream this one retransmits, once elected
-	hasRTX  bool    // an RTX stream was matched to this stream
-	decided bool
-	n       int
-	votes   [rtxVotes]*Stream
-	osn     [rtxVotes]uint16
-	wanted  [rtxVotes]bool // the vote's stream wanted its OSN then: a repair if elected
-	repairs int64          // as an RTX stream: packets that were repairs (see above)
+	of        *Stream // the media stream this one retransmits, once elected or signalled
+	hasRTX    bool    // an RTX stream was matched to this stream
+	decided   bool
+	signalled bool    // of was named by signalling, not elected
+	disputed  *Stream // a signalled RTX stream's OSNs elected this other stream
+	n         int
+	votes     [rtxVotes]*Stream
+	osn       [rtxVotes]uint16
+	wanted    [rtxVotes]bool // the vote's stream wanted its OSN then: a repair if elected
+	repairs   int64          // as an RTX stream: packets that were repairs (see above)
 }
 
 // pending reports whether the stream is still voting and its OSNs so far mostly (three

@@ -1,6 +1,9 @@
 package rtpflow
 
-import "testing"
+import (
+	"net/netip"
+	"testing"
+)
 
 func TestRTXMatcherDecide(t *testing.T) {
 	a, b := &Stream{}, &Stream{}
@@ -214,5 +217,80 @@ func TestSparseRTXSurvivesEviction(t *testing.T) {
 	m := bySSRC(t, tr, 0xB0).Summary(T0)
 	if r.Kind != "rtx" || r.RTX == nil || r.RTX.Repairs != 5 || r.RTX.Probes != 0 || m.RecoveredByRTX == nil || *m.RecoveredByRTX != 5 {
 		t.Errorf("rtx kind %s %+v, media recovered %v", r.Kind, r.RTX, m.RecoveredByRTX)
+	}
+}
+
+// TestRTXFromSignalling: two video streams of one sender on one path with payload type 96
+// (simulcast), 0xC0 losing 100 and 300, and 0xC2 (PT 97) resending them: 2 repairs, too
+// few to vote. apt=96 alone names two streams, so none; an FID pair names 0xC0, given before
+// the media or only after 0xC2's packets (linked at the end); from the SDP of the sender
+// (Addr its source) or of the receiver. Unlinked, 0xC2 (2 packets) is no stream.
+func TestRTXFromSignalling(t *testing.T) {
+	apt := PayloadHint{Addr: bob, PT: 97, Codec: "rtx", ClockRate: 90000, Media: "video", RTX: true, APT: 96}
+	tests := []struct {
+		name     string
+		apt      bool
+		fid      *FIDHint
+		fidLater bool
+		want     uint32 // the media stream 0xC2 is linked to; 0: none
+	}{
+		{"no signalling", false, nil, false, 0},
+		{"apt naming two streams", true, nil, false, 0},
+		{"fid at the sender's address", true, &FIDHint{alice, 0xC0, 0xC2}, false, 0xC0},
+		{"fid at the receiver's address, no apt", false, &FIDHint{bob, 0xC0, 0xC2}, false, 0xC0},
+		{"fid after the rtx packets", false, &FIDHint{alice, 0xC0, 0xC2}, true, 0xC0},
+		{"fid at another address", false, &FIDHint{netip.MustParseAddrPort("192.0.2.1:5000"), 0xC0, 0xC2}, false, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tr := NewTracker(Config{})
+			if tt.apt {
+				tr.Hint(apt)
+			}
+			if tt.fid != nil && !tt.fidLater {
+				tr.HintFID(*tt.fid)
+			}
+			var as []arrival
+			at := func(i int) int64 { return T0 + int64(i)*10*ms1 }
+			for i := 0; i < 500; i++ {
+				for k, ssrc := range []uint32{0xC0, 0xC1} {
+					if ssrc == 0xC0 && (i == 100 || i == 300) {
+						continue
+					}
+					b := rp{pt: 96, seq: uint16(1000 + 5000*k + i), ts: uint32(900 * i), ssrc: ssrc, payload: make([]byte, 500)}.bytes()
+					as = append(as, arrival{pathA, msg(b, at(i)+int64(k))})
+				}
+			}
+			for k, i := range []int{100, 300} {
+				b := rp{pt: 97, seq: uint16(7 + k), ts: uint32(900 * i), ssrc: 0xC2, payload: append(u16(uint16(1000+i)), make([]byte, 500)...)}.bytes()
+				as = append(as, arrival{pathA, msg(b, at(i)+40*ms1)})
+			}
+			feed(t, tr, as)
+			if tt.fidLater {
+				tr.HintFID(*tt.fid)
+			}
+			// Unlinked, the 2-packet stream does not qualify: it is not among the streams.
+			var rtx *Stream
+			for _, s := range tr.Streams() {
+				if s.SSRC() == 0xC2 {
+					rtx = s
+				}
+			}
+			var got uint32
+			if rtx != nil && rtx.RTXOf() != nil {
+				got = rtx.RTXOf().SSRC()
+			}
+			if got != tt.want || (rtx == nil) != (tt.want == 0) {
+				t.Fatalf("rtx stream %v, of 0x%x, want 0x%x", rtx != nil, got, tt.want)
+			}
+			if got == 0 {
+				return
+			}
+			r, m := rtx.Summary(T0), bySSRC(t, tr, 0xC0).Summary(T0)
+			if r.Kind != "rtx" || r.RTX == nil || r.RTX.Repairs != 2 || r.RTX.Probes != 0 || rtx.RTXDisputed() != nil ||
+				m.RecoveredByRTX == nil || *m.RecoveredByRTX != 2 || *m.Lost != 2 {
+				t.Errorf("rtx %s %+v, media lost %d recovered %v", r.Kind, r.RTX, *m.Lost, m.RecoveredByRTX)
+			}
+		})
 	}
 }

@@ -62,6 +62,10 @@ func (s *Stream) IsRTX() bool { return s.rtx.of != nil }
 // RTXOf is the media stream an RTX stream retransmits, or nil.
 func (s *Stream) RTXOf() *Stream { return s.rtx.of }
 
+// RTXDisputed is, for an RTX stream linked by signalling (SDP), the other stream its OSNs
+// elected (rtxmatcher.go); nil when they agree or decided nothing.
+func (s *Stream) RTXDisputed() *Stream { return s.rtx.disputed }
+
 // IsMedia reports whether the stream carries original media (audio, video or unknown, not
 // RTX).
 func (s *Stream) IsMedia() bool { return s.rtx.of == nil }
@@ -206,16 +210,72 @@ func (s *Stream) lateHeld(dup bool) {
 // original sequence number if the stream is RTX (RFC 4588, 4): a vote while the stream is
 // undecided, and once it is found to be RTX, a recovered packet of its media stream. A
 // media stream, once decided, has nothing to do here.
+//
+// While it votes, signalling may name it RTX (signalledRTX): it is linked at once, and the
+// rest of its votes only check the signalling.
 func (s *Stream) rtxOSN(osn uint16) {
-	switch {
-	case s.rtx.voting():
-		m := s.snd.match(s, osn)
-		if s.rtx.vote(osn, m, m != nil && m.seq.wanted(osn)) {
-			s.decideRTX(false)
+	if !s.rtx.voting() {
+		if s.rtx.of != nil {
+			s.recover(osn, s.rtx.of.seq.wanted(osn))
 		}
-	case s.rtx.of != nil:
+		return
+	}
+	if s.rtx.of == nil {
+		s.linkSignalled()
+	}
+	m := s.snd.match(s, osn)
+	full := s.rtx.vote(osn, m, m != nil && m.seq.wanted(osn))
+	if s.rtx.of != nil {
 		s.recover(osn, s.rtx.of.seq.wanted(osn))
 	}
+	if full {
+		s.decideRTX(false)
+	}
+}
+
+// linkSignalled makes s the RTX stream of the stream signalling names for it, if any and
+// seen; the OSNs s voted for that stream before are its packets too.
+func (s *Stream) linkSignalled() {
+	m := s.signalledMedia()
+	if m == nil {
+		return
+	}
+	s.rtx.of, s.rtx.signalled = m, true
+	m.rtx.hasRTX = true
+	s.rtx.votedFor(m, s.recover)
+}
+
+// signalledMedia returns the media stream signalling names for s (rtxmatcher.go): the
+// FID pair's media SSRC among the sender's streams, else the only stream on s's path with
+// the apt payload type; nil when there is none, or several, or no signalling. Without SIP
+// in the capture it returns at once.
+func (s *Stream) signalledMedia() *Stream {
+	ht := &s.t.hints
+	if ht.m == nil && ht.fid == nil {
+		return nil
+	}
+	usable := func(o *Stream) bool { return o != s && !o.evicted && o.rtx.of == nil && o.packets > 0 }
+	if media, ok := ht.fidOf(s); ok {
+		for _, o := range s.snd.streams {
+			if o.ssrc == media && usable(o) {
+				return o
+			}
+		}
+	}
+	h, ok := ht.lookup(s)
+	if !ok || !h.RTX {
+		return nil
+	}
+	var found *Stream
+	for _, o := range s.snd.streams {
+		if o.path == s.path && o.pt == h.APT && usable(o) {
+			if found != nil {
+				return nil
+			}
+			found = o
+		}
+	}
+	return found
 }
 
 // recover accounts one RTX packet of the elected media stream: a repair when the media
@@ -229,8 +289,21 @@ func (s *Stream) recover(osn uint16, wanted bool) {
 
 // decideRTX takes the RTX decision (rtxMatcher.decide); an elected media stream learns
 // that it has an RTX stream and which of its losses the votes already recovered.
+//
+// A signalled stream is checked instead: its vote electing another stream is a dispute.
+// At the end of the capture, a stream still undecided looks for signalling once more (a
+// stream with no payload-bearing packet, or signalling after its first packets).
 func (s *Stream) decideRTX(final bool) {
+	if final && s.rtx.of == nil && !s.rtx.decided {
+		s.linkSignalled()
+	}
 	best := s.rtx.decide(final)
+	if s.rtx.signalled {
+		if best != nil && best != s.rtx.of {
+			s.rtx.disputed = best
+		}
+		return
+	}
 	if best == nil {
 		return
 	}
