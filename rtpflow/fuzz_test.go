@@ -110,8 +110,9 @@ func FuzzRTP(f *testing.F) {
 			if r.Lost != nil && (*r.Lost < 0 || *r.Lost > r.Expected) {
 				t.Fatalf("lost %d of %d", *r.Lost, r.Expected)
 			}
-			if r.Late != nil && r.DelayMS != nil && r.Late.Packets > r.DelayMS.Samples {
-				t.Fatalf("late %d of %d samples", r.Late.Packets, r.DelayMS.Samples)
+			// A sample speaks for its frame's packets: late counts packets, at most all of them.
+			if r.Late != nil && (r.Late.Packets > r.Packets || r.Late.Pct < 0 || r.Late.Pct > 100) {
+				t.Fatalf("late %d (%v%%) of %d packets", r.Late.Packets, r.Late.Pct, r.Packets)
 			}
 			if r.DelayMS != nil && (r.DelayMS.P50 > r.DelayMS.Max || r.DelayMS.P50 < 0) {
 				t.Fatalf("delay %+v", r.DelayMS)
