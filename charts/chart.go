@@ -1,0 +1,157 @@
+package charts
+
+import (
+	"bytes"
+	"fmt"
+	"html"
+	"io"
+	"strings"
+
+	chart "github.com/wcharczuk/go-chart/v2"
+	"github.com/wcharczuk/go-chart/v2/drawing"
+)
+
+// Kind names what a chart shows; it is part of the chart files' names.
+type Kind string
+
+const (
+	KindBitrate Kind = "bitrate" // media and wire bitrate, t50 and t90 marked
+	KindLoss    Kind = "loss"    // RTP packets lost, TCP bytes retransmitted
+	KindDelay   Kind = "delay"   // delay above baseline (p50, max), the late budget, late packets
+)
+
+// Size of a chart: the width of a ticket's column, where text stays readable unscaled.
+const (
+	Width  = 800
+	Height = 300
+)
+
+// Chart is one chart of one call direction, ready to draw as SVG or PNG.
+type Chart struct {
+	Kind      Kind
+	Direction string // the direction's ID
+	Title     string // what the chart shows, in words of the report's own (no capture text)
+
+	xName  string
+	xEnd   float64
+	xTicks []chart.Tick
+	y, y2  yAxis // y2 is unused when it has no name
+	lines  []line
+}
+
+type yAxis struct {
+	name  string
+	top   float64
+	ticks []chart.Tick
+}
+
+// line is one series to draw: a step line, a marker or a threshold.
+type line struct {
+	name      string // "" leaves it out of the legend (a later piece of a broken line)
+	xs, ys    []float64
+	color     drawing.Color
+	dashed    bool
+	dots      bool // draws its points too: a piece of one second would be invisible otherwise
+	secondary bool // on the right-hand axis
+}
+
+var (
+	colorBlue   = drawing.ColorFromHex("1f77b4")
+	colorOrange = drawing.ColorFromHex("ff7f0e")
+	colorRed    = drawing.ColorFromHex("d62728")
+	colorPurple = drawing.ColorFromHex("9467bd")
+	colorGrey   = drawing.ColorFromHex("7f7f7f")
+	colorGreen  = drawing.ColorFromHex("2ca02c")
+)
+
+// SVG writes the chart as a standalone SVG document that refers to nothing outside itself;
+// it scales to the width of its container (a viewBox, no fixed size).
+func (c *Chart) SVG(w io.Writer) error {
+	var b bytes.Buffer
+	if err := c.build(html.EscapeString).Render(chart.SVG, &b); err != nil {
+		return fmt.Errorf("charts: %s %s: %w", c.Direction, c.Kind, err)
+	}
+	// The xlink namespace is declared but never used: drop the one outside address.
+	svg := strings.Replace(b.String(), ` xmlns:xlink="http://www.w3.org/1999/xlink"`, "", 1)
+	_, err := io.WriteString(w, svg)
+	return err
+}
+
+// PNG writes the chart as a PNG image, for Markdown, which cannot inline SVG.
+func (c *Chart) PNG(w io.Writer) error {
+	if err := c.build(func(s string) string { return s }).Render(chart.PNG, w); err != nil {
+		return fmt.Errorf("charts: %s %s: %w", c.Direction, c.Kind, err)
+	}
+	return nil
+}
+
+// build makes the go-chart chart; esc escapes every text for the output format (go-chart
+// writes text into SVG as it is).
+func (c *Chart) build(esc func(string) string) chart.Chart {
+	tickStyle := chart.Style{FontSize: 9}
+	escTicks := func(t []chart.Tick) []chart.Tick {
+		out := make([]chart.Tick, len(t))
+		for i, tk := range t {
+			out[i] = chart.Tick{Value: tk.Value, Label: esc(tk.Label)}
+		}
+		return out
+	}
+	ch := chart.Chart{
+		Width:      Width,
+		Height:     Height,
+		Background: chart.Style{Padding: chart.Box{Top: 40, Left: 10, Right: 10, Bottom: 10}},
+		XAxis: chart.XAxis{
+			Name:      esc(c.xName),
+			NameStyle: chart.Style{FontSize: 10},
+			Style:     tickStyle,
+			Range:     &chart.ContinuousRange{Min: 0, Max: c.xEnd},
+			Ticks:     escTicks(c.xTicks),
+		},
+		YAxis: chart.YAxis{
+			Name:           esc(c.y.name),
+			NameStyle:      chart.Style{FontSize: 10},
+			Style:          tickStyle,
+			Range:          &chart.ContinuousRange{Min: 0, Max: c.y.top},
+			Ticks:          escTicks(c.y.ticks),
+			GridMajorStyle: chart.Style{StrokeColor: drawing.ColorFromHex("dddddd"), StrokeWidth: 1},
+		},
+	}
+	ch.YAxis.GridLines = gridLines(c.y.ticks)
+	if c.y2.name != "" {
+		ch.YAxisSecondary = chart.YAxis{
+			Name:      esc(c.y2.name),
+			NameStyle: chart.Style{FontSize: 10},
+			Style:     tickStyle,
+			Range:     &chart.ContinuousRange{Min: 0, Max: c.y2.top},
+			// No Ticks: go-chart v2.1.2 sets the secondary axis' range from the primary
+			// axis' ticks when given some; it spaces its own over the range instead.
+			ValueFormatter: func(v any) string { return esc(number(v.(float64))) },
+		}
+	}
+	for _, l := range c.lines {
+		st := chart.Style{StrokeColor: l.color, StrokeWidth: 2}
+		if l.dashed {
+			st.StrokeDashArray = []float64{5, 3}
+			st.StrokeWidth = 1.5
+		}
+		if l.dots {
+			st.DotColor, st.DotWidth = l.color, 2
+		}
+		s := chart.ContinuousSeries{Name: esc(l.name), Style: st, XValues: l.xs, YValues: l.ys}
+		if l.secondary {
+			s.YAxis = chart.YAxisSecondary
+		}
+		ch.Series = append(ch.Series, s)
+	}
+	ch.Elements = []chart.Renderable{chart.LegendThin(&ch, chart.Style{FontSize: 9})}
+	return ch
+}
+
+// gridLines draws a horizontal line at every tick but the axis itself.
+func gridLines(t []chart.Tick) []chart.GridLine {
+	var g []chart.GridLine
+	for _, tk := range t[min(1, len(t)):] {
+		g = append(g, chart.GridLine{Value: tk.Value})
+	}
+	return g
+}

@@ -1,0 +1,177 @@
+package charts
+
+import (
+	"bytes"
+	"image/png"
+	"math"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/callpcap/callpcap/report"
+)
+
+func f64(v float64) *float64 { return &v }
+
+// stepDirection is a direction whose media bitrate steps from 1 to 2 Mbps at 10 s.
+func stepDirection() *report.Direction {
+	media := make([]float64, 20)
+	for i := range media {
+		media[i] = 1000
+		if i >= 10 {
+			media[i] = 2000
+		}
+	}
+	return &report.Direction{ID: "d1", Transport: report.TransportUDP,
+		Ramp:   &report.Ramp{T50S: f64(0), T90S: f64(10)},
+		Series: report.Series{StepS: 1, MediaKbps: media}}
+}
+
+var pathRE = regexp.MustCompile(`<path\s*d="([^"]*)" style="stroke-width:2;stroke:rgba\(31,119,180,1.0\)`)
+
+// corners reads the points of an SVG path "M x y L x y ...".
+func corners(t *testing.T, d string) [][2]float64 {
+	t.Helper()
+	var pts [][2]float64
+	f := strings.Fields(strings.NewReplacer("M", " ", "L", " ", ",", " ").Replace(d))
+	for i := 0; i+1 < len(f); i += 2 {
+		x, err1 := strconv.ParseFloat(f[i], 64)
+		y, err2 := strconv.ParseFloat(f[i+1], 64)
+		if err1 != nil || err2 != nil {
+			t.Fatalf("path %q: not numbers", d)
+		}
+		pts = append(pts, [2]float64{x, y})
+	}
+	return pts
+}
+
+// TestStepAtTenSeconds: the media line's only vertical edge is at x = 10 s, half way along an
+// axis from 0 to 20 s, and its level doubles there.
+func TestStepAtTenSeconds(t *testing.T) {
+	cs := ForDirection(stepDirection(), 150)
+	if len(cs) != 1 || cs[0].Kind != KindBitrate {
+		t.Fatalf("charts %v, want one bitrate chart", cs)
+	}
+	var b bytes.Buffer
+	if err := cs[0].SVG(&b); err != nil {
+		t.Fatal(err)
+	}
+	m := pathRE.FindStringSubmatch(b.String())
+	if m == nil {
+		t.Fatalf("no media line in the SVG:\n%s", b.String())
+	}
+	pts := corners(t, m[1])
+	if len(pts) != 40 {
+		t.Fatalf("%d corners, want 40 (two per second)", len(pts))
+	}
+	x0, x20 := pts[0][0], pts[len(pts)-1][0]
+	var edges []float64
+	for i := 1; i < len(pts); i++ {
+		if pts[i][1] != pts[i-1][1] {
+			edges = append(edges, pts[i][0])
+			if pts[i][0] != pts[i-1][0] {
+				t.Errorf("edge from %v to %v is not vertical", pts[i-1], pts[i])
+			}
+		}
+	}
+	want := x0 + (x20-x0)*10/20
+	if len(edges) != 1 || math.Abs(edges[0]-want) > 1 {
+		t.Fatalf("vertical edges at x %v, want one at %.1f (10 s of 0..20 s from x %v to %v)", edges, want, x0, x20)
+	}
+	// The y axis runs 0..2 Mbit/s: the line at 1 is half way up from where 2 is drawn.
+	bottom := pts[0][1] + (pts[0][1] - pts[len(pts)-1][1]) // y of 0 = y(1) + (y(1) − y(2))
+	if y1, y2 := pts[0][1], pts[len(pts)-1][1]; math.Abs((bottom-y1)*2-(bottom-y2)) > 1 {
+		t.Errorf("levels at y %v and %v are not 1 and 2 on a 0-based axis", y1, y2)
+	}
+	for _, want := range []string{"bitrate (Mbit/s)", "seconds since this direction", ">t90 10 s<", ">media<"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("SVG lacks %q", want)
+		}
+	}
+}
+
+// TestSVGDeterministicAndSelfContained: drawing twice gives the same bytes, with nothing
+// fetched from anywhere.
+func TestSVGDeterministicAndSelfContained(t *testing.T) {
+	d := stepDirection()
+	d.Transport = report.TransportTURNTCP
+	d.Series.Lost = make([]int64, 20)
+	d.Series.Lost[3] = 7
+	d.Series.RetransmittedKbps = make([]float64, 20)
+	d.Series.DelayP50MS = []*float64{f64(3), nil, f64(5), f64(40)}
+	d.Series.DelayMaxMS = []*float64{f64(9), nil, f64(30), f64(400)}
+	d.Series.Late = []int64{0, 0, 0, 12}
+	cs := ForDirection(d, 150)
+	if len(cs) != 3 {
+		t.Fatalf("%d charts, want bitrate, loss and delay", len(cs))
+	}
+	for _, c := range cs {
+		var a, b bytes.Buffer
+		if err := c.SVG(&a); err != nil {
+			t.Fatal(err)
+		}
+		if err := c.SVG(&b); err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(a.Bytes(), b.Bytes()) {
+			t.Errorf("%s: two drawings differ", c.Kind)
+		}
+		s := a.String()
+		for _, bad := range []string{"<script", "href", "http://www.w3.org/1999/xlink", "url(", "@import", "NaN"} {
+			if strings.Contains(s, bad) {
+				t.Errorf("%s: SVG contains %q", c.Kind, bad)
+			}
+		}
+		var p bytes.Buffer
+		if err := c.PNG(&p); err != nil {
+			t.Fatal(err)
+		}
+		img, err := png.Decode(&p)
+		if err != nil {
+			t.Fatalf("%s: PNG: %v", c.Kind, err)
+		}
+		if b := img.Bounds(); b.Dx() != Width || b.Dy() != Height {
+			t.Errorf("%s: PNG is %v, want %dx%d", c.Kind, b, Width, Height)
+		}
+	}
+	var delay bytes.Buffer
+	if err := cs[2].SVG(&delay); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{">late budget 150 ms<", ">late packets<", "delay (ms)", "late packets per second"} {
+		if !strings.Contains(delay.String(), want) {
+			t.Errorf("delay chart lacks %q", want)
+		}
+	}
+}
+
+// TestSVGEscapesText: go-chart writes text into the SVG as given; a chart's text is escaped.
+func TestSVGEscapesText(t *testing.T) {
+	c := ForDirection(stepDirection(), 150)[0]
+	c.xName = `</svg><script>alert(1)</script>`
+	c.lines[0].name = `<img src=x onerror=alert(1)>`
+	var b bytes.Buffer
+	if err := c.SVG(&b); err != nil {
+		t.Fatal(err)
+	}
+	if s := b.String(); strings.Contains(s, "<script") || strings.Contains(s, "<img") ||
+		!strings.Contains(s, "&lt;img src=x onerror=alert(1)&gt;") {
+		t.Errorf("text not escaped:\n%s", s)
+	}
+}
+
+func TestNiceMax(t *testing.T) {
+	for _, tc := range []struct{ in, want float64 }{{0, 1}, {0.7, 1}, {2, 2}, {2.1, 2.5}, {3, 5}, {420, 500}, {2400, 2500}, {9000, 10000}} {
+		if got := niceMax(tc.in); got != tc.want {
+			t.Errorf("niceMax(%v) = %v, want %v", tc.in, got, tc.want)
+		}
+	}
+}
+
+func TestPiecesLeaveHoles(t *testing.T) {
+	p := pieces([]*float64{f64(1), nil, f64(2), f64(3)}, 1)
+	if len(p) != 2 || len(p[0][0]) != 2 || p[1][0][0] != 2 || p[1][0][3] != 4 || p[1][1][2] != 3 {
+		t.Errorf("pieces = %v", p)
+	}
+}
