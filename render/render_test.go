@@ -157,3 +157,19 @@ func TestICERTTLegsNamed(t *testing.T) {
 		t.Errorf("text lacks %q:\n%s", want, b.String())
 	}
 }
+
+func TestHTMLGolden(t *testing.T) {
+	var b bytes.Buffer
+	if err := HTML(&b, handMade()); err != nil {
+		t.Fatal(err)
+	}
+	golden.Check(t, filepath.Join("testdata", "handmade.golden.html"), b.Bytes())
+}
+
+func TestMarkdownGolden(t *testing.T) {
+	var b bytes.Buffer
+	if err := Markdown(&b, handMade(), "charts"); err != nil {
+		t.Fatal(err)
+	}
+	golden.Check(t, filepath.Join("testdata", "handmade.golden.md"), b.Bytes())
+}

@@ -1,0 +1,288 @@
+package render
+
+import (
+	"fmt"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/callpcap/callpcap/charts"
+	"github.com/callpcap/callpcap/report"
+)
+
+// page is what the HTML and Markdown reports show, as plain text: each renderer escapes it
+// for its own language, so no text from the capture reaches the page unescaped.
+type page struct {
+	Captures   []pageCapture
+	Comparison *table
+}
+
+type pageCapture struct {
+	File, Head string
+	Error      string
+	Verdict    []string // how the media travelled, then the worst findings
+	Directions []pageDirection
+	Streams    *table
+	TCP        *table
+	Signalling []string // ICE and TURN
+	Warnings   []string
+	Findings   []pageFinding
+	Charted    bool // some direction has charts: the RTT note applies
+}
+
+type pageDirection struct {
+	Title   string
+	Figures [][2]string
+	Charts  []pageChart
+}
+
+type pageChart struct {
+	Title string
+	Name  string // the chart files' base name (ChartName)
+	Chart charts.Chart
+}
+
+type pageFinding struct{ Severity, Text string }
+
+type table struct {
+	Head []string
+	Rows [][]string
+}
+
+// verdictFindings is how many of the worst findings the verdict names.
+const verdictFindings = 3
+
+func newPage(r *report.Report) page {
+	var p page
+	names := ChartBases(r)
+	for i := range r.Captures {
+		p.Captures = append(p.Captures, newPageCapture(&r.Captures[i], names[i], r.Options.LateBudgetMS))
+	}
+	if r.Comparison != nil {
+		p.Comparison = comparisonTable(r.Comparison)
+	}
+	return p
+}
+
+func newPageCapture(c *report.Capture, base string, budgetMS float64) pageCapture {
+	pc := pageCapture{File: c.File, Error: c.Error}
+	if c.Error != "" {
+		return pc
+	}
+	head := []string{c.Format, strings.Join(c.LinkTypes, "+"), thousands(c.Packets) + " packets", bytesSI(c.WireBytes)}
+	if c.DurationS != nil {
+		head = append(head, seconds(*c.DurationS))
+	}
+	if c.Interrupted {
+		head = append(head, "PARTIAL: read interrupted")
+	}
+	pc.Head = strings.Join(head, ", ")
+	pc.Verdict = []string{Headline(c) + "."}
+	worst := slices.Clone(c.Findings)
+	slices.SortStableFunc(worst, func(a, b report.Finding) int { return a.Severity.Rank() - b.Severity.Rank() })
+	for _, f := range worst {
+		if f.Severity != report.SeverityInfo && len(pc.Verdict) <= verdictFindings {
+			pc.Verdict = append(pc.Verdict, f.Text)
+		}
+	}
+	if len(pc.Verdict) == 1 {
+		pc.Verdict = append(pc.Verdict, "No problem found.")
+	}
+	for i := range c.Directions {
+		d := &c.Directions[i]
+		pd := pageDirection{Title: fmt.Sprintf("%s: %s → %s (%s)", d.ID, d.From, d.To, d.Transport), Figures: directionFigures(d)}
+		for _, ch := range charts.ForDirection(d, budgetMS) {
+			pd.Charts = append(pd.Charts, pageChart{Title: ch.Title, Name: ChartName(base, ch), Chart: ch})
+		}
+		pc.Charted = pc.Charted || len(pd.Charts) > 0
+		pc.Directions = append(pc.Directions, pd)
+	}
+	pc.Streams = streamTable(c.Streams)
+	pc.TCP = tcpTable(c.Flows)
+	pc.Signalling = signallingLines(c)
+	pc.Warnings = c.Warnings
+	for _, f := range c.Findings {
+		pc.Findings = append(pc.Findings, pageFinding{Severity: string(f.Severity), Text: f.Text})
+	}
+	return pc
+}
+
+func directionFigures(d *report.Direction) [][2]string {
+	f := [][2]string{{"goodput", optRate(d.GoodputKbps)}, {"wire", optRate(d.WireKbps)}}
+	if d.Efficiency != nil {
+		f = append(f, [2]string{"efficiency", fmt.Sprintf("%.0f%%", *d.Efficiency*100)})
+	}
+	if r := d.Ramp; r != nil {
+		v := fmt.Sprintf("target %s (%s): t50 %s, t90 %s", rate(r.TargetKbps), r.TargetSource, optSeconds(r.T50S), optSeconds(r.T90S))
+		if r.Stable != nil {
+			v += map[bool]string{true: ", stable", false: ", unstable"}[*r.Stable]
+		}
+		f = append(f, [2]string{"ramp", v})
+	}
+	loss := "n/a"
+	if d.Loss.Pct != nil {
+		loss = fmt.Sprintf("%s (%s of %s)", pct(*d.Loss.Pct), thousands(d.Loss.Lost), thousands(d.Loss.Expected))
+	}
+	f = append(f, [2]string{"RTP loss", loss})
+	if d.Loss.DroppedBeforeTCP > 0 {
+		f = append(f, [2]string{"dropped before TCP", thousands(d.Loss.DroppedBeforeTCP)})
+	}
+	if d.TCPRetransmittedPct != nil {
+		f = append(f, [2]string{"TCP retransmitted", pct(*d.TCPRetransmittedPct)})
+	}
+	if l := d.Late; l != nil {
+		v := fmt.Sprintf("%s (%s) over %s", thousands(l.Packets), pct(l.Pct), ms(l.BudgetMS))
+		if l.HOLBlocked > 0 {
+			v += fmt.Sprintf(", %s behind a retransmission", thousands(l.HOLBlocked))
+		}
+		f = append(f, [2]string{"late packets", v})
+	}
+	if dl := d.DelayMS; dl != nil {
+		what := "delay above baseline"
+		if dl.Vantage == "sender" {
+			what = "queueing at the sender"
+		}
+		f = append(f, [2]string{what, fmt.Sprintf("p50 %s, p95 %s, max %s", ms(dl.P50), ms(dl.P95), ms(dl.Max))})
+	}
+	return f
+}
+
+func optSeconds(v *float64) string {
+	if v == nil {
+		return "never"
+	}
+	return seconds(*v)
+}
+
+func optString(v *string) string {
+	if v == nil {
+		return "-"
+	}
+	return *v
+}
+
+func streamTable(streams []report.Stream) *table {
+	if len(streams) == 0 {
+		return nil
+	}
+	t := &table{Head: []string{"stream", "direction", "ssrc", "kind", "codec", "pt", "packets", "lost", "jitter ms (mean/max)", "late"}}
+	for _, s := range streams {
+		lost, jitter, late := "-", "-", "-"
+		if s.Lost != nil {
+			lost = thousands(*s.Lost)
+		}
+		if s.JitterMS != nil {
+			jitter = fmt.Sprintf("%.1f/%.1f", s.JitterMS.Mean, s.JitterMS.Max)
+		}
+		if s.Late != nil {
+			late = thousands(s.Late.Packets)
+		}
+		t.Rows = append(t.Rows, []string{s.ID, s.Direction, s.SSRC, s.Kind, optString(s.Codec), fmt.Sprint(s.PayloadType),
+			thousands(s.Packets), lost, jitter, late})
+	}
+	return t
+}
+
+func tcpTable(flows []report.Flow) *table {
+	t := &table{Head: []string{"flow", "direction", "vantage", "data segments", "retransmitted", "RTT p50", "HOL-delayed messages", "window stalls"}}
+	for _, f := range flows {
+		if f.TCP == nil {
+			continue
+		}
+		for _, side := range []struct {
+			name string
+			d    *report.TCPDir
+		}{{f.A + " → " + f.B, &f.TCP.AToB}, {f.B + " → " + f.A, &f.TCP.BToA}} {
+			d := side.d
+			if d.Segments == 0 {
+				continue
+			}
+			rtt := "-"
+			if d.RTTMS != nil {
+				rtt = ms(d.RTTMS.P50)
+			}
+			t.Rows = append(t.Rows, []string{f.ID, side.name, string(d.Vantage), thousands(d.DataSegments),
+				fmt.Sprintf("%s (%s)", bytesSI(d.RetransmittedBytes), count(d.RetransmittedSegments, "segment", "segments")),
+				rtt, thousands(d.HOLDelayedMessages), thousands(d.WindowStalls.Count)})
+		}
+	}
+	if len(t.Rows) == 0 {
+		return nil
+	}
+	return t
+}
+
+func signallingLines(c *report.Capture) []string {
+	var out []string
+	if ice := c.ICE; ice.Checks > 0 {
+		s := fmt.Sprintf("ICE: %s, %s, %s", count(ice.Checks, "check", "checks"),
+			count(ice.Successes, "success", "successes"), count(ice.Failures, "failure", "failures"))
+		if ice.RTTMS != nil {
+			s += fmt.Sprintf(", RTT p50 %s p95 %s", ms(ice.RTTMS.P50), ms(ice.RTTMS.P95))
+		}
+		out = append(out, s)
+		for _, n := range ice.Nominated {
+			out = append(out, "ICE nominated "+n)
+		}
+	}
+	for _, a := range c.TURN.Allocations {
+		s := fmt.Sprintf("TURN allocation on %s (%s) by %s", a.Server, a.Transport, a.Client)
+		if a.Relayed != nil {
+			s += ", relayed " + *a.Relayed
+		}
+		out = append(out, s+", "+count(int64(a.Permissions), "permission", "permissions")+", "+
+			count(int64(len(a.Channels)), "channel", "channels"))
+	}
+	for _, e := range c.TURN.Errors {
+		out = append(out, fmt.Sprintf("TURN error %d %s ×%d", e.Code, report.TURNErrorReason(e.Code), e.Count))
+	}
+	return out
+}
+
+func comparisonTable(c *report.Comparison) *table {
+	t := &table{Head: []string{"file", "direction", "transport", "goodput", "wire", "t50", "t90", "RTP loss", "TCP rtx", "late", "delay p95"}}
+	opt := func(p *float64, f func(float64) string) string {
+		if p == nil {
+			return "-"
+		}
+		return f(*p)
+	}
+	for _, e := range c.Entries {
+		t.Rows = append(t.Rows, []string{e.File, e.Direction, string(e.Transport), opt(e.GoodputKbps, rate), opt(e.WireKbps, rate),
+			opt(e.T50S, seconds), opt(e.T90S, seconds), opt(e.RTPLossPct, pct), opt(e.TCPRetransmittedPct, pct),
+			thousands(e.LatePackets), opt(e.DelayP95MS, ms)})
+	}
+	return t
+}
+
+var unsafeName = regexp.MustCompile(`[^A-Za-z0-9_-]+`)
+
+// ChartBases returns, per capture, the base of its chart files' names: the file's name
+// without directory and capture extensions, reduced to letters, digits, '-' and '_' (a file
+// name is the capture's, not ours), numbered when two captures would share one.
+func ChartBases(r *report.Report) []string {
+	out := make([]string, len(r.Captures))
+	seen := map[string]int{}
+	for i, c := range r.Captures {
+		b := filepath.Base(c.File)
+		for _, ext := range []string{".gz", ".zst", ".pcapng", ".pcap", ".cap"} {
+			b = strings.TrimSuffix(b, ext)
+		}
+		b = strings.Trim(unsafeName.ReplaceAllString(b, "_"), "_")
+		if b == "" {
+			b = "capture"
+		}
+		seen[b]++
+		if n := seen[b]; n > 1 {
+			b = fmt.Sprintf("%s-%d", b, n)
+		}
+		out[i] = b
+	}
+	return out
+}
+
+// ChartName is the base name of a chart's files (.svg, .png): <capture>-<direction>-<kind>.
+func ChartName(base string, c charts.Chart) string {
+	return base + "-" + strings.Trim(unsafeName.ReplaceAllString(c.Direction, "_"), "_") + "-" + string(c.Kind)
+}
