@@ -14,6 +14,7 @@ require (
 	github.com/schollz/progressbar/v3 v3.19.1
 	github.com/spf13/pflag v1.1.0
 	github.com/wcharczuk/go-chart/v2 v2.1.2
+	golang.org/x/net v0.55.0
 	golang.org/x/term v0.48.0
 )
 
@@ -28,7 +29,6 @@ require (
 	github.com/wlynxg/anet v0.0.5 // indirect
 	golang.org/x/crypto v0.51.0 // indirect
 	golang.org/x/image v0.18.0 // indirect
-	golang.org/x/net v0.55.0 // indirect
 	golang.org/x/sys v0.50.0 // indirect
 	golang.org/x/text v0.37.0 // indirect
 )

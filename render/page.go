@@ -222,6 +222,9 @@ func signallingLines(c *report.Capture) []string {
 			s += fmt.Sprintf(", RTT p50 %s p95 %s", ms(ice.RTTMS.P50), ms(ice.RTTMS.P95))
 		}
 		out = append(out, s)
+		if len(ice.Ufrags) > 0 {
+			out = append(out, "ICE usernames (ufrag pairs): "+strings.Join(ice.Ufrags, ", "))
+		}
 		for _, n := range ice.Nominated {
 			out = append(out, "ICE nominated "+n)
 		}

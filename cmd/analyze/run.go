@@ -114,14 +114,9 @@ func parseArgs(args []string, stderr io.Writer) (*config, error) {
 		cfg.format = formatFromName(cfg.output)
 	}
 	switch cfg.format {
-	case "text", "json":
-	case "md", "html":
-		return nil, usagef("--format %s is not available yet: use text or json", cfg.format)
+	case "text", "json", "md", "html":
 	default:
 		return nil, usagef("--format %q: want text, json, md or html", cfg.format)
-	}
-	if cfg.charts != "" {
-		return nil, usagef("--charts is not available yet")
 	}
 	if *lateBudget <= 0 {
 		return nil, usagef("--late-budget %v: must be above zero", *lateBudget)
@@ -249,9 +244,18 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		out = file
 	}
 	bw := bufio.NewWriter(out)
+	if cfg.charts != "" {
+		if err := writeCharts(cfg.charts, rep); err != nil {
+			return err
+		}
+	}
 	switch cfg.format {
 	case "json":
 		err = render.JSON(bw, rep)
+	case "html":
+		err = render.HTML(bw, rep)
+	case "md":
+		err = render.Markdown(bw, rep, chartsLink(cfg.charts, cfg.output))
 	default:
 		err = render.Text(bw, rep)
 	}
