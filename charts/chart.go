@@ -99,7 +99,7 @@ func (c *Chart) build(esc func(string) string) chart.Chart {
 	ch := chart.Chart{
 		Width:      Width,
 		Height:     Height,
-		Background: chart.Style{Padding: chart.Box{Top: 40, Left: 10, Right: 10, Bottom: 10}},
+		Background: chart.Style{Padding: chart.Box{Top: 40, Left: 24, Right: 10, Bottom: 10}},
 		XAxis: chart.XAxis{
 			Name:      esc(c.xName),
 			NameStyle: chart.Style{FontSize: 10},
