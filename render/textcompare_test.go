@@ -58,9 +58,9 @@ func TestCaptureLabels(t *testing.T) {
 func fourCaptures() *report.Report {
 	type run struct {
 		goodput, wire, eff, t50, t90, loss, retx, latePct, p95 float64
-		late                                                 int64
-		transport                                            report.Transport
-		stable                                               bool
+		late                                                   int64
+		transport                                              report.Transport
+		stable                                                 bool
 	}
 	runs := []run{
 		{899, 1060, 0.85, 0, 0, 0, 1.0, 15, 260, 440, report.TransportTURNTCP, true},
