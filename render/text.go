@@ -12,9 +12,10 @@ import (
 // textWidth is the widest line the text report writes.
 const textWidth = 100
 
-// Text writes the report for a person at a terminal: per capture, the legs the media took,
-// then per call direction the figures that matter and its streams, then the findings. With
-// several captures it ends with a side-by-side comparison.
+// Text writes the report for a person at a terminal: per capture, one line per call, worst
+// first, when it holds several (report.Calls), the legs the media took, then per call
+// direction the figures that matter and its streams, then the findings. With several
+// captures it ends with a side-by-side comparison.
 func Text(w io.Writer, r *report.Report) error {
 	tw := &textWriter{w: w}
 	for i := range r.Captures {

@@ -18,6 +18,7 @@ type callSummary struct {
 	lossPct  float64         // the worst of its directions'
 	latePct  float64
 	retxPct  *float64
+	measured struct{ loss, late bool } // whether any direction measured them
 }
 
 // calls writes one line per call, worst first: the worst finding's severity, then the
@@ -57,9 +58,11 @@ func (t *textWriter) calls(c *report.Capture, calls [][]string) {
 			s := &sums[i]
 			if d.Loss.Pct != nil {
 				s.lossPct = max(s.lossPct, *d.Loss.Pct)
+				s.measured.loss = true
 			}
 			if d.Late != nil {
 				s.latePct = max(s.latePct, d.Late.Pct)
+				s.measured.late = true
 			}
 			if r := d.TCPRetransmittedPct; r != nil && (s.retxPct == nil || *r > *s.retxPct) {
 				s.retxPct = r
@@ -105,10 +108,21 @@ func (t *textWriter) calls(c *report.Capture, calls [][]string) {
 		if r := s.retxPct; r != nil && *r > 0 {
 			figs = append(figs, pct(*r)+" TCP retransmitted")
 		}
-		what := strings.Join(figs, ", ")
-		if what == "" {
-			what = "nothing lost or late"
+		// Nothing to tell: say what was measured to be fine, so that an unmeasured share
+		// never reads as none.
+		if len(figs) == 0 {
+			switch m := s.measured; {
+			case m.loss && m.late:
+				figs = append(figs, "nothing lost or late")
+			case m.loss:
+				figs = append(figs, "nothing lost")
+			case m.late:
+				figs = append(figs, "nothing late")
+			default:
+				figs = append(figs, "loss and lateness not measured")
+			}
 		}
+		what := strings.Join(figs, ", ")
 		t.parts(fmt.Sprintf("  %s call %-3d ", mark, s.n), "             ", "  ",
 			callEnds(s.legs, legs), "("+strings.Join(s.legs, ", ")+")", what)
 	}

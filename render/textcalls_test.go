@@ -86,3 +86,25 @@ Legs
 		t.Errorf("a capture of one call lists its calls:\n%s", b.String())
 	}
 }
+
+// TestTextCallsUnmeasured: a call whose loss or lateness was not measured never reads as one
+// with none; calls alike in severity and shares keep their order.
+func TestTextCallsUnmeasured(t *testing.T) {
+	r := threeCalls()
+	ds := r.Captures[0].Directions
+	ds[0].Late = nil                                          // call 1: loss measured (0%), lateness not
+	ds[3].Late, ds[3].Loss.Pct, ds[3].Loss.Lost = nil, nil, 0 // call 3: neither
+	var b bytes.Buffer
+	if err := Text(&b, r); err != nil {
+		t.Fatal(err)
+	}
+	want := `
+3 calls, worst first
+  !! call 2   10.0.0.2 <-> 198.51.100.9 via TURN/TCP  (l2, l3)  15% late, 1.0% TCP retransmitted
+  !  call 1   10.0.0.1 <-> 10.0.0.9 via UDP  (l1)  nothing lost
+  !  call 3   10.0.0.3 <-> 198.51.100.10 via TURN/UDP  (l4)  loss and lateness not measured
+`
+	if !strings.Contains(b.String(), want) {
+		t.Errorf("text lacks %q:\n%s", want, b.String())
+	}
+}
