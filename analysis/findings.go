@@ -64,33 +64,19 @@ type finder struct {
 	fs       []report.Finding
 	legByID  map[string]*report.Leg
 	streams  map[string]*report.Stream
-	call     map[string]string // leg ID → its call's key
-	absorbed map[string]bool   // direction IDs whose symptoms are figures of a media_over_tcp finding
+	call     map[string]int  // leg ID → its call (report.Calls)
+	absorbed map[string]bool // direction IDs whose symptoms are figures of a media_over_tcp finding
 }
 
 func newFinder(c *report.Capture) *finder {
 	f := &finder{c: c, fs: []report.Finding{}, legByID: map[string]*report.Leg{}, streams: map[string]*report.Stream{},
-		call: map[string]string{}, absorbed: map[string]bool{}}
-	relayed := map[string]bool{}
+		call: map[string]int{}, absorbed: map[string]bool{}}
 	for i := range c.Legs {
-		l := &c.Legs[i]
-		f.legByID[l.ID] = l
-		if l.Relayed != nil {
-			relayed[*l.Relayed] = true
-		}
+		f.legByID[c.Legs[i].ID] = &c.Legs[i]
 	}
-	// Legs relayed by one allocation are one call: the TURN leg and, at the TURN server,
-	// the leg from its relayed address to the peer.
-	for _, l := range c.Legs {
-		switch {
-		case l.Relayed != nil:
-			f.call[l.ID] = "r " + *l.Relayed
-		case relayed[l.Client]:
-			f.call[l.ID] = "r " + l.Client
-		case relayed[l.Server]:
-			f.call[l.ID] = "r " + l.Server
-		default:
-			f.call[l.ID] = "l " + l.ID
+	for i, legs := range report.Calls(c) {
+		for _, id := range legs {
+			f.call[id] = i
 		}
 	}
 	for i := range c.Streams {
@@ -101,7 +87,7 @@ func newFinder(c *report.Capture) *finder {
 
 // callLegs returns the legs of the calls of the given legs, in the report's order.
 func (f *finder) callLegs(ids ...string) []string {
-	keys := map[string]bool{}
+	keys := map[int]bool{}
 	for _, id := range ids {
 		if k, ok := f.call[id]; ok {
 			keys[k] = true

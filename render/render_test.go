@@ -132,7 +132,8 @@ func TestUnmeasuredRates(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, want := range []string{"\n  goodput n/a   wire n/a   efficiency 87%\n",
-		"\n  burst.pcap               turn-tcp          -         -   87%      -      -       -       -      0       -\n"} {
+		"\n  goodput                   -\n  wire rate                 -\n  efficiency              87%\n  ramp t50/t90              -\n",
+		"\n  late packets              -\n"} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("text lacks %q:\n%s", want, b.String())
 		}

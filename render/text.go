@@ -3,7 +3,6 @@ package render
 import (
 	"fmt"
 	"io"
-	"path/filepath"
 	"strings"
 	"unicode/utf8"
 
@@ -13,9 +12,10 @@ import (
 // textWidth is the widest line the text report writes.
 const textWidth = 100
 
-// Text writes the report for a person at a terminal: per capture, the legs the media took,
-// then per call direction the figures that matter and its streams, then the findings. With
-// several captures it ends with a side-by-side comparison.
+// Text writes the report for a person at a terminal: per capture, one line per call, worst
+// first, when it holds several (report.Calls), the legs the media took, then per call
+// direction the figures that matter and its streams, then the findings. With several
+// captures it ends with a side-by-side comparison.
 func Text(w io.Writer, r *report.Report) error {
 	tw := &textWriter{w: w}
 	for i := range r.Captures {
@@ -25,7 +25,9 @@ func Text(w io.Writer, r *report.Report) error {
 		tw.capture(&r.Captures[i])
 	}
 	if r.Comparison != nil {
-		tw.line("")
+		if len(r.Captures) > 0 {
+			tw.line("")
+		}
 		tw.comparison(r.Comparison)
 	}
 	return tw.err
@@ -95,6 +97,10 @@ func (t *textWriter) capture(c *report.Capture) {
 	t.wrap("", "  ", Headline(c))
 	for _, w := range c.Warnings {
 		t.wrap("warning: ", "  ", w)
+	}
+	if calls := report.Calls(c); len(calls) > 1 {
+		t.line("")
+		t.calls(c, calls)
 	}
 	if len(c.Legs) > 0 {
 		t.line("")
@@ -251,11 +257,20 @@ func (t *textWriter) direction(d *report.Direction, streams map[string]*report.S
 		}
 		t.line("  %s p50 %s  p95 %s  max %s", what, ms(dl.P50), ms(dl.P95), ms(dl.Max))
 	}
-	if line, per := sparkline(d.Series.MediaKbps, 60); line != "" {
+	// The last second of the series is cut short by the end of the direction's media (the
+	// series runs to the second that holds its last packet), so its bytes over a whole
+	// second draw a drop at the end of every call. It is left out rather than scaled by
+	// the part of the second the media covered: arrival times say little of that part (a
+	// late packet alone can open the last second), and a small part would scale to a spike.
+	media := d.Series.MediaKbps
+	if len(media) > 1 {
+		media = media[:len(media)-1]
+	}
+	if line, per := sparkline(media, 60); line != "" {
 		t.line("  %s  media bitrate, %d s per mark", line, per)
 	}
-	t.line("  %-6s %-10s  %-7s %3s  %9s  %6s  %4s  %5s  %-11s %5s", "stream", "ssrc", "kind", "pt",
-		"packets", "lost", "dup", "reord", "jitter ms", "late")
+	t.line("  %-6s %-10s  %-7s %3s  %9s  %6s  %4s  %5s  %-21s %5s", "stream", "ssrc", "kind", "pt",
+		"packets", "lost", "dup", "reord", "jitter ms mean/max", "late")
 	for _, id := range d.Streams {
 		s := streams[id]
 		if s == nil {
@@ -265,9 +280,10 @@ func (t *textWriter) direction(d *report.Direction, streams map[string]*report.S
 		if s.Lost != nil {
 			lost = thousands(*s.Lost)
 		}
-		jitter := "-"
+		jitter := fmt.Sprintf("%14s", "-")
 		if s.JitterMS != nil {
-			jitter = fmt.Sprintf("%.1f/%.1f", s.JitterMS.Mean, s.JitterMS.Max)
+			// The slash under the head's, so that each figure stands under its name.
+			jitter = fmt.Sprintf("%14.1f/%.1f", s.JitterMS.Mean, s.JitterMS.Max)
 		}
 		late := "-"
 		if s.Late != nil {
@@ -277,7 +293,7 @@ func (t *textWriter) direction(d *report.Direction, streams map[string]*report.S
 		if s.RTXOf != nil {
 			kind = "rtx"
 		}
-		t.line("  %-6s %-10s  %-7s %3d  %9s  %6s  %4s  %5s  %-11s %5s", s.ID, s.SSRC, kind, s.PayloadType,
+		t.line("  %-6s %-10s  %-7s %3d  %9s  %6s  %4s  %5s  %-21s %5s", s.ID, s.SSRC, kind, s.PayloadType,
 			thousands(s.Packets), lost, thousands(s.Duplicates), thousands(s.Reordered), jitter, late)
 		if s.Restarts > 0 {
 			// Beside the sequence errors, since without it a restart reads as loss or
@@ -353,30 +369,4 @@ func severityMark(s report.Severity) string {
 		return "! "
 	}
 	return "- "
-}
-
-func (t *textWriter) comparison(c *report.Comparison) {
-	t.line("Comparison")
-	t.line("  %-24s %-9s %9s %9s %5s %6s %6s %7s %7s %6s %7s", "file / direction", "transport", "goodput",
-		"wire", "eff", "t50", "t90", "loss", "TCP rtx", "late", "p95")
-	opt := func(p *float64, f func(float64) string) string {
-		if p == nil {
-			return "-"
-		}
-		return f(*p)
-	}
-	for _, e := range c.Entries {
-		name := e.File
-		if len(name) > 24 {
-			name = filepath.Base(name)
-		}
-		if len(name) > 24 {
-			name = "…" + name[len(name)-23:]
-		}
-		t.line("  %-24s %-9s %9s %9s %5s %6s %6s %7s %7s %6s %7s", name, e.Transport, opt(e.GoodputKbps, rate),
-			opt(e.WireKbps, rate), opt(e.Efficiency, func(v float64) string { return fmt.Sprintf("%.0f%%", v*100) }),
-			opt(e.T50S, seconds), opt(e.T90S, seconds), opt(e.RTPLossPct, pct), opt(e.TCPRetransmittedPct, pct),
-			thousands(e.LatePackets), opt(e.DelayP95MS, ms))
-		t.line("    %s", e.Direction)
-	}
 }

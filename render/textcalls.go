@@ -1,0 +1,157 @@
+package render
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/callpcap/callpcap/report"
+)
+
+// callSummary is one call of a capture of several (report.Calls), as its summary line
+// tells it.
+type callSummary struct {
+	n        int // 1-based, in the report's order of legs
+	legs     []string
+	severity report.Severity // of its worst finding; "" without one
+	lossPct  float64         // the worst of its directions'
+	latePct  float64
+	retxPct  *float64
+	measured struct{ loss, late bool } // whether any direction measured them
+}
+
+// calls writes one line per call, worst first: the worst finding's severity, then the
+// larger of the worst direction's loss and late shares (both are media a listener missed),
+// then the TCP retransmitted share. Calls are numbered in the report's order, which the
+// details below follow, so a line's number and legs find its details.
+func (t *textWriter) calls(c *report.Capture, calls [][]string) {
+	sums := make([]callSummary, len(calls))
+	callOf := map[string]int{}
+	for i, legs := range calls {
+		sums[i] = callSummary{n: i + 1, legs: legs}
+		for _, l := range legs {
+			callOf[l] = i
+		}
+	}
+	for _, f := range c.Findings {
+		seen := map[int]bool{}
+		for _, l := range f.Legs {
+			i, ok := callOf[l]
+			if !ok || seen[i] {
+				continue
+			}
+			seen[i] = true
+			if s := &sums[i]; s.severity == "" || f.Severity.Rank() < s.severity.Rank() {
+				s.severity = f.Severity
+			}
+		}
+	}
+	for _, d := range c.Directions {
+		seen := map[int]bool{}
+		for _, l := range d.Legs {
+			i, ok := callOf[l]
+			if !ok || seen[i] {
+				continue
+			}
+			seen[i] = true
+			s := &sums[i]
+			if d.Loss.Pct != nil {
+				s.lossPct = max(s.lossPct, *d.Loss.Pct)
+				s.measured.loss = true
+			}
+			if d.Late != nil {
+				s.latePct = max(s.latePct, d.Late.Pct)
+				s.measured.late = true
+			}
+			if r := d.TCPRetransmittedPct; r != nil && (s.retxPct == nil || *r > *s.retxPct) {
+				s.retxPct = r
+			}
+		}
+	}
+	rank := func(s report.Severity) int {
+		if s == "" {
+			return 3 // no finding: after info
+		}
+		return s.Rank()
+	}
+	retx := func(s *callSummary) float64 {
+		if s.retxPct == nil {
+			return 0
+		}
+		return *s.retxPct
+	}
+	slices.SortStableFunc(sums, func(a, b callSummary) int {
+		return cmp.Or(cmp.Compare(rank(a.severity), rank(b.severity)),
+			cmp.Compare(max(b.lossPct, b.latePct), max(a.lossPct, a.latePct)),
+			cmp.Compare(retx(&b), retx(&a)), cmp.Compare(a.n, b.n))
+	})
+
+	legs := map[string]*report.Leg{}
+	for i := range c.Legs {
+		legs[c.Legs[i].ID] = &c.Legs[i]
+	}
+	t.line("%s, worst first", count(int64(len(calls)), "call", "calls"))
+	for i := range sums {
+		s := &sums[i]
+		mark := "  "
+		if s.severity != "" {
+			mark = severityMark(s.severity)
+		}
+		var figs []string
+		if s.latePct > 0 {
+			figs = append(figs, pct(s.latePct)+" late")
+		}
+		if s.lossPct > 0 {
+			figs = append(figs, pct(s.lossPct)+" lost")
+		}
+		if r := s.retxPct; r != nil && *r > 0 {
+			figs = append(figs, pct(*r)+" TCP retransmitted")
+		}
+		// Nothing to tell: say what was measured to be fine, so that an unmeasured share
+		// never reads as none.
+		if len(figs) == 0 {
+			switch m := s.measured; {
+			case m.loss && m.late:
+				figs = append(figs, "nothing lost or late")
+			case m.loss:
+				figs = append(figs, "nothing lost")
+			case m.late:
+				figs = append(figs, "nothing late")
+			default:
+				figs = append(figs, "loss and lateness not measured")
+			}
+		}
+		what := strings.Join(figs, ", ")
+		t.parts(fmt.Sprintf("  %s call %-3d ", mark, s.n), "             ", "  ",
+			callEnds(s.legs, legs), "("+strings.Join(s.legs, ", ")+")", what)
+	}
+}
+
+// callEnds names a call by its two ends and how its media travelled: for a relayed call
+// the TURN client and its peers (what the call was, rather than the relay's own
+// addresses), otherwise its first leg's two ends.
+func callEnds(ids []string, legs map[string]*report.Leg) string {
+	var first *report.Leg
+	for _, id := range ids {
+		l := legs[id]
+		if l == nil {
+			continue
+		}
+		if l.Transport.TURN() {
+			return fmt.Sprintf("%s <-> %s via %s", hostOf(l.Client), peersHosts(l.Peers), transportName(l.Transport))
+		}
+		if first == nil {
+			first = l
+		}
+	}
+	if first == nil {
+		return "no leg"
+	}
+	return fmt.Sprintf("%s <-> %s via %s", hostOf(first.Client), hostOf(first.Server), transportName(first.Transport))
+}
+
+// transportName is a transport as a person writes it: TURN/TCP, ICE-TCP, UDP.
+func transportName(t report.Transport) string {
+	return strings.ReplaceAll(strings.ToUpper(string(t)), "TURN-", "TURN/")
+}

@@ -1,0 +1,144 @@
+package render
+
+import (
+	"fmt"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/callpcap/callpcap/report"
+)
+
+// compareRows are the figures the comparison sets side by side, one row each.
+var compareRows = []struct {
+	head  string
+	value func(e *report.ComparisonEntry) string
+}{
+	{"transport", func(e *report.ComparisonEntry) string { return string(e.Transport) }},
+	{"goodput", func(e *report.ComparisonEntry) string { return opt(e.GoodputKbps, rate) }},
+	{"wire rate", func(e *report.ComparisonEntry) string { return opt(e.WireKbps, rate) }},
+	{"efficiency", func(e *report.ComparisonEntry) string {
+		return opt(e.Efficiency, func(v float64) string { return fmt.Sprintf("%.0f%%", v*100) })
+	}},
+	{"ramp t50/t90", func(e *report.ComparisonEntry) string {
+		if e.T50S == nil && e.T90S == nil {
+			return "-"
+		}
+		return opt(e.T50S, seconds) + "/" + opt(e.T90S, seconds)
+	}},
+	{"stable", func(e *report.ComparisonEntry) string {
+		switch {
+		case e.Stable == nil:
+			return "-"
+		case *e.Stable:
+			return "yes"
+		}
+		return "no"
+	}},
+	{"RTP loss", func(e *report.ComparisonEntry) string { return opt(e.RTPLossPct, pct) }},
+	{"TCP retransmitted", func(e *report.ComparisonEntry) string { return opt(e.TCPRetransmittedPct, pct) }},
+	{"late packets", func(e *report.ComparisonEntry) string {
+		// Without a late share nothing was measured: late_packets' 0 is then no count.
+		if e.LatePct == nil {
+			return "-"
+		}
+		return fmt.Sprintf("%s (%s)", thousands(e.LatePackets), pct(*e.LatePct))
+	}},
+	{"delay p95", func(e *report.ComparisonEntry) string { return opt(e.DelayP95MS, ms) }},
+}
+
+// opt formats a figure that may not have been measured; "-" in a table cell, as "n/a"
+// would be as wide as a figure.
+func opt(p *float64, f func(float64) string) string {
+	if p == nil {
+		return "-"
+	}
+	return f(*p)
+}
+
+// compareLabelWidth is the widest capture label taken from the file names; a wider one
+// falls back to the captures' index letters.
+const compareLabelWidth = 12
+
+// comparison writes one column per capture and direction, the figures as rows: a row reads
+// across the captures, which is what a comparison is for, and the number of captures only
+// adds tables of columns (each fitting textWidth), never width. Columns are labelled by the
+// part of the file names that differs (or an index letter), and a legend names each
+// capture's file and directions in full, as neither fits a column.
+func (t *textWriter) comparison(c *report.Comparison) {
+	t.line("Comparison")
+	var files []string
+	dirs := map[string][]string{}
+	for _, e := range c.Entries {
+		if _, ok := dirs[e.File]; !ok {
+			files = append(files, e.File)
+		}
+		dirs[e.File] = append(dirs[e.File], e.Direction)
+	}
+	if len(files) == 0 {
+		t.line("  nothing to compare: no capture has media")
+		return
+	}
+	labels, _ := captureLabels(files, compareLabelWidth)
+	label := map[string]string{}
+	labelW := 0
+	for i, f := range files {
+		label[f] = labels[i]
+		labelW = max(labelW, utf8.RuneCountInString(labels[i]))
+	}
+	for _, f := range files {
+		t.line("  %-*s  %s", labelW, label[f], fitLeft(f, textWidth-4-labelW))
+		for i, d := range dirs[f] {
+			t.line("  %-*s    %d  %s", labelW, "", i+1, d)
+		}
+	}
+
+	headW := len("direction")
+	for _, r := range compareRows {
+		headW = max(headW, len(r.head))
+	}
+	cells := make([][]string, len(c.Entries)) // per column: capture, direction, then the rows
+	colW := 0
+	n := map[string]int{}
+	for i := range c.Entries {
+		e := &c.Entries[i]
+		n[e.File]++
+		col := []string{label[e.File], fmt.Sprint(n[e.File])}
+		for _, r := range compareRows {
+			col = append(col, r.value(e))
+		}
+		for _, v := range col {
+			colW = max(colW, utf8.RuneCountInString(v))
+		}
+		cells[i] = col
+	}
+	const gap = 2
+	perTable := max(1, (textWidth-2-headW)/(gap+colW))
+	heads := append([]string{"capture", "direction"}, make([]string, len(compareRows))...)
+	for i, r := range compareRows {
+		heads[2+i] = r.head
+	}
+	for start := 0; start < len(cells); start += perTable {
+		t.line("")
+		cols := cells[start:min(start+perTable, len(cells))]
+		for row, head := range heads {
+			var b strings.Builder
+			fmt.Fprintf(&b, "  %-*s", headW, head)
+			for _, col := range cols {
+				v := col[row]
+				b.WriteString(strings.Repeat(" ", gap+colW-utf8.RuneCountInString(v)))
+				b.WriteString(v)
+			}
+			t.line("%s", b.String())
+		}
+	}
+}
+
+// fitLeft cuts a name from the left to width runes, marking the cut with "…": in the legend,
+// beside its label, the end of a file name is the part that tells it.
+func fitLeft(s string, width int) string {
+	r := []rune(s)
+	if len(r) <= width {
+		return s
+	}
+	return "…" + string(r[len(r)-width+1:])
+}
