@@ -7,19 +7,44 @@ import (
 	chart "github.com/wcharczuk/go-chart/v2"
 )
 
-// niceMax rounds max up to 1, 2, 2.5 or 5 times a power of ten, so that the axis' ticks are
-// round numbers; an axis over nothing but zeros still spans 0..1.
+// niceSteps are the tops an axis rounds up to (times a power of ten), each with the number
+// of ticks that divides it into round steps: 1.2 in 6 steps of 0.2, 1.6 in 4 of 0.4. They
+// are close together so that the highest value fills most of the plot.
+var niceSteps = []struct{ top, ticks float64 }{
+	{1, 5}, {1.2, 6}, {1.6, 4}, {2, 4}, {2.5, 5}, {3, 6}, {4, 4}, {5, 5}, {6, 6}, {8, 4}, {10, 5},
+}
+
+// niceMax rounds max up to a top of niceSteps, so that the axis' ticks are round numbers; an
+// axis over nothing but zeros still spans 0..1.
 func niceMax(max float64) float64 {
+	top, _ := niceAxis(max)
+	return top
+}
+
+// niceAxis is niceMax and how many ticks divide the axis into round steps.
+func niceAxis(max float64) (top float64, count int) {
 	if !(max > 0) || math.IsInf(max, 0) {
-		return 1
+		return 1, 5
 	}
 	p := math.Pow(10, math.Floor(math.Log10(max)))
-	for _, m := range []float64{1, 2, 2.5, 5, 10} {
-		if m*p >= max*(1-1e-12) {
-			return m * p
+	for _, m := range niceSteps {
+		if m.top*p >= max*(1-1e-12) {
+			return m.top * p, int(m.ticks)
 		}
 	}
-	return 10 * p
+	return 10 * p, 5
+}
+
+// axisTicks are the ticks of an axis from 0 to top, top a niceMax.
+func axisTicks(top float64) []chart.Tick {
+	_, count := niceAxis(top)
+	return ticks(top, count, number)
+}
+
+// countTop is niceMax for an axis of counts (packets per second): at least 5, so that its
+// five ticks are whole numbers.
+func countTop(max float64) float64 {
+	return math.Max(5, niceMax(max))
 }
 
 // ticks returns count+1 evenly spaced ticks from 0 to top, labelled by format.

@@ -52,7 +52,7 @@ type line struct {
 	color     drawing.Color
 	dashed    bool
 	dots      bool // draws its points too: a piece of one second would be invisible otherwise
-	secondary bool // on the right-hand axis
+	secondary bool // on the secondary axis (go-chart draws it on the left)
 }
 
 var (
@@ -118,14 +118,15 @@ func (c *Chart) build(esc func(string) string) chart.Chart {
 	}
 	ch.YAxis.GridLines = gridLines(c.y.ticks)
 	if c.y2.name != "" {
+		// go-chart v2.1.2 takes the secondary axis' range from the primary axis' ticks once
+		// it is given ticks of its own, so the secondary axis is drawn in the primary's
+		// units: its ticks stand where their value falls on the primary range, labelled in
+		// their own unit, and its lines are scaled the same way (see line.secondary).
 		ch.YAxisSecondary = chart.YAxis{
 			Name:      esc(c.y2.name),
 			NameStyle: chart.Style{FontSize: 10},
 			Style:     tickStyle,
-			Range:     &chart.ContinuousRange{Min: 0, Max: c.y2.top},
-			// No Ticks: go-chart v2.1.2 sets the secondary axis' range from the primary
-			// axis' ticks when given some; it spaces its own over the range instead.
-			ValueFormatter: func(v any) string { return esc(number(v.(float64))) },
+			Ticks:     escTicks(onPrimary(c.y2.ticks, c.y.top/c.y2.top)),
 		}
 	}
 	for _, l := range c.lines {
@@ -140,11 +141,29 @@ func (c *Chart) build(esc func(string) string) chart.Chart {
 		s := chart.ContinuousSeries{Name: esc(l.name), Style: st, XValues: l.xs, YValues: l.ys}
 		if l.secondary {
 			s.YAxis = chart.YAxisSecondary
+			s.YValues = scaled(l.ys, c.y2.top/c.y.top)
 		}
 		ch.Series = append(ch.Series, s)
 	}
-	ch.Elements = []chart.Renderable{chart.LegendThin(&ch, chart.Style{FontSize: 9})}
+	legend := chart.LegendThin(&ch, chart.Style{FontSize: 9})
+	ch.Elements = []chart.Renderable{func(r chart.Renderer, b chart.Box, d chart.Style) {
+		// The SVG renderer keeps the rotation of the last axis name it drew (the secondary
+		// axis' is drawn last) and measures text rotated: the legend would take a label's
+		// width for its height and put the labels below their swatches.
+		r.ClearTextRotation()
+		legend(r, b, d)
+	}}
 	return ch
+}
+
+// onPrimary moves ticks of a secondary axis to where their value stands on the primary
+// axis: perSecondary is the primary axis' units per secondary unit.
+func onPrimary(t []chart.Tick, perSecondary float64) []chart.Tick {
+	out := make([]chart.Tick, len(t))
+	for i, tk := range t {
+		out[i] = chart.Tick{Value: tk.Value * perSecondary, Label: tk.Label}
+	}
+	return out
 }
 
 // gridLines draws a horizontal line at every tick but the axis itself.

@@ -84,7 +84,7 @@ func TestStepAtTenSeconds(t *testing.T) {
 	if y1, y2 := pts[0][1], pts[len(pts)-1][1]; math.Abs((bottom-y1)*2-(bottom-y2)) > 1 {
 		t.Errorf("levels at y %v and %v are not 1 and 2 on a 0-based axis", y1, y2)
 	}
-	for _, want := range []string{"bitrate (Mbit/s)", "seconds since this direction", ">t90 10 s<", ">media<"} {
+	for _, want := range []string{"bitrate (Mbit/s)", "seconds since this direction", ">t90 = 10 s<", ">media<"} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("SVG lacks %q", want)
 		}
@@ -162,7 +162,7 @@ func TestSVGEscapesText(t *testing.T) {
 }
 
 func TestNiceMax(t *testing.T) {
-	for _, tc := range []struct{ in, want float64 }{{0, 1}, {0.7, 1}, {2, 2}, {2.1, 2.5}, {3, 5}, {420, 500}, {2400, 2500}, {9000, 10000}} {
+	for _, tc := range []struct{ in, want float64 }{{0, 1}, {0.7, 0.8}, {1.06, 1.2}, {2, 2}, {2.1, 2.5}, {3, 3}, {420, 500}, {2400, 2500}, {9000, 10000}} {
 		if got := niceMax(tc.in); got != tc.want {
 			t.Errorf("niceMax(%v) = %v, want %v", tc.in, got, tc.want)
 		}
@@ -173,5 +173,115 @@ func TestPiecesLeaveHoles(t *testing.T) {
 	p := pieces([]*float64{f64(1), nil, f64(2), f64(3)}, 1)
 	if len(p) != 2 || len(p[0][0]) != 2 || p[1][0][0] != 2 || p[1][0][3] != 4 || p[1][1][2] != 3 {
 		t.Errorf("pieces = %v", p)
+	}
+}
+
+// callDirection is the shape of turn-tcp-call's directions: media from 0.34 s to 20.62 s of
+// the capture, 3,000 packets, 21 series seconds of which the last holds 0.28 s of media.
+func callDirection() *report.Direction {
+	media := make([]float64, 21)
+	late := make([]int64, 21)
+	for i := range media {
+		media[i], late[i] = 912, 23
+	}
+	media[20], late[0], late[20] = 18.24, 0, 3
+	return &report.Direction{ID: "d1", Transport: report.TransportTURNTCP, MediaPackets: 3000,
+		FirstS: 0.34, LastS: 20.62, ActiveS: 20.28,
+		Ramp: &report.Ramp{T50S: f64(0), T90S: f64(0)},
+		Series: report.Series{T0S: 0.34, StepS: 1, MediaKbps: media, Late: late,
+			DelayP50MS: []*float64{f64(0), f64(0)}, DelayMaxMS: []*float64{f64(300), f64(300)}}}
+}
+
+// TestPartialLastSecondLeftOut: the last second, 0.28 s of media, is not drawn (no cliff
+// to 18 kbit/s at the end); a last second whose media ran to within one packet interval
+// (20.28 s / 2,999 = 6.8 ms) of its end is.
+func TestPartialLastSecondLeftOut(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		lastS   float64
+		seconds int
+	}{{"partial", 20.62, 20}, {"whole", 21.335, 21}, {"unknown times", 0, 21}} {
+		t.Run(tc.name, func(t *testing.T) {
+			d := callDirection()
+			d.LastS = tc.lastS
+			c := ForDirection(d, 150)[0]
+			xs := c.lines[0].xs
+			if len(xs) != 2*tc.seconds || xs[len(xs)-1] != float64(tc.seconds) || c.xEnd < xs[len(xs)-1] {
+				t.Errorf("%d corners to %v s on an axis to %v s; want %d to %d s", len(xs), xs[len(xs)-1], c.xEnd, 2*tc.seconds, tc.seconds)
+			}
+		})
+	}
+}
+
+// TestRampMarkers: t50 and t90 at the same second are one marker; at 0 s, on the Y axis,
+// none, and the title says so.
+func TestRampMarkers(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		t50, t90  float64
+		markers   []string
+		titleTail string
+	}{
+		{"both 0", 0, 0, nil, "; t50 = t90 = 0 s (on the axis, not marked)"},
+		{"same", 3, 3, []string{"t50 = t90 = 3 s"}, "overhead"},
+		{"t50 0", 0, 4, []string{"t90 = 4 s"}, "; t50 = 0 s (on the axis, not marked)"},
+		{"apart", 2, 5, []string{"t50 = 2 s", "t90 = 5 s"}, "overhead"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			d := callDirection()
+			d.Ramp = &report.Ramp{T50S: f64(tc.t50), T90S: f64(tc.t90)}
+			c := ForDirection(d, 150)[0]
+			var got []string
+			for _, l := range c.lines {
+				if l.color == colorGrey {
+					got = append(got, l.name)
+				}
+			}
+			if strings.Join(got, "|") != strings.Join(tc.markers, "|") || !strings.HasSuffix(c.Title, tc.titleTail) {
+				t.Errorf("markers %q, title %q; want %q, title ending %q", got, c.Title, tc.markers, tc.titleTail)
+			}
+		})
+	}
+}
+
+// TestSecondaryAxisHoldsItsMax: 23 late packets a second on an axis to 25, ticked every 5,
+// while the delay axis runs to 300 ms (the late budget, 150 ms, is on it): every line drawn
+// stays inside the plot.
+func TestSecondaryAxisHoldsItsMax(t *testing.T) {
+	c := ForDirection(callDirection(), 150)[1]
+	if c.Kind != KindDelay || c.y.top != 300 || c.y2.top != 25 {
+		t.Fatalf("%s chart, axes to %v and %v; want delay, 300 and 25", c.Kind, c.y.top, c.y2.top)
+	}
+	ch := c.build(func(s string) string { return s })
+	var labels []string
+	for _, tk := range ch.YAxisSecondary.Ticks {
+		labels = append(labels, tk.Label)
+	}
+	if got := strings.Join(labels, " "); got != "0 5 10 15 20 25" {
+		t.Errorf("late axis ticks %q", got)
+	}
+	for _, s := range ch.Series {
+		cs := s.(interface{ GetName() string })
+		vs := s.(interface {
+			Len() int
+			GetValues(int) (float64, float64)
+		})
+		top := 0.0
+		for i := range vs.Len() {
+			_, y := vs.GetValues(i)
+			if y < 0 || y > c.y.top {
+				t.Errorf("%s: value %v outside 0..%v", cs.GetName(), y, c.y.top)
+			}
+			top = max(top, y)
+		}
+		// Drawn in the delay axis' units: 23 of 25 is 276 of 300, at 92% of the height.
+		if cs.GetName() == "late packets" && math.Abs(top-276) > 1e-9 {
+			t.Errorf("late packets drawn up to %v on the 0..300 range, want 276", top)
+		}
+	}
+	for _, l := range c.lines {
+		if strings.HasPrefix(l.name, "late budget") && (l.secondary || l.ys[0] != 150) {
+			t.Errorf("late budget line %+v, want at 150 on the delay axis", l)
+		}
 	}
 }

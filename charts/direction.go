@@ -17,13 +17,12 @@ const Missing = "RTT over time is not charted: the report keeps round-trip times
 // order bitrate, loss, delay. budgetMS is the late budget, used when the direction has none
 // of its own.
 func ForDirection(d *report.Direction, budgetMS float64) []Chart {
-	s := &d.Series
-	step := s.StepS
+	step := d.Series.StepS
 	if step <= 0 {
 		step = 1
 	}
-	n := max(len(s.MediaKbps), len(s.WireKbps), len(s.Lost), len(s.Late), len(s.RetransmittedKbps),
-		len(s.DelayP50MS), len(s.DelayMaxMS))
+	s := trimmed(&d.Series, wholeSeconds(d, step))
+	n := seriesLen(&s)
 	if n == 0 {
 		return nil
 	}
@@ -31,19 +30,62 @@ func ForDirection(d *report.Direction, budgetMS float64) []Chart {
 	base := Chart{Direction: d.ID, xName: "seconds since this direction's first media packet", xEnd: xEnd, xTicks: xTicks}
 	var out []Chart
 	if len(s.MediaKbps) > 0 || len(s.WireKbps) > 0 {
-		out = append(out, bitrate(base, d, step))
+		out = append(out, bitrate(base, d, &s, step))
 	}
 	if len(s.Lost) > 0 || len(s.RetransmittedKbps) > 0 {
-		out = append(out, loss(base, d, step))
+		out = append(out, loss(base, d, &s, step))
 	}
 	if hasValue(s.DelayP50MS) || hasValue(s.DelayMaxMS) {
-		out = append(out, delay(base, d, step, budgetMS))
+		out = append(out, delay(base, d, &s, step, budgetMS))
 	}
 	return out
 }
 
-func bitrate(c Chart, d *report.Direction, step float64) Chart {
-	s := &d.Series
+func seriesLen(s *report.Series) int {
+	return max(len(s.MediaKbps), len(s.WireKbps), len(s.Lost), len(s.Late), len(s.RetransmittedKbps),
+		len(s.DelayP50MS), len(s.DelayMaxMS))
+}
+
+// wholeSeconds is how many seconds of d's series to draw: all but the last when the last is
+// partial. The series runs to the second that holds the direction's last packet, so its last
+// second usually ends before the call did, and its bytes over a whole second would draw a
+// cliff at the end of every call (the text report's sparkline leaves it out too). It is
+// left out rather than scaled by the part the media covered: a small part would scale to a
+// spike. The last second [T0S+(n−1)·step, T0S+n·step) counts as whole when the direction's
+// last media packet (LastS) came within one mean packet interval (ActiveS over the gaps
+// between MediaPackets) of its end, as the next packet would then have fallen past it.
+// A series whose times are unknown (LastS not after T0S: a report built by hand) is drawn
+// whole.
+func wholeSeconds(d *report.Direction, step float64) int {
+	n := seriesLen(&d.Series)
+	if n < 2 || !(d.LastS > d.Series.T0S) {
+		return n
+	}
+	gap := step
+	if d.MediaPackets > 1 && d.ActiveS > 0 {
+		gap = d.ActiveS / float64(d.MediaPackets-1)
+	}
+	if d.Series.T0S+float64(n)*step-d.LastS > gap {
+		return n - 1
+	}
+	return n
+}
+
+// trimmed is s cut to its first n seconds.
+func trimmed(s *report.Series, n int) report.Series {
+	t := *s
+	t.MediaKbps = t.MediaKbps[:min(n, len(t.MediaKbps))]
+	t.WireKbps = t.WireKbps[:min(n, len(t.WireKbps))]
+	t.RTXKbps = t.RTXKbps[:min(n, len(t.RTXKbps))]
+	t.Lost = t.Lost[:min(n, len(t.Lost))]
+	t.Late = t.Late[:min(n, len(t.Late))]
+	t.RetransmittedKbps = t.RetransmittedKbps[:min(n, len(t.RetransmittedKbps))]
+	t.DelayP50MS = t.DelayP50MS[:min(n, len(t.DelayP50MS))]
+	t.DelayMaxMS = t.DelayMaxMS[:min(n, len(t.DelayMaxMS))]
+	return t
+}
+
+func bitrate(c Chart, d *report.Direction, s *report.Series, step float64) Chart {
 	c.Kind, c.Title = KindBitrate, "Bitrate: media (RTP payload) and on the wire; the gap between them is the overhead"
 	top := max(maxOf(s.MediaKbps), maxOf(s.WireKbps))
 	unit, div := "kbit/s", 1.0
@@ -51,7 +93,7 @@ func bitrate(c Chart, d *report.Direction, step float64) Chart {
 		unit, div = "Mbit/s", 1000
 	}
 	c.y.top = niceMax(top / div)
-	c.y.name, c.y.ticks = "bitrate ("+unit+")", ticks(c.y.top, 5, number)
+	c.y.name, c.y.ticks = "bitrate ("+unit+")", axisTicks(c.y.top)
 	if len(s.WireKbps) > 0 {
 		xs, ys := steps(scaled(s.WireKbps, div), step)
 		c.lines = append(c.lines, line{name: "wire", xs: xs, ys: ys, color: colorOrange})
@@ -61,38 +103,28 @@ func bitrate(c Chart, d *report.Direction, step float64) Chart {
 		c.lines = append(c.lines, line{name: "media", xs: xs, ys: ys, color: colorBlue})
 	}
 	if r := d.Ramp; r != nil {
-		for _, m := range []struct {
-			name string
-			t    *float64
-		}{{"t50", r.T50S}, {"t90", r.T90S}} {
-			if m.t != nil {
-				c.lines = append(c.lines, line{name: fmt.Sprintf("%s %g s", m.name, *m.t),
-					xs: []float64{*m.t, *m.t}, ys: []float64{0, c.y.top}, color: colorGrey, dashed: true})
-			}
-		}
+		c.lines, c.Title = rampMarkers(c.lines, c.Title, r, c.y.top)
 	}
 	return c
 }
 
-func loss(c Chart, d *report.Direction, step float64) Chart {
-	s := &d.Series
+func loss(c Chart, d *report.Direction, s *report.Series, step float64) Chart {
 	c.Kind, c.Title = KindLoss, "Loss: RTP packets lost and TCP bytes retransmitted, per second"
 	lost := ints(s.Lost)
-	c.y.top = niceMax(maxOf(lost))
-	c.y.name, c.y.ticks = "RTP packets lost per second", ticks(c.y.top, 5, number)
+	c.y.top = countTop(maxOf(lost))
+	c.y.name, c.y.ticks = "RTP packets lost per second", axisTicks(c.y.top)
 	xs, ys := steps(lost, step)
 	c.lines = append(c.lines, line{name: "RTP lost", xs: xs, ys: ys, color: colorRed})
 	if len(s.RetransmittedKbps) > 0 && (d.Transport.OverTCP() || maxOf(s.RetransmittedKbps) > 0) {
 		c.y2.top = niceMax(maxOf(s.RetransmittedKbps))
-		c.y2.name, c.y2.ticks = "TCP retransmitted (kbit/s)", ticks(c.y2.top, 5, number)
+		c.y2.name, c.y2.ticks = "TCP retransmitted (kbit/s)", axisTicks(c.y2.top)
 		xs, ys := steps(s.RetransmittedKbps, step)
 		c.lines = append(c.lines, line{name: "TCP retransmitted", xs: xs, ys: ys, color: colorPurple, secondary: true})
 	}
 	return c
 }
 
-func delay(c Chart, d *report.Direction, step, budgetMS float64) Chart {
-	s := &d.Series
+func delay(c Chart, d *report.Direction, s *report.Series, step, budgetMS float64) Chart {
 	atSender := d.DelayMS != nil && d.DelayMS.Vantage == "sender"
 	c.Kind, c.Title = KindDelay, "Delay above the stream's baseline per second, the late budget, and late packets"
 	if atSender {
@@ -111,7 +143,7 @@ func delay(c Chart, d *report.Direction, step, budgetMS float64) Chart {
 		top = max(top, budgetMS)
 	}
 	c.y.top = niceMax(top)
-	c.y.name, c.y.ticks = "delay (ms)", ticks(c.y.top, 5, number)
+	c.y.name, c.y.ticks = "delay (ms)", axisTicks(c.y.top)
 	for _, ser := range []struct {
 		name   string
 		values []*float64
@@ -131,12 +163,42 @@ func delay(c Chart, d *report.Direction, step, budgetMS float64) Chart {
 	}
 	if len(s.Late) > 0 && !atSender {
 		late := ints(s.Late)
-		c.y2.top = niceMax(maxOf(late))
-		c.y2.name, c.y2.ticks = "late packets per second", ticks(c.y2.top, 5, number)
+		c.y2.top = countTop(maxOf(late))
+		c.y2.name, c.y2.ticks = "late packets per second", axisTicks(c.y2.top)
 		xs, ys := steps(late, step)
 		c.lines = append(c.lines, line{name: "late packets", xs: xs, ys: ys, color: colorGreen, secondary: true})
 	}
 	return c
+}
+
+// rampMarkers adds t50 and t90 as vertical lines, one line named for both when they are
+// the same second. A marker at 0 s would lie on the Y axis, hidden, with a legend entry
+// pointing at nothing: it is not drawn, and the title says it instead.
+func rampMarkers(lines []line, title string, r *report.Ramp, top float64) ([]line, string) {
+	type marker struct {
+		name string
+		t    float64
+	}
+	var ms []marker
+	switch {
+	case r.T50S != nil && r.T90S != nil && *r.T50S == *r.T90S:
+		ms = []marker{{"t50 = t90", *r.T50S}}
+	default:
+		if r.T50S != nil {
+			ms = append(ms, marker{"t50", *r.T50S})
+		}
+		if r.T90S != nil {
+			ms = append(ms, marker{"t90", *r.T90S})
+		}
+	}
+	for _, m := range ms {
+		if m.t <= 0 {
+			title += fmt.Sprintf("; %s = 0 s (on the axis, not marked)", m.name)
+			continue
+		}
+		lines = append(lines, line{name: fmt.Sprintf("%s = %g s", m.name, m.t), xs: []float64{m.t, m.t}, ys: []float64{0, top}, color: colorGrey, dashed: true})
+	}
+	return lines, title
 }
 
 func hasValue(values []*float64) bool {
