@@ -285,3 +285,31 @@ func TestSecondaryAxisHoldsItsMax(t *testing.T) {
 		}
 	}
 }
+
+// TestRampsOverlay: two captures' first directions, whose media starts 2 s and 7.5 s into
+// their captures, are drawn from 0 s each, named by their labels; the first leaves out its
+// partial last second (media to 5.4 s of a series to 6 s), the second has unknown times.
+func TestRampsOverlay(t *testing.T) {
+	a := &report.Direction{MediaPackets: 200, ActiveS: 3.4, LastS: 5.4,
+		Series: report.Series{T0S: 2, StepS: 1, MediaKbps: []float64{500, 1000, 1000, 1000}}}
+	b := &report.Direction{Series: report.Series{T0S: 7.5, StepS: 1, MediaKbps: []float64{300, 900, 900}}}
+	c, ok := Ramps([]string{"rtt50", "rtt100"}, []*report.Direction{a, b})
+	if !ok || c.Kind != KindRamps || len(c.lines) != 2 {
+		t.Fatalf("ok %v, kind %s, %d lines; want a ramps chart of 2", ok, c.Kind, len(c.lines))
+	}
+	for i, want := range []struct {
+		name    string
+		seconds int
+	}{{"rtt50", 3}, {"rtt100", 3}} {
+		l := c.lines[i]
+		if l.name != want.name || l.xs[0] != 0 || len(l.xs) != 2*want.seconds || l.xs[len(l.xs)-1] != float64(want.seconds) {
+			t.Errorf("line %d: %s from %v s to %v s (%d corners); want %s from 0 to %d s", i, l.name, l.xs[0], l.xs[len(l.xs)-1], len(l.xs), want.name, want.seconds)
+		}
+	}
+	if c.y.top != 1 || c.y.name != "media bitrate (Mbit/s)" {
+		t.Errorf("y axis %q to %v, want media bitrate (Mbit/s) to 1", c.y.name, c.y.top)
+	}
+	if _, ok := Ramps([]string{"A"}, []*report.Direction{nil}); ok {
+		t.Error("a chart without any media series")
+	}
+}

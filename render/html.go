@@ -12,7 +12,8 @@ import (
 // HTML writes the report as one self-contained page: inline CSS and SVG charts, no script,
 // and nothing fetched from anywhere, so that it opens in any browser, attaches to a ticket
 // and prints. Per capture: the verdict, then per call direction its figures and charts, then
-// the streams, TCP, ICE and TURN, warnings and findings; with several captures, a comparison.
+// the streams, TCP, ICE and TURN, warnings and findings. With several captures the
+// comparison comes first: the figures side by side and the captures' ramps on one chart.
 // html/template escapes every text from the capture (addresses, codec names, file names,
 // findings) for where it stands; the charts are the report's own SVG, whose text
 // charts.Chart.SVG escapes.
@@ -29,6 +30,7 @@ var htmlPage = template.Must(template.New("report").Funcs(template.FuncMap{
 		return template.HTML(b.String()), nil // #nosec: the report's own drawing, its text escaped
 	},
 	"missing": func() string { return charts.Missing },
+	"inc":     func(i int) int { return i + 1 },
 }).Parse(htmlTemplate))
 
 const htmlTemplate = `<!DOCTYPE html>
@@ -50,6 +52,7 @@ table { border-collapse: collapse; margin: 0.5em 0; font-size: 0.92em; }
 th, td { border: 1px solid #ddd; padding: 0.2em 0.6em; text-align: left; vertical-align: top; }
 th { background: #f2f2f2; }
 td.num { text-align: right; font-variant-numeric: tabular-nums; }
+th.center { text-align: center; }
 figure { margin: 0.8em 0; page-break-inside: avoid; break-inside: avoid; }
 figure svg { width: 100%; max-width: 800px; height: auto; display: block; }
 figcaption { color: #555; font-size: 0.9em; }
@@ -61,7 +64,23 @@ figcaption { color: #555; font-size: 0.9em; }
 </style>
 </head>
 <body>
-{{range .Captures}}<section>
+{{with .Comparison}}<section>
+<h1>Comparison</h1>
+<table>
+<tr><th>capture</th><th>file</th><th>directions</th></tr>{{range .Captures}}
+<tr><th>{{.Label}}</th><td>{{.File}}</td><td>{{range $i, $d := .Directions}}{{if $i}}<br>{{end}}{{inc $i}}: {{$d}}{{end}}</td></tr>{{end}}
+</table>
+<table>
+<tr><th rowspan="2"></th>{{range .Captures}}<th colspan="{{len .Directions}}" class="center">{{.Label}}</th>{{end}}</tr>
+<tr>{{range .Captures}}{{range $i, $d := .Directions}}<th class="center">{{inc $i}}</th>{{end}}{{end}}</tr>{{range .Rows}}
+<tr>{{range $i, $c := .}}{{if $i}}<td class="num">{{$c}}</td>{{else}}<th>{{$c}}</th>{{end}}{{end}}</tr>{{end}}
+</table>{{with .Chart}}
+<figure>
+{{svg .Chart}}
+<figcaption>{{.Title}}</figcaption>
+</figure>{{end}}
+</section>
+{{end}}{{range .Captures}}<section>
 <h1>{{.File}}</h1>
 {{if .Error}}<p class="bad">Could not be read: {{.Error}}</p>
 {{else}}<p class="head">{{.Head}}</p>
@@ -93,9 +112,6 @@ figcaption { color: #555; font-size: 0.9em; }
 <li><span class="{{.Severity}}">{{.Severity}}</span> {{.Text}}</li>{{end}}
 </ul>{{else}}<p>None.</p>{{end}}
 {{end}}</section>
-{{end}}{{with .Comparison}}<section>
-<h1>Comparison</h1>
-{{template "table" .}}</section>
 {{end}}</body>
 </html>
 {{define "table"}}<table>

@@ -19,19 +19,37 @@ import (
 func Markdown(w io.Writer, r *report.Report, chartsLink string) error {
 	m := &mdWriter{w: w}
 	p := newPage(r)
+	if c := p.Comparison; c != nil {
+		m.comparison(c, chartsLink)
+	}
 	for i, c := range p.Captures {
-		if i > 0 {
+		if i > 0 || p.Comparison != nil {
 			m.line("")
 		}
 		m.capture(&c, chartsLink)
 	}
-	if t := p.Comparison; t != nil {
-		m.line("")
-		m.line("## Comparison")
-		m.line("")
-		m.table(t)
-	}
 	return m.err
+}
+
+// comparison comes first in a report of several captures: the captures' labels with their
+// files and numbered directions, the figures side by side, then the ramps chart.
+func (m *mdWriter) comparison(c *pageComparison, chartsLink string) {
+	m.line("## Comparison")
+	m.line("")
+	for _, cc := range c.Captures {
+		m.line("- **" + mdText(cc.Label) + "** " + mdText(cc.File))
+		for i, d := range cc.Directions {
+			m.line(fmt.Sprintf("  %d. %s", i+1, mdText(d)))
+		}
+	}
+	m.line("")
+	t := &table{Head: append([]string{""}, c.Columns...)}
+	t.Rows = c.Rows
+	m.table(t)
+	if c.Chart != nil && chartsLink != "" {
+		m.line("")
+		m.line(fmt.Sprintf("![%s](%s)", mdText(c.Chart.Title), mdLink(chartsLink, c.Chart.Name+".png")))
+	}
 }
 
 type mdWriter struct {

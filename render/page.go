@@ -15,7 +15,22 @@ import (
 // for its own language, so no text from the capture reaches the page unescaped.
 type page struct {
 	Captures   []pageCapture
-	Comparison *table
+	Comparison *pageComparison
+}
+
+// pageComparison sets the captures side by side: one column per capture and direction,
+// the figures as rows (the text comparison's rows), captures labelled by the part of their
+// file names that differs (or A, B, C), and their media bitrate ramps on one chart.
+type pageComparison struct {
+	Captures []compareCapture
+	Columns  []string   // per column: "<label> <direction number>", for Markdown
+	Rows     [][]string // the figure's name, then one cell per column
+	Chart    *pageChart // nil when no capture has a media series
+}
+
+type compareCapture struct {
+	Label, File string
+	Directions  []string // "from -> to", numbered from 1 in the columns
 }
 
 type pageCapture struct {
@@ -60,9 +75,76 @@ func newPage(r *report.Report) page {
 		p.Captures = append(p.Captures, newPageCapture(&r.Captures[i], names[i], r.Options.LateBudgetMS))
 	}
 	if r.Comparison != nil {
-		p.Comparison = comparisonTable(r.Comparison)
+		p.Comparison = newComparison(r)
 	}
 	return p
+}
+
+// RampsChartName is the base name of the comparison's chart files.
+const RampsChartName = charts.RampsID + "-" + string(charts.KindRamps)
+
+func newComparison(r *report.Report) *pageComparison {
+	pc := &pageComparison{}
+	at := map[string]int{}
+	for _, e := range r.Comparison.Entries {
+		i, ok := at[e.File]
+		if !ok {
+			i = len(pc.Captures)
+			at[e.File] = i
+			pc.Captures = append(pc.Captures, compareCapture{File: e.File})
+		}
+		pc.Captures[i].Directions = append(pc.Captures[i].Directions, e.Direction)
+	}
+	files := make([]string, len(pc.Captures))
+	for i, c := range pc.Captures {
+		files[i] = c.File
+	}
+	labels, _ := captureLabels(files, compareLabelWidth)
+	for i := range pc.Captures {
+		pc.Captures[i].Label = labels[i]
+	}
+	n := map[string]int{}
+	for _, e := range r.Comparison.Entries {
+		n[e.File]++
+		pc.Columns = append(pc.Columns, fmt.Sprintf("%s %d", labels[at[e.File]], n[e.File]))
+	}
+	for _, row := range compareRows {
+		cells := []string{row.head}
+		for i := range r.Comparison.Entries {
+			cells = append(cells, row.value(&r.Comparison.Entries[i]))
+		}
+		pc.Rows = append(pc.Rows, cells)
+	}
+	dirs := make([]*report.Direction, len(pc.Captures))
+	for i := range r.Captures {
+		c := &r.Captures[i]
+		j, ok := at[c.File]
+		if !ok || dirs[j] != nil {
+			continue
+		}
+		for k := range c.Directions {
+			if len(c.Directions[k].Series.MediaKbps) > 0 {
+				dirs[j] = &c.Directions[k]
+				break
+			}
+		}
+	}
+	if ch, ok := charts.Ramps(labels, dirs); ok {
+		pc.Chart = &pageChart{Title: ch.Title, Name: RampsChartName, Chart: ch}
+	}
+	return pc
+}
+
+// RampsChart is the comparison's chart of a report with several captures, as the HTML and
+// Markdown reports show it (files named RampsChartName); ok is false when there is none.
+func RampsChart(r *report.Report) (c charts.Chart, ok bool) {
+	if r.Comparison == nil {
+		return c, false
+	}
+	if pc := newComparison(r).Chart; pc != nil {
+		return pc.Chart, true
+	}
+	return c, false
 }
 
 func newPageCapture(c *report.Capture, base string, budgetMS float64) pageCapture {
@@ -241,22 +323,6 @@ func signallingLines(c *report.Capture) []string {
 		out = append(out, fmt.Sprintf("TURN error %d %s ×%d", e.Code, report.TURNErrorReason(e.Code), e.Count))
 	}
 	return out
-}
-
-func comparisonTable(c *report.Comparison) *table {
-	t := &table{Head: []string{"file", "direction", "transport", "goodput", "wire", "t50", "t90", "RTP loss", "TCP rtx", "late", "delay p95"}}
-	opt := func(p *float64, f func(float64) string) string {
-		if p == nil {
-			return "-"
-		}
-		return f(*p)
-	}
-	for _, e := range c.Entries {
-		t.Rows = append(t.Rows, []string{e.File, e.Direction, string(e.Transport), opt(e.GoodputKbps, rate), opt(e.WireKbps, rate),
-			opt(e.T50S, seconds), opt(e.T90S, seconds), opt(e.RTPLossPct, pct), opt(e.TCPRetransmittedPct, pct),
-			thousands(e.LatePackets), opt(e.DelayP95MS, ms)})
-	}
-	return t
 }
 
 var unsafeName = regexp.MustCompile(`[^A-Za-z0-9_-]+`)

@@ -12,32 +12,45 @@ import (
 )
 
 // writeCharts writes every chart of the report into dir, as SVG and PNG, named by
-// render.ChartName (<capture>-<direction>-<kind>), creating dir if need be.
+// render.ChartName (<capture>-<direction>-<kind>), and the comparison's ramps chart
+// (render.RampsChartName), creating dir if need be.
 func writeCharts(dir string, rep *report.Report) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("--charts: %w", err)
+	}
+	if ch, ok := render.RampsChart(rep); ok {
+		if err := writeChart(filepath.Join(dir, render.RampsChartName), ch); err != nil {
+			return err
+		}
 	}
 	bases := render.ChartBases(rep)
 	for i := range rep.Captures {
 		c := &rep.Captures[i]
 		for j := range c.Directions {
 			for _, ch := range charts.ForDirection(&c.Directions[j], rep.Options.LateBudgetMS) {
-				name := filepath.Join(dir, render.ChartName(bases[i], ch))
-				var svg, png bytes.Buffer
-				if err := ch.SVG(&svg); err != nil {
+				if err := writeChart(filepath.Join(dir, render.ChartName(bases[i], ch)), ch); err != nil {
 					return err
-				}
-				if err := ch.PNG(&png); err != nil {
-					return err
-				}
-				if err := os.WriteFile(name+".svg", svg.Bytes(), 0o644); err != nil {
-					return fmt.Errorf("--charts: %w", err)
-				}
-				if err := os.WriteFile(name+".png", png.Bytes(), 0o644); err != nil {
-					return fmt.Errorf("--charts: %w", err)
 				}
 			}
 		}
+	}
+	return nil
+}
+
+// writeChart writes name.svg and name.png.
+func writeChart(name string, ch charts.Chart) error {
+	var svg, png bytes.Buffer
+	if err := ch.SVG(&svg); err != nil {
+		return err
+	}
+	if err := ch.PNG(&png); err != nil {
+		return err
+	}
+	if err := os.WriteFile(name+".svg", svg.Bytes(), 0o644); err != nil {
+		return fmt.Errorf("--charts: %w", err)
+	}
+	if err := os.WriteFile(name+".png", png.Bytes(), 0o644); err != nil {
+		return fmt.Errorf("--charts: %w", err)
 	}
 	return nil
 }

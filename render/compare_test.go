@@ -1,0 +1,74 @@
+package render
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/callpcap/callpcap/report"
+)
+
+// twoRuns is two captures of one call, call-rtt50.pcap (media from 2 s of the capture, 500
+// then 1,000 kbit/s) and call-rtt100.pcap (from 7.5 s, 300 then 900), each one direction.
+func twoRuns() *report.Report {
+	r := &report.Report{Comparison: &report.Comparison{}}
+	for _, run := range []struct {
+		file     string
+		t0       float64
+		low, top float64
+	}{{"call-rtt50.pcap", 2, 500, 1000}, {"call-rtt100.pcap", 7.5, 300, 900}} {
+		media := []float64{run.low, run.top, run.top, run.top}
+		d := report.Direction{ID: "d1", From: "10.0.0.1:40000", To: "198.51.100.9:50000", Transport: report.TransportUDP,
+			GoodputKbps: f64(run.top), Series: report.Series{T0S: run.t0, StepS: 1, MediaKbps: media}}
+		r.Captures = append(r.Captures, report.Capture{File: run.file, Format: "pcap", Directions: []report.Direction{d}})
+		r.Comparison.Entries = append(r.Comparison.Entries, report.ComparisonEntry{File: run.file,
+			Direction: "10.0.0.1:40000 -> 198.51.100.9:50000", Transport: report.TransportUDP, GoodputKbps: f64(run.top)})
+	}
+	return r
+}
+
+// TestHTMLComparisonFirst: with several captures the page opens with the comparison, one
+// column per capture labelled by the part of the names that differs, and the captures' ramps
+// on one chart.
+func TestHTMLComparisonFirst(t *testing.T) {
+	var b bytes.Buffer
+	if err := HTML(&b, twoRuns()); err != nil {
+		t.Fatal(err)
+	}
+	s := b.String()
+	cmp, first := strings.Index(s, "<h1>Comparison</h1>"), strings.Index(s, "<h1>call-rtt50.pcap</h1>")
+	if cmp < 0 || first < 0 || cmp > first {
+		t.Fatalf("comparison at %d, first capture at %d: want the comparison first", cmp, first)
+	}
+	for _, want := range []string{
+		`<th colspan="1" class="center">rtt50</th><th colspan="1" class="center">rtt100</th>`,
+		"<tr><th>goodput</th><td class=\"num\">1.00 Mbps</td><td class=\"num\">900 kbps</td></tr>",
+		">rtt50</text>", ">rtt100</text>", "media bitrate (Mbit/s)", "seconds since the capture&#39;s first media packet",
+	} {
+		if !strings.Contains(s[cmp:first], want) {
+			t.Errorf("comparison lacks %q:\n%s", want, s[cmp:first])
+		}
+	}
+	if _, ok := RampsChart(twoRuns()); !ok {
+		t.Error("no ramps chart for --charts")
+	}
+}
+
+// TestMarkdownComparisonFirst: the Markdown report opens with the comparison too, its
+// columns "rtt50 1" and "rtt100 1", and links the ramps chart.
+func TestMarkdownComparisonFirst(t *testing.T) {
+	var b bytes.Buffer
+	if err := Markdown(&b, twoRuns(), "charts"); err != nil {
+		t.Fatal(err)
+	}
+	s := b.String()
+	for _, want := range []string{
+		"## Comparison\n\n- **rtt50** call-rtt50.pcap\n  1. 10.0.0.1:40000 -\\> 198.51.100.9:50000\n",
+		"|  | rtt50 1 | rtt100 1 |\n",
+		"](charts/comparison-ramps.png)\n\n## call-rtt50.pcap\n",
+	} {
+		if !strings.Contains(s, want) {
+			t.Errorf("Markdown lacks %q:\n%s", want, s)
+		}
+	}
+}
