@@ -41,10 +41,19 @@ func axisTicks(top float64) []chart.Tick {
 	return ticks(top, count, number)
 }
 
-// countTop is niceMax for an axis of counts (packets per second): at least 5, so that its
-// five ticks are whole numbers.
+// headroom keeps a line at a series' highest value off the plot's top border, where it
+// would merge with the frame (a delay max of 300 ms is drawn on an axis to 400, not 300).
+const headroom = 1.04
+
+// dataTop is the top of an axis whose highest value is max.
+func dataTop(max float64) float64 {
+	return niceMax(max * headroom)
+}
+
+// countTop is dataTop for an axis of counts (packets per second): at least 5, so that its
+// ticks are whole numbers.
 func countTop(max float64) float64 {
-	return math.Max(5, niceMax(max))
+	return math.Max(5, dataTop(max))
 }
 
 // ticks returns count+1 evenly spaced ticks from 0 to top, labelled by format.

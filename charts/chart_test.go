@@ -245,12 +245,12 @@ func TestRampMarkers(t *testing.T) {
 }
 
 // TestSecondaryAxisHoldsItsMax: 23 late packets a second on an axis to 25, ticked every 5,
-// while the delay axis runs to 300 ms (the late budget, 150 ms, is on it): every line drawn
+// while the delay axis runs to 400 ms (300 ms max, with headroom) (the late budget, 150 ms, is on it): every line drawn
 // stays inside the plot.
 func TestSecondaryAxisHoldsItsMax(t *testing.T) {
 	c := ForDirection(callDirection(), 150)[1]
-	if c.Kind != KindDelay || c.y.top != 300 || c.y2.top != 25 {
-		t.Fatalf("%s chart, axes to %v and %v; want delay, 300 and 25", c.Kind, c.y.top, c.y2.top)
+	if c.Kind != KindDelay || c.y.top != 400 || c.y2.top != 25 {
+		t.Fatalf("%s chart, axes to %v and %v; want delay, 400 and 25", c.Kind, c.y.top, c.y2.top)
 	}
 	ch := c.build(func(s string) string { return s })
 	var labels []string
@@ -274,9 +274,9 @@ func TestSecondaryAxisHoldsItsMax(t *testing.T) {
 			}
 			top = max(top, y)
 		}
-		// Drawn in the delay axis' units: 23 of 25 is 276 of 300, at 92% of the height.
-		if cs.GetName() == "late packets" && math.Abs(top-276) > 1e-9 {
-			t.Errorf("late packets drawn up to %v on the 0..300 range, want 276", top)
+		// Drawn in the delay axis' units: 23 of 25 is 368 of 400, at 92% of the height.
+		if cs.GetName() == "late packets" && math.Abs(top-368) > 1e-9 {
+			t.Errorf("late packets drawn up to %v on the 0..400 range, want 368", top)
 		}
 	}
 	for _, l := range c.lines {
@@ -306,8 +306,8 @@ func TestRampsOverlay(t *testing.T) {
 			t.Errorf("line %d: %s from %v s to %v s (%d corners); want %s from 0 to %d s", i, l.name, l.xs[0], l.xs[len(l.xs)-1], len(l.xs), want.name, want.seconds)
 		}
 	}
-	if c.y.top != 1 || c.y.name != "media bitrate (Mbit/s)" {
-		t.Errorf("y axis %q to %v, want media bitrate (Mbit/s) to 1", c.y.name, c.y.top)
+	if c.y.top != 1.2 || c.y.name != "media bitrate (Mbit/s)" {
+		t.Errorf("y axis %q to %v, want media bitrate (Mbit/s) to 1.2 (1 with headroom)", c.y.name, c.y.top)
 	}
 	if _, ok := Ramps([]string{"A"}, []*report.Direction{nil}); ok {
 		t.Error("a chart without any media series")

@@ -92,7 +92,7 @@ func bitrate(c Chart, d *report.Direction, s *report.Series, step float64) Chart
 	if top >= 1000 {
 		unit, div = "Mbit/s", 1000
 	}
-	c.y.top = niceMax(top / div)
+	c.y.top = dataTop(top / div)
 	c.y.name, c.y.ticks = "bitrate ("+unit+")", axisTicks(c.y.top)
 	if len(s.WireKbps) > 0 {
 		xs, ys := steps(scaled(s.WireKbps, div), step)
@@ -116,7 +116,7 @@ func loss(c Chart, d *report.Direction, s *report.Series, step float64) Chart {
 	xs, ys := steps(lost, step)
 	c.lines = append(c.lines, line{name: "RTP lost", xs: xs, ys: ys, color: colorRed})
 	if len(s.RetransmittedKbps) > 0 && (d.Transport.OverTCP() || maxOf(s.RetransmittedKbps) > 0) {
-		c.y2.top = niceMax(maxOf(s.RetransmittedKbps))
+		c.y2.top = dataTop(maxOf(s.RetransmittedKbps))
 		c.y2.name, c.y2.ticks = "TCP retransmitted (kbit/s)", axisTicks(c.y2.top)
 		xs, ys := steps(s.RetransmittedKbps, step)
 		c.lines = append(c.lines, line{name: "TCP retransmitted", xs: xs, ys: ys, color: colorPurple, secondary: true})
@@ -142,7 +142,7 @@ func delay(c Chart, d *report.Direction, s *report.Series, step, budgetMS float6
 	if !atSender && budgetMS > 0 {
 		top = max(top, budgetMS)
 	}
-	c.y.top = niceMax(top)
+	c.y.top = dataTop(top)
 	c.y.name, c.y.ticks = "delay (ms)", axisTicks(c.y.top)
 	for _, ser := range []struct {
 		name   string

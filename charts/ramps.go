@@ -52,7 +52,7 @@ func Ramps(labels []string, dirs []*report.Direction) (c Chart, ok bool) {
 	if top >= 1000 {
 		unit, div = "Mbit/s", 1000
 	}
-	c.y.top = niceMax(top / div)
+	c.y.top = dataTop(top / div)
 	c.y.name, c.y.ticks = "media bitrate ("+unit+")", axisTicks(c.y.top)
 	c.xEnd, c.xTicks = timeTicks(seconds)
 	for i, media := range series {
