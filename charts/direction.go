@@ -109,7 +109,7 @@ func bitrate(c Chart, d *report.Direction, s *report.Series, step float64) Chart
 }
 
 func loss(c Chart, d *report.Direction, s *report.Series, step float64) Chart {
-	c.Kind, c.Title = KindLoss, "Loss: RTP packets lost and TCP bytes retransmitted, per second"
+	c.Kind, c.Title = KindLoss, "Loss: RTP packets lost per second"
 	lost := ints(s.Lost)
 	c.y.top = countTop(maxOf(lost))
 	c.y.name, c.y.ticks = "RTP packets lost per second", axisTicks(c.y.top)
@@ -117,6 +117,7 @@ func loss(c Chart, d *report.Direction, s *report.Series, step float64) Chart {
 	c.lines = append(c.lines, line{name: "RTP lost", xs: xs, ys: ys, color: colorRed})
 	if len(s.RetransmittedKbps) > 0 && (d.Transport.OverTCP() || maxOf(s.RetransmittedKbps) > 0) {
 		c.y2.top = dataTop(maxOf(s.RetransmittedKbps))
+		c.Title = "Loss: RTP packets lost and TCP bytes retransmitted, per second"
 		c.y2.name, c.y2.ticks = "TCP retransmitted (kbit/s)", axisTicks(c.y2.top)
 		xs, ys := steps(s.RetransmittedKbps, step)
 		c.lines = append(c.lines, line{name: "TCP retransmitted", xs: xs, ys: ys, color: colorPurple, secondary: true})
