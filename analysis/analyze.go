@@ -1,7 +1,6 @@
 package analysis
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -15,7 +14,6 @@ import (
 	"github.com/callpcap/callpcap/rtpflow"
 	"github.com/callpcap/callpcap/tcpframe"
 	"github.com/callpcap/callpcap/transport"
-	"github.com/callpcap/callpcap/wire"
 )
 
 // ErrUnreadable wraps every error that means the input is not a capture this tool can read;
@@ -349,158 +347,4 @@ func (a *analyzer) newFlow(k flowKey, src, dst netip.AddrPort, proto transport.P
 	a.flows[k] = f
 	a.flowList = append(a.flowList, f)
 	return f
-}
-
-func (a *analyzer) tcpMessage(m *transport.Message) {
-	f := a.cur
-	f.msgs.all++
-	if f.conn.Framing() == tcpframe.FramingTLS {
-		// A TLS record's fragment is encrypted (TURN over TLS, or any other TLS): its bytes
-		// are no RTP, QUIC or anything else a first byte could say.
-		f.saw(demux.ClassOther)
-		f.sides[f.dir(m.Src)].other += m.Wire.Total
-		return
-	}
-	a.message(f, m, false)
-}
-
-// message demultiplexes one UDP datagram or unframed TCP message by its first byte.
-func (a *analyzer) message(f *flow, m *transport.Message, udp bool) {
-	cls := a.classify(m)
-	if len(m.Payload) > 0 && wire.IsLegacyChannelByte(m.Payload[0]) {
-		// RFC 5766's channels 0x5000-0x7FFF share their first byte with QUIC: the TURN
-		// state says which (demux.Tracker.Refine).
-		cls = a.turn.Refine(m, cls, !udp && f.conn != nil && f.conn.Framing() == tcpframe.FramingTURN)
-	}
-	if udp && len(a.opts.DecodeAs) > 0 && len(m.Payload) > 0 {
-		if forced, ok := a.opts.forcedClass(m.Src.Port(), m.Dst.Port(), m.Payload[0]); ok {
-			if forced == demux.ClassRTP && cls != demux.ClassRTP {
-				// The first byte did not say RTP, so its header was not decoded.
-				a.demux.DecodeRTP(m.Payload, m.Snapped)
-			}
-			cls = forced
-		}
-	}
-	s := &f.sides[f.dir(m.Src)]
-	// SIP is text: its first byte falls in the ChannelData range (INVITE, ACK, BYE), which
-	// fails validation, or in QUIC's (SIP/2.0 responses, UPDATE, PRACK).
-	if (cls == demux.ClassOther || cls == demux.ClassQUIC) && demux.IsSIP(m.Payload) {
-		f.sip = true
-		s.other += m.Wire.Total
-		a.sdp(m)
-		return
-	}
-	f.saw(cls)
-	if !udp {
-		f.msgs.count(cls)
-	}
-	a.relay.udp(a, f, m, cls)
-	switch cls {
-	case demux.ClassSTUN:
-		if a.turn.STUN(m, &a.inner) {
-			f.turn = true
-			a.wrapped(f, &a.inner)
-			return
-		}
-		s.stun += m.Wire.Total
-	case demux.ClassChannelData:
-		if a.turn.ChannelData(m, &a.inner) {
-			f.turn = true
-			a.wrapped(f, &a.inner)
-			return
-		}
-		s.other += m.Wire.Total
-	case demux.ClassRTP:
-		if !a.rtpPacket(rtpflow.Path{Leg: f.idx, Src: m.Src, Dst: m.Dst}, m) {
-			s.other += m.Wire.Total
-		}
-	case demux.ClassRTCP:
-		a.media.rtcp(rtpflow.Path{Leg: f.idx, Src: m.Src, Dst: m.Dst}, m)
-		s.rtcp += m.Wire.Total
-	default:
-		s.other += m.Wire.Total
-	}
-}
-
-// rtpPacket hands an RTP message to the RTP analysis; false when the demux could not decode
-// its header (a packet the snap length cut inside it), which the caller counts as other.
-func (a *analyzer) rtpPacket(p rtpflow.Path, m *transport.Message) bool {
-	h := a.demux.RTP()
-	if h == nil {
-		a.rtpInvalid++
-		return false
-	}
-	a.media.rtp(p, m, h)
-	return true
-}
-
-// sdp passes what the SDP of a SIP message says about payload types and RTX SSRCs to the
-// RTP tracker.
-// A message cut by the snap length is read up to its last whole line.
-func (a *analyzer) sdp(m *transport.Message) {
-	b := m.Payload
-	if m.Snapped {
-		b = b[:bytes.LastIndexByte(b, '\n')+1]
-	}
-	demux.ParseSDP(b, func(h demux.PayloadHint) { a.media.hint(rtpflow.PayloadHint(h)) },
-		func(h demux.FIDHint) { a.media.hintFID(rtpflow.FIDHint(h)) })
-}
-
-// wrapped handles a datagram unwrapped from TURN: its path runs between the TURN client and
-// the peer, whichever way it travelled.
-func (a *analyzer) wrapped(f *flow, m *transport.Message) {
-	s := &f.sides[f.dir(m.Src)]
-	client := a.clientOf(f)
-	path := rtpflow.Path{Leg: f.idx, Src: client, Dst: m.Peer}
-	if m.Src != client {
-		path.Src, path.Dst = m.Peer, client
-	}
-	cls := a.classify(m)
-	f.saw(cls)
-	f.relayed++
-	switch cls {
-	case demux.ClassRTP:
-		a.relay.wrapped(f, client, path, m)
-		if a.rtpPacket(path, m) {
-			return
-		}
-	case demux.ClassRTCP:
-		a.media.rtcp(path, m)
-		s.rtcp += m.Wire.Total
-		return
-	case demux.ClassSTUN:
-		// ICE checks between the client and its peer, through the relay.
-		a.turn.STUN(m, &a.nested)
-		s.stun += m.Wire.Total
-		return
-	}
-	s.other += m.Wire.Total
-}
-
-// clientOf says which end of a TURN flow is the client: the sender of an Allocate when the
-// capture holds one, else the end that is not on a TURN port, else the end that spoke first.
-func (a *analyzer) clientOf(f *flow) netip.AddrPort {
-	if f.client.IsValid() {
-		return f.client
-	}
-	switch {
-	case a.turn.IsTURNServer(f.b):
-		f.client = f.a
-	case a.turn.IsTURNServer(f.a):
-		f.client = f.b
-	case turnPort(f.b.Port()) && !turnPort(f.a.Port()):
-		f.client = f.a
-	case turnPort(f.a.Port()) && !turnPort(f.b.Port()):
-		f.client = f.b
-	default:
-		f.client = f.a
-	}
-	return f.client
-}
-
-// classify demultiplexes by first byte; a message cut by the snap length is validated only
-// as far as its captured bytes go. The RTP header it decodes is a.demux.RTP() until the
-// next message.
-func (a *analyzer) classify(m *transport.Message) demux.Class {
-	return a.demux.Classify(m.Payload, m.Snapped)
 }

@@ -1,0 +1,127 @@
+package analysis
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/callpcap/callpcap/internal/numfmt"
+	"github.com/callpcap/callpcap/report"
+)
+
+// mediaOverTCP states the one cause, media over TCP on leg l, with its symptoms on the
+// leg's directions as figures: the retransmitted share of the connection's bytes, the media
+// packets that came late (and how many waited behind a retransmission), a slow ramp, and
+// the wire bytes TCP cost beyond what UDP would have.
+func (f *finder) mediaOverTCP(l *report.Leg) {
+	var payload, retx int64
+	for _, fl := range f.c.Flows {
+		if fl.TCP != nil && slices.Contains(l.Flows, fl.ID) {
+			payload += fl.TCP.AToB.PayloadBytes + fl.TCP.BToA.PayloadBytes
+			retx += fl.TCP.AToB.RetransmittedBytes + fl.TCP.BToA.RetransmittedBytes
+		}
+	}
+	figs := map[string]float64{}
+	sev := report.SeverityInfo
+	var symptoms, dirs []string
+	if payload > 0 && retx > 0 {
+		pct := 100 * float64(retx) / float64(payload)
+		figs["tcp_retransmitted_pct"] = numfmt.Round(pct, 3)
+		figs["retransmitted_bytes"] = float64(retx)
+		sev = worse(sev, grade(pct, tcpRetxWarnPct, tcpRetxBadPct))
+		symptoms = append(symptoms, fmt.Sprintf("%s of the bytes on that connection were retransmissions", fmtPct(pct)))
+	}
+
+	var media, late, hol, win, wire, tcpCost int64
+	budget := 0.0
+	var slowest string // the slowest ramp's clause
+	slowT90, never := 0.0, false
+	for i := range f.c.Directions {
+		d := &f.c.Directions[i]
+		if !d.Transport.OverTCP() || !slices.Contains(d.Legs, l.ID) {
+			continue
+		}
+		f.absorbed[d.ID] = true
+		dirs = append(dirs, d.ID)
+		media += d.MediaPackets
+		if d.Late != nil {
+			late += d.Late.Packets
+			hol += d.Late.HOLBlocked
+			if d.Late.Causes != nil {
+				win += d.Late.Causes.Window
+			}
+			budget = d.Late.BudgetMS
+		}
+		o := d.OverheadBytes
+		wire += d.WireBytes
+		tcpCost += o.TCPRetransmissions + o.ACKs + o.Framing
+		if did, t90, ok := slowRamp(d); ok && !never && (t90 == nil || *t90 > slowT90) {
+			slowest = "the media bitrate " + d.From + " -> " + d.To + " " + did
+			if t90 == nil {
+				never = true
+				delete(figs, "t90_s")
+			} else {
+				slowT90 = *t90
+				figs["t90_s"] = *t90
+			}
+			figs["ramp_target_kbps"] = d.Ramp.TargetKbps
+		}
+	}
+	if late > 0 && media > 0 {
+		pct := 100 * float64(late) / float64(media)
+		figs["late_packets"], figs["late_pct"] = float64(late), numfmt.Round(pct, 3)
+		sev = worse(sev, grade(pct, latePctWarn, latePctBad))
+		s := fmt.Sprintf("%s media packets (%s) arrived more than %.0f ms late", thousands(late), fmtPct(pct), budget)
+		if hol > 0 {
+			figs["hol_blocked"] = float64(hol)
+			s += fmt.Sprintf(", %s of them held behind a retransmitted segment (head-of-line blocking)", thousands(hol))
+		}
+		if win > 0 {
+			figs["late_window"] = float64(win)
+			s += fmt.Sprintf(", %s waiting for the receiver's full TCP window", thousands(win))
+		}
+		symptoms = append(symptoms, s)
+	}
+	if slowest != "" {
+		sev = worse(sev, report.SeverityWarn)
+		symptoms = append(symptoms, slowest)
+	}
+	if wire > 0 && tcpCost > 0 {
+		pct := 100 * float64(tcpCost) / float64(wire)
+		figs["avoidable_overhead_pct"] = numfmt.Round(pct, 3)
+		if pct >= avoidableWarnPct {
+			sev = worse(sev, report.SeverityWarn)
+			symptoms = append(symptoms, fmt.Sprintf("TCP's ACKs, framing and retransmissions took %s of the wire bytes", fmtPct(pct)))
+		}
+	}
+
+	var text string
+	if l.Transport.TURN() {
+		text = fmt.Sprintf("Media between %s and %s was relayed over TCP through TURN %s", l.Client, peersOf(l), l.Server)
+	} else {
+		text = fmt.Sprintf("Media travelled over TCP (%s) between %s and %s", l.Transport, l.Client, l.Server)
+	}
+	if len(symptoms) == 0 {
+		text += ": nothing was retransmitted or late in this capture, but on that path every loss turns into delay."
+	} else {
+		text += ": " + strings.Join(symptoms, "; ") + "."
+	}
+	f.add(report.FindingMediaOverTCP, sev, f.callLegs(l.ID), dirs, figs, text)
+}
+
+// slowRamp says whether direction d ramped slowly: what its media bitrate did, for a
+// sentence, and its t90 (nil when it never reached 90% of the target).
+func slowRamp(d *report.Direction) (did string, t90 *float64, ok bool) {
+	r := d.Ramp
+	if r == nil || d.ActiveS < minRampDurationS || r.TargetKbps <= 0 {
+		return "", nil, false
+	}
+	switch {
+	case r.T90S == nil:
+		return fmt.Sprintf("never reached 90%% of %s within %s", fmtRate(r.TargetKbps), fmtSecs(d.ActiveS)), nil, true
+	case *r.T90S > slowRampS:
+		return fmt.Sprintf("took %s to reach 90%% of %s (a healthy call over UDP gets there in under 5 s)",
+			fmtSecs(*r.T90S), fmtRate(r.TargetKbps)), r.T90S, true
+	}
+	return "", nil, false
+}
