@@ -258,7 +258,7 @@ func (a *analyzer) buildStreamsAndDirections(c *report.Capture, streams []*rtpfl
 		ss := byDir[k]
 		d := a.direction(dirID[k], k, ss, legOf, claimed)
 		d.Relay = relays[k]
-		if atSender[k.src] && !d.Transport.OverTCP() {
+		if (atSender[k.src] || oneHost(k.src, k.dst)) && !d.Transport.OverTCP() {
 			senderVantage(d.DelayMS, &d.Late)
 			clear(d.Series.Late)
 			for _, s := range ss {
@@ -296,6 +296,12 @@ func (a *analyzer) atSender() map[netip.AddrPort]bool {
 		m[ep] = true
 	}
 	return m
+}
+
+// oneHost says whether media from src to dst never left one host (loopback, or the same
+// address at both ends): a capture there is at the sender, whichever interface it was on.
+func oneHost(src, dst netip.AddrPort) bool {
+	return src.Addr().IsLoopback() || src.Addr() == dst.Addr()
 }
 
 // senderVantage marks a delay measured at the media's sender as such, and its late count

@@ -271,3 +271,15 @@ func TestLatenessAtTheSender(t *testing.T) {
 		}
 	}
 }
+
+// TestLatenessOnLoopback: a call between two ports of one host, captured on loopback: every
+// packet was captured as it was sent, so the 3 packets the sender held are its queueing.
+func TestLatenessOnLoopback(t *testing.T) {
+	s := tsStep(0)
+	s.Src, s.Dst = netip.MustParseAddrPort("127.0.0.1:40000"), netip.MustParseAddrPort("127.0.0.1:50000")
+	c := analyze(t, pcapOf(t, s.Packets()), Options{})
+	if len(c.Streams) != 1 || c.Streams[0].Late != nil || c.Streams[0].DelayMS == nil ||
+		c.Streams[0].DelayMS.Vantage != "sender" || c.Streams[0].DelayMS.Max != 200 {
+		t.Errorf("streams %+v: want one, its delay the sender's queueing (max 200 ms), late null", c.Streams)
+	}
+}
