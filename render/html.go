@@ -87,7 +87,12 @@ figcaption { color: #555; font-size: 0.9em; }
 <div class="verdict">{{range .Verdict}}
 <p>{{.}}</p>{{end}}
 </div>
-{{range .Directions}}
+{{with .Calls}}<h2>{{len .}} calls, worst first</h2>
+<table>
+<tr><th>call</th><th>between</th><th>legs</th><th>what went wrong</th></tr>{{range .}}
+<tr><td>{{with .Severity}}<span class="{{.}}">{{.}}</span> {{end}}{{.Name}}</td><td>{{.Ends}}</td><td>{{.Legs}}</td><td>{{.What}}</td></tr>{{end}}
+</table>
+{{end}}{{range .Directions}}
 <h2>{{.Title}}</h2>
 <table>{{range .Figures}}
 <tr><th>{{index . 0}}</th><td>{{index . 1}}</td></tr>{{end}}

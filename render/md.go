@@ -79,6 +79,20 @@ func (m *mdWriter) capture(c *pageCapture, chartsLink string) {
 			m.line("> - " + mdText(v))
 		}
 	}
+	if len(c.Calls) > 0 {
+		m.line("")
+		m.line(fmt.Sprintf("### %d calls, worst first", len(c.Calls)))
+		m.line("")
+		t := &table{Head: []string{"call", "between", "legs", "what went wrong"}}
+		for _, l := range c.Calls {
+			name := l.Name
+			if l.Severity != "" {
+				name = string(l.Severity) + " " + name
+			}
+			t.Rows = append(t.Rows, []string{name, l.Ends, l.Legs, l.What})
+		}
+		m.table(t)
+	}
 	for _, d := range c.Directions {
 		m.line("")
 		m.line("### " + mdText(d.Title))

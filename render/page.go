@@ -36,7 +36,8 @@ type compareCapture struct {
 type pageCapture struct {
 	File, Head string
 	Error      string
-	Verdict    []string // how the media travelled, then the worst findings
+	Verdict    []string   // how the media travelled, then the worst findings
+	Calls      []callLine // one per call, worst first, when the capture holds several
 	Directions []pageDirection
 	Streams    *table
 	TCP        *table
@@ -171,6 +172,7 @@ func newPageCapture(c *report.Capture, base string, budgetMS float64) pageCaptur
 	if len(pc.Verdict) == 1 {
 		pc.Verdict = append(pc.Verdict, "No problem found.")
 	}
+	pc.Calls = callLines(c)
 	for i := range c.Directions {
 		d := &c.Directions[i]
 		pd := pageDirection{Title: fmt.Sprintf("%s: %s → %s (%s)", d.ID, d.From, d.To, d.Transport), Figures: directionFigures(d)}

@@ -98,9 +98,9 @@ func (t *textWriter) capture(c *report.Capture) {
 	for _, w := range c.Warnings {
 		t.wrap("warning: ", "  ", w)
 	}
-	if calls := report.Calls(c); len(calls) > 1 {
+	if lines := callLines(c); lines != nil {
 		t.line("")
-		t.calls(c, calls)
+		t.calls(lines)
 	}
 	if len(c.Legs) > 0 {
 		t.line("")

@@ -21,11 +21,27 @@ type callSummary struct {
 	measured struct{ loss, late bool } // whether any direction measured them
 }
 
-// calls writes one line per call, worst first: the worst finding's severity, then the
-// larger of the worst direction's loss and late shares (both are media a listener missed),
-// then the TCP retransmitted share. Calls are numbered in the report's order, which the
-// details below follow, so a line's number and legs find its details.
-func (t *textWriter) calls(c *report.Capture, calls [][]string) {
+// callLine is one call's summary, as the text and the pages show it: the mark of its worst
+// finding ("" without one), "call N", its two ends and transport, its legs and what went
+// wrong (or what was measured to be fine).
+type callLine struct {
+	Severity report.Severity
+	Name     string
+	Ends     string
+	Legs     string
+	What     string
+}
+
+// callLines returns one line per call of c, worst first: the worst finding's severity, then
+// the larger of the worst direction's loss and late shares (both are media a listener
+// missed), then the TCP retransmitted share. Calls are numbered in the report's order,
+// which the details follow, so a line's number and legs find its details. Nil for a capture
+// of one call: its report needs no such summary.
+func callLines(c *report.Capture) []callLine {
+	calls := report.Calls(c)
+	if len(calls) < 2 {
+		return nil
+	}
 	sums := make([]callSummary, len(calls))
 	callOf := map[string]int{}
 	for i, legs := range calls {
@@ -91,13 +107,9 @@ func (t *textWriter) calls(c *report.Capture, calls [][]string) {
 	for i := range c.Legs {
 		legs[c.Legs[i].ID] = &c.Legs[i]
 	}
-	t.line("%s, worst first", count(int64(len(calls)), "call", "calls"))
+	lines := make([]callLine, len(sums))
 	for i := range sums {
 		s := &sums[i]
-		mark := "  "
-		if s.severity != "" {
-			mark = severityMark(s.severity)
-		}
 		var figs []string
 		if s.latePct > 0 {
 			figs = append(figs, pct(s.latePct)+" late")
@@ -122,9 +134,21 @@ func (t *textWriter) calls(c *report.Capture, calls [][]string) {
 				figs = append(figs, "loss and lateness not measured")
 			}
 		}
-		what := strings.Join(figs, ", ")
-		t.parts(fmt.Sprintf("  %s call %-3d ", mark, s.n), "             ", "  ",
-			callEnds(s.legs, legs), "("+strings.Join(s.legs, ", ")+")", what)
+		lines[i] = callLine{Severity: s.severity, Name: fmt.Sprintf("call %d", s.n), Ends: callEnds(s.legs, legs),
+			Legs: strings.Join(s.legs, ", "), What: strings.Join(figs, ", ")}
+	}
+	return lines
+}
+
+// calls writes the capture's call lines (callLines) under a heading.
+func (t *textWriter) calls(lines []callLine) {
+	t.line("%s, worst first", count(int64(len(lines)), "call", "calls"))
+	for _, l := range lines {
+		mark := "  "
+		if l.Severity != "" {
+			mark = severityMark(l.Severity)
+		}
+		t.parts(fmt.Sprintf("  %s %-8s ", mark, l.Name), "             ", "  ", l.Ends, "("+l.Legs+")", l.What)
 	}
 }
 

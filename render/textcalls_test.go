@@ -108,3 +108,29 @@ func TestTextCallsUnmeasured(t *testing.T) {
 		t.Errorf("text lacks %q:\n%s", want, b.String())
 	}
 }
+
+// TestPageCalls: the HTML and Markdown pages of a capture of three calls list them worst
+// first, as the text does, right after the verdict.
+func TestPageCalls(t *testing.T) {
+	r := threeCalls()
+	var h, m bytes.Buffer
+	if err := HTML(&h, r); err != nil {
+		t.Fatal(err)
+	}
+	if err := Markdown(&m, r, ""); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		`<h2>3 calls, worst first</h2>`,
+		`<tr><td><span class="bad">bad</span> call 2</td><td>10.0.0.2 &lt;-&gt; 198.51.100.9 via TURN/TCP</td><td>l2, l3</td><td>15% late, 1.0% TCP retransmitted</td></tr>
+<tr><td><span class="warn">warn</span> call 3</td>`,
+	} {
+		if !strings.Contains(h.String(), want) {
+			t.Errorf("HTML lacks %q", want)
+		}
+	}
+	want := "### 3 calls, worst first\n\n| call | between | legs | what went wrong |\n| --- | --- | --- | --- |\n| bad call 2 |"
+	if !strings.Contains(m.String(), want) {
+		t.Errorf("Markdown lacks %q:\n%s", want, m.String())
+	}
+}
