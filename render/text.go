@@ -3,6 +3,7 @@ package render
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -136,18 +137,38 @@ func Headline(c *report.Capture) string {
 	if len(c.Legs) == 0 {
 		return "No RTP media found"
 	}
+	// At a TURN server the capture holds many calls: the headline counts them, the calls
+	// block under it names them.
+	between := func(l report.Leg) string { return hostOf(l.Client) + " <-> " + peersHosts(l.Peers) }
+	if calls := report.Calls(c); len(calls) > 1 {
+		between = func(l report.Leg) string {
+			k := 0 // calls with a leg of l's transport
+			for _, legs := range calls {
+				if slices.ContainsFunc(legs, func(id string) bool {
+					i := slices.IndexFunc(c.Legs, func(x report.Leg) bool { return x.ID == id })
+					return i >= 0 && c.Legs[i].Transport == l.Transport
+				}) {
+					k++
+				}
+			}
+			if k == len(calls) {
+				return fmt.Sprintf("%d calls", k)
+			}
+			return fmt.Sprintf("%d of %d calls", k, len(calls))
+		}
+	}
 	for _, want := range []report.Transport{report.TransportTURNTCP, report.TransportTURNTLS} {
 		for _, l := range c.Legs {
 			if l.Transport == want {
-				return fmt.Sprintf("Media relayed over TCP: TURN %s (%s) for %s <-> %s",
-					l.Server, strings.TrimPrefix(string(want), "turn-"), hostOf(l.Client), peersHosts(l.Peers))
+				return fmt.Sprintf("Media relayed over TCP: TURN %s (%s) for %s",
+					l.Server, strings.TrimPrefix(string(want), "turn-"), between(l))
 			}
 		}
 	}
 	for _, l := range c.Legs {
 		switch t := l.Transport; {
 		case t.TURN():
-			return fmt.Sprintf("Media relayed over UDP: TURN %s for %s <-> %s", l.Server, hostOf(l.Client), peersHosts(l.Peers))
+			return fmt.Sprintf("Media relayed over UDP: TURN %s for %s", l.Server, between(l))
 		case t.OverTCP():
 			return fmt.Sprintf("Media over TCP (%s): %s <-> %s", l.Transport, l.Client, l.Server)
 		}
