@@ -330,6 +330,7 @@ func (a *analyzer) direction(id string, k dirKey, ss []*rtpflow.Stream, legOf ma
 		FirstS: a.secs(m.FirstNs), LastS: a.secs(m.LastNs),
 	}
 	d.ActiveS = numfmt.Round(float64(m.LastNs-m.FirstNs)/1e9, 6)
+	d.Series.RTTMS = a.rttSeries(ss, m.SeriesT0Ns, len(d.Series.MediaKbps))
 	w := m.Wire
 	o := report.Overhead{
 		LinkIPTransport:    w.Headers,

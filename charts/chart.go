@@ -18,6 +18,7 @@ const (
 	KindBitrate Kind = "bitrate" // media and wire bitrate, t50 and t90 marked
 	KindLoss    Kind = "loss"    // RTP packets lost, TCP bytes retransmitted
 	KindDelay   Kind = "delay"   // delay above baseline (p50, max), the late budget, late packets
+	KindRTT     Kind = "rtt"     // round-trip time per second: ICE, TCP, RTCP
 )
 
 // Size of a chart: the width of a ticket's column, where text stays readable unscaled.

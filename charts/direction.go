@@ -2,19 +2,34 @@ package charts
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/wcharczuk/go-chart/v2/drawing"
 
 	"github.com/callpcap/callpcap/report"
 )
 
-// Missing names a chart the issue asks for that the report model cannot draw: it has no
-// per-second RTT (ICE, TCP and RTCP round trips are summarised as quantiles only), so there
-// is no RTT chart; the renderers say so beside the figures.
-const Missing = "RTT over time is not charted: the report keeps round-trip times as quantiles, not per second."
+// Missing is the note for directions without an RTT chart: none of the three sources
+// measured a round trip in their seconds. The renderers print it beside the charts; Note
+// says whether a direction's charts need it.
+const Missing = "A direction without an RTT chart had no round trip measured in its time: no ICE check sent from the capture's side, no TCP leg captured at its sender, no RTCP receiver report naming a sender report."
+
+// Note returns Missing when a direction's charts (ForDirection's) lack the RTT chart, and ""
+// when it has one or has no charts at all.
+func Note(cs []Chart) string {
+	if len(cs) == 0 {
+		return ""
+	}
+	for _, c := range cs {
+		if c.Kind == KindRTT {
+			return ""
+		}
+	}
+	return Missing
+}
 
 // ForDirection returns the charts of one call direction that it has data for, in the
-// order bitrate, loss, delay. budgetMS is the late budget, used when the direction has none
+// order bitrate, loss, delay, RTT. budgetMS is the late budget, used when the direction has none
 // of its own.
 func ForDirection(d *report.Direction, budgetMS float64) []Chart {
 	step := d.Series.StepS
@@ -38,12 +53,15 @@ func ForDirection(d *report.Direction, budgetMS float64) []Chart {
 	if hasValue(s.DelayP50MS) || hasValue(s.DelayMaxMS) {
 		out = append(out, delay(base, d, &s, step, budgetMS))
 	}
+	if r := &s.RTTMS; hasValue(r.ICE) || hasValue(r.TCP) || hasValue(r.RTCP) {
+		out = append(out, rtt(base, &s, step))
+	}
 	return out
 }
 
 func seriesLen(s *report.Series) int {
 	return max(len(s.MediaKbps), len(s.WireKbps), len(s.Lost), len(s.Late), len(s.RetransmittedKbps),
-		len(s.DelayP50MS), len(s.DelayMaxMS))
+		len(s.DelayP50MS), len(s.DelayMaxMS), len(s.RTTMS.ICE), len(s.RTTMS.TCP), len(s.RTTMS.RTCP))
 }
 
 // wholeSeconds is how many seconds of d's series to draw: all but the last when the last is
@@ -82,6 +100,9 @@ func trimmed(s *report.Series, n int) report.Series {
 	t.RetransmittedKbps = t.RetransmittedKbps[:min(n, len(t.RetransmittedKbps))]
 	t.DelayP50MS = t.DelayP50MS[:min(n, len(t.DelayP50MS))]
 	t.DelayMaxMS = t.DelayMaxMS[:min(n, len(t.DelayMaxMS))]
+	t.RTTMS.ICE = t.RTTMS.ICE[:min(n, len(t.RTTMS.ICE))]
+	t.RTTMS.TCP = t.RTTMS.TCP[:min(n, len(t.RTTMS.TCP))]
+	t.RTTMS.RTCP = t.RTTMS.RTCP[:min(n, len(t.RTTMS.RTCP))]
 	return t
 }
 
@@ -168,6 +189,35 @@ func delay(c Chart, d *report.Direction, s *report.Series, step, budgetMS float6
 		c.y2.name, c.y2.ticks = "late packets per second", axisTicks(c.y2.top)
 		xs, ys := steps(late, step)
 		c.lines = append(c.lines, line{name: "late packets", xs: xs, ys: ys, color: colorGreen, secondary: true})
+	}
+	return c
+}
+
+// rtt draws the round-trip time of each source per second (the median of its samples),
+// each a broken line with its points: a second without a sample is a hole, not zero.
+func rtt(c Chart, s *report.Series, step float64) Chart {
+	c.Kind, c.Title = KindRTT, "Round-trip time per second (median of each source's samples)"
+	r := &s.RTTMS
+	top := 0.0
+	for _, v := range slices.Concat(r.ICE, r.TCP, r.RTCP) {
+		if v != nil {
+			top = max(top, *v)
+		}
+	}
+	c.y.top = dataTop(top)
+	c.y.name, c.y.ticks = "round-trip time (ms)", axisTicks(c.y.top)
+	for _, src := range []struct {
+		name   string
+		values []*float64
+		color  drawing.Color
+	}{{"ICE", r.ICE, colorBlue}, {"TCP", r.TCP, colorPurple}, {"RTCP", r.RTCP, colorGreen}} {
+		for i, p := range pieces(src.values, step) {
+			name := src.name
+			if i > 0 {
+				name = ""
+			}
+			c.lines = append(c.lines, line{name: name, xs: p[0], ys: p[1], color: src.color, dots: true})
+		}
 	}
 	return c
 }

@@ -1,6 +1,7 @@
 // Package charts draws a call direction's per-second series (report.Series) as line charts:
 // bitrate (media and wire, with the ramp's t50 and t90), loss (RTP packets lost, TCP bytes
-// retransmitted) and delay (p50 and max above baseline, the late budget, late packets). It
+// retransmitted), delay (p50 and max above baseline, the late budget, late packets) and,
+// where a round trip was measured, RTT (the per-second median of ICE, TCP and RTCP). It
 // reads the report model only, so a report built by hand or read back from JSON charts the
 // same way.
 //

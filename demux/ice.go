@@ -49,7 +49,7 @@ func (t *Tracker) bindingResponse(m *transport.Message, success, matched bool, e
 	}
 	if !e.retransmitted {
 		if d := arrival(m) - e.at; d >= 0 {
-			t.sample(e, float64(d)/1e6)
+			t.sample(e, float64(d)/1e6, arrival(m))
 		}
 	}
 	if success && e.useCandidate {
@@ -110,7 +110,7 @@ func (t *Tracker) relayedResponse(m *transport.Message, success bool, p *txn) {
 	}
 	if onward && !p.retransmitted {
 		if d := arrival(m) - p.fwdAt; d >= 0 {
-			t.ice.record(relayLeg(p.via, p.fwdVia), float64(d)/1e6)
+			t.ice.record(relayLeg(p.via, p.fwdVia), float64(d)/1e6, arrival(m), newRTTFlow(p.fwdSrc, p.fwdDst, p.fwdProto))
 		}
 	}
 	if success && p.useCandidate {

@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/callpcap/callpcap/internal/quantile"
+	"github.com/callpcap/callpcap/internal/secmedian"
 	"github.com/callpcap/callpcap/report"
 	"github.com/callpcap/callpcap/transport"
 )
@@ -100,31 +101,69 @@ const (
 type icePair struct {
 	n       [2]int64
 	min     [2]float64
-	held    [2][]float64
-	wrapped bool // the checks travel wrapped in TURN (the round trip runs through the relay)
+	held    [2][]heldRTT
+	wrapped bool            // the checks travel wrapped in TURN (the round trip runs through the relay)
+	proto   transport.Proto // of the flow the checks travel on
 	vantage int8
+}
+
+// heldRTT is a round trip held until its pair's vantage is known, and when it completed.
+type heldRTT struct {
+	ms float64
+	at int64
+}
+
+// rttFlow is the flow (outer transport addresses in a fixed order, and protocol) a round
+// trip was measured on: a report leg's flow, so that the analysis can put its round trips in
+// the series of the directions over that leg.
+type rttFlow struct {
+	lo, hi netip.AddrPort
+	proto  transport.Proto
+}
+
+func newRTTFlow(a, b netip.AddrPort, proto transport.Proto) rttFlow {
+	if b.Compare(a) < 0 {
+		a, b = b, a
+	}
+	return rttFlow{a, b, proto}
 }
 
 // iceRTT is the Tracker's round-trip state.
 type iceRTT struct {
-	all   quantile.Hist // every round trip of a check this host (or its relay) sent
-	legs  [len(rttLegs)]quantile.Hist
-	pairs map[icePairKey]*icePair
-	order []*icePair // by first seen, to settle them deterministically
-	keys  []icePairKey
-	local []netip.Addr // addresses shown to be this host's
+	all  quantile.Hist // every round trip of a check this host (or its relay) sent
+	legs [len(rttLegs)]quantile.Hist
+	// byFlow holds the round trips of all by second, per flow (at most maxICEPairs flows:
+	// later ones are in all only).
+	byFlow map[rttFlow]*secmedian.Series
+	pairs  map[icePairKey]*icePair
+	order  []*icePair // by first seen, to settle them deterministically
+	keys   []icePairKey
+	local  []netip.Addr // addresses shown to be this host's
 	// clients are this host's ends of TURN allocations whose own checks it sent (wrapped,
 	// not seen relayed): the capture is on the client's side.
 	clients []netip.AddrPort
 }
 
-// record adds a round trip covering leg.
-func (r *iceRTT) record(leg string, ms float64) {
+// record adds a round trip covering leg, completed at time at on flow f.
+func (r *iceRTT) record(leg string, ms float64, at int64, f rttFlow) {
 	i := legIndex(leg)
 	r.legs[i].Record(ms)
-	if leg != RTTLegUnknown {
-		r.all.Record(ms)
+	if leg == RTTLegUnknown {
+		return
 	}
+	r.all.Record(ms)
+	s := r.byFlow[f]
+	if s == nil {
+		if len(r.byFlow) >= maxICEPairs {
+			return
+		}
+		if r.byFlow == nil {
+			r.byFlow = make(map[rttFlow]*secmedian.Series)
+		}
+		s = new(secmedian.Series)
+		r.byFlow[f] = s
+	}
+	s.Add(at, ms)
 }
 
 // addLocal remembers an address of this host.
@@ -144,13 +183,15 @@ func (r *iceRTT) isLocal(a netip.Addr) bool {
 	return false
 }
 
-// sample places the round trip ms of a matched, unretransmitted, unrelayed check e.
-func (t *Tracker) sample(e *txn, ms float64) {
+// sample places the round trip ms of a matched, unretransmitted, unrelayed check e, whose
+// answer came at time at.
+func (t *Tracker) sample(e *txn, ms float64, at int64) {
 	r := &t.ice
+	f := newRTTFlow(e.src, e.dst, e.proto)
 	if e.via != transport.Direct {
 		if a := t.lookup(e.src, e.dst, e.proto); a != nil {
 			if a.key.client == e.src {
-				r.record(RTTLegHostRelayPeer, ms)
+				r.record(RTTLegHostRelayPeer, ms, at, f)
 				if len(r.clients) < maxLocal && !slices.Contains(r.clients, e.src) {
 					r.clients = append(r.clients, e.src)
 				}
@@ -167,26 +208,26 @@ func (t *Tracker) sample(e *txn, ms float64) {
 	if !ok {
 		if len(r.pairs) >= maxICEPairs {
 			t.stats.Untracked.ICEPairs++
-			r.record(RTTLegUnknown, ms)
+			r.record(RTTLegUnknown, ms, at, f)
 			return
 		}
 		if r.pairs == nil {
 			r.pairs = make(map[icePairKey]*icePair)
 		}
-		p = &icePair{wrapped: e.via != transport.Direct}
+		p = &icePair{wrapped: e.via != transport.Direct, proto: e.proto}
 		r.pairs[k] = p
 		r.order = append(r.order, p)
 		r.keys = append(r.keys, k)
 	}
 	if p.vantage != undecided {
-		r.place(k, p, dir, ms)
+		r.place(k, p, dir, heldRTT{ms, at})
 		return
 	}
 	if p.n[dir] == 0 || ms < p.min[dir] {
 		p.min[dir] = ms
 	}
 	p.n[dir]++
-	p.held[dir] = append(p.held[dir], ms)
+	p.held[dir] = append(p.held[dir], heldRTT{ms, at})
 	if len(p.held[dir]) >= maxHeld {
 		// Enough to judge by: decide now, and place the rest as they come.
 		r.decide(k, p, true)
@@ -194,7 +235,8 @@ func (t *Tracker) sample(e *txn, ms float64) {
 }
 
 // place records a round trip of direction dir of a decided pair, if it is this host's.
-func (r *iceRTT) place(k icePairKey, p *icePair, dir int, ms float64) {
+func (r *iceRTT) place(k icePairKey, p *icePair, dir int, h heldRTT) {
+	f := newRTTFlow(k.lo, k.hi, p.proto)
 	leg := RTTLegHostPeer
 	if p.wrapped {
 		leg = RTTLegHostRelayPeer
@@ -202,7 +244,7 @@ func (r *iceRTT) place(k icePairKey, p *icePair, dir int, ms float64) {
 	switch p.vantage {
 	case loSends, hiSends:
 		if (dir == 0) == (p.vantage == loSends) {
-			r.record(leg, ms)
+			r.record(leg, h.ms, h.at, f)
 		}
 	case settled: // one way only, placed by what is known of its ends
 		from, to := k.lo, k.hi
@@ -211,9 +253,9 @@ func (r *iceRTT) place(k icePairKey, p *icePair, dir int, ms float64) {
 		}
 		switch {
 		case r.isLocal(from.Addr()):
-			r.record(leg, ms)
+			r.record(leg, h.ms, h.at, f)
 		case !r.isLocal(to.Addr()):
-			r.record(RTTLegUnknown, ms)
+			r.record(RTTLegUnknown, h.ms, h.at, f)
 		}
 	}
 }
@@ -258,7 +300,7 @@ func (r *iceRTT) decide(k icePairKey, p *icePair, byTiming bool) {
 			r.place(k, p, dir, v)
 		}
 	}
-	p.held = [2][]float64{}
+	p.held = [2][]heldRTT{}
 }
 
 // behindNAT reports whether a is an address seen only on a private network's side of a
@@ -317,6 +359,14 @@ func (r *iceRTT) hostEndpoints() []netip.AddrPort {
 		}
 	}
 	return eps
+}
+
+// RTTSeries returns the round trips of ice.rtt_ms measured on the flow between a and b
+// (either order) over proto, by second; nil when none was. The capture must have ended:
+// pairs still undecided are settled first, as for the summary.
+func (t *Tracker) RTTSeries(a, b netip.AddrPort, proto transport.Proto) *secmedian.Series {
+	t.ice.settle()
+	return t.ice.byFlow[newRTTFlow(a, b, proto)]
 }
 
 // summary returns the round trips for the report: all of them, and per leg.

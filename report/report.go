@@ -345,6 +345,21 @@ type Series struct {
 	RetransmittedKbps []float64  `json:"retransmitted_kbps"`
 	DelayP50MS        []*float64 `json:"delay_p50_ms"`
 	DelayMaxMS        []*float64 `json:"delay_max_ms"`
+	RTTMS             RTTSeries  `json:"rtt_ms"`
+}
+
+// RTTSeries is the round-trip time of a direction's path per second, one series per source:
+// the median of that source's samples in the second, nil in a second without one, empty
+// when the source measured nothing in the direction's seconds. The samples are those of the
+// summaries: ICE checks this host (or its relay) sent, on the direction's legs (ice.rtt_ms);
+// data/ACK round trips of the direction's TCP legs in a TCP direction captured at its
+// sender (a TCP direction's rtt_ms); RTCP receiver-report round trips about the direction's
+// streams (a stream's rtcp.rtt_ms). A round trip is a property of the path: both call
+// directions over a leg show its ICE and TCP round trips.
+type RTTSeries struct {
+	ICE  []*float64 `json:"ice"`
+	TCP  []*float64 `json:"tcp"`
+	RTCP []*float64 `json:"rtcp"`
 }
 
 // Relay is the two-leg correlation at a TURN server capture.

@@ -16,6 +16,7 @@ type DirectionMetrics struct {
 	Delay             *report.Delay
 	Ramp              *report.Ramp
 	Series            report.Series
+	SeriesT0Ns        int64 // the start of Series' first second (Series.T0S), in capture time
 	FirstNs, LastNs   int64 // first and last arrival of the media streams (of all when none)
 	GoodputKbps       *float64
 	Wire              WireTotals
@@ -129,7 +130,7 @@ func (t *Tracker) Direction(streams []*Stream, t0 int64) DirectionMetrics {
 		dm.Unmeasured = why
 	}
 	dm.GoodputKbps = dm.Kbps(dm.MediaPayloadBytes)
-	dm.Series = t.series(streams, timed, t0)
+	dm.Series, dm.SeriesT0Ns = t.series(streams, timed, t0)
 	if dm.Unmeasured == "" {
 		// The plateau and the moving averages are rates too: over packets that span no
 		// time, the series holds one meaningless second.
@@ -138,10 +139,10 @@ func (t *Tracker) Direction(streams []*Stream, t0 int64) DirectionMetrics {
 	return dm
 }
 
-func (t *Tracker) series(streams, timed []*Stream, t0 int64) report.Series {
+func (t *Tracker) series(streams, timed []*Stream, t0 int64) (report.Series, int64) {
 	sr := report.Series{StepS: 1}
 	if len(timed) == 0 {
-		return sr
+		return sr, 0
 	}
 	base := timed[0].series.base
 	for _, s := range timed {
@@ -222,5 +223,5 @@ func (t *Tracker) series(streams, timed []*Stream, t0 int64) report.Series {
 		return v
 	}
 	sr.MediaKbps, sr.RTXKbps, sr.WireKbps, sr.RetransmittedKbps = kbps(media), kbps(rtx), kbps(wire), kbps(retr)
-	return sr
+	return sr, timed[0].series.origin + base*1e9
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/callpcap/callpcap/internal/numfmt"
 	"github.com/callpcap/callpcap/internal/quantile"
+	"github.com/callpcap/callpcap/internal/secmedian"
 	"github.com/callpcap/callpcap/report"
 	"github.com/callpcap/callpcap/transport"
 	"github.com/callpcap/callpcap/wire"
@@ -66,6 +67,7 @@ type rtcpState struct {
 	encrypted bool
 	types     [nTypes]int64
 	rtt       quantile.Hist
+	rtts      secmedian.Series // the same round trips by second, for the report's RTT series
 	hasRB     bool
 	fraction  uint8
 	cumLost   int32
@@ -202,6 +204,7 @@ func (r *rtcpTracker) blocks(st *rtcpState, ssrc uint32, rbs []rtcp.ReceptionRep
 				dlsr := int64(rb.Delay) * 1e9 / 65536
 				if rtt := at - dlsr - e.at; rtt >= 0 {
 					st.rtt.Record(float64(rtt) / 1e6)
+					st.rtts.Add(at, float64(rtt)/1e6)
 				}
 				break
 			}
@@ -273,6 +276,16 @@ func clearType(pt, count uint8) int {
 }
 
 // summary is the report of what RTCP said about ssrc; clock converts reported jitter.
+// RTCPRTTSeries returns the round trips of the stream's rtcp.rtt_ms by second (RTCP is
+// keyed by SSRC across the capture, as its summary); nil when RTCP measured none.
+func (s *Stream) RTCPRTTSeries() *secmedian.Series {
+	st := s.t.rtcp.bySSRC[s.ssrc]
+	if st == nil || st.rtts.Samples() == 0 {
+		return nil
+	}
+	return &st.rtts
+}
+
 func (r *rtcpTracker) summary(ssrc uint32, clock int) *report.RTCP {
 	st := r.bySSRC[ssrc]
 	if st == nil {

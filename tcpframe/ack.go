@@ -20,6 +20,7 @@ func (d *dir) onAck(h *capture.TCPHeader, t int64) {
 		d.acks.push(a, t)
 		if smp, ok := d.sent.ack(a, t); ok {
 			d.rtt.Record(float64(smp) / 1e6)
+			d.rtts.Add(t, float64(smp)/1e6)
 			d.c.rttGen++
 		}
 	}

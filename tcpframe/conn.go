@@ -6,6 +6,7 @@ import (
 
 	"github.com/callpcap/callpcap/capture"
 	"github.com/callpcap/callpcap/internal/numfmt"
+	"github.com/callpcap/callpcap/internal/secmedian"
 	"github.com/callpcap/callpcap/report"
 	"github.com/callpcap/callpcap/transport"
 )
@@ -209,6 +210,17 @@ func (c *Conn) Rest(i int) Rest { return c.dirs[i&1].rest }
 
 // Vantage returns the vantage of direction 0 (a to b) or 1 (b to a) as known now.
 func (c *Conn) Vantage(i int) Vantage { return c.dirs[i&1].vantage() }
+
+// RTTSeries returns the round trips of direction 0 (a to b) or 1 (b to a) by second, the
+// samples of its rtt_ms: nil unless the direction was captured at its sender (see
+// dir.rttSummary), where alone they measure the path.
+func (c *Conn) RTTSeries(i int) *secmedian.Series {
+	d := &c.dirs[i&1]
+	if d.vantage() != VantageSender {
+		return nil
+	}
+	return &d.rtts
+}
 
 // rtt is the connection's minimum round trip in ns: the handshake's, else the sum of both
 // directions' minimum data/ACK delays (each is the part of the round trip on one side of

@@ -5,6 +5,7 @@ import (
 
 	"github.com/callpcap/callpcap/capture"
 	"github.com/callpcap/callpcap/internal/quantile"
+	"github.com/callpcap/callpcap/internal/secmedian"
 	"github.com/callpcap/callpcap/report"
 )
 
@@ -56,6 +57,7 @@ type dir struct {
 	retx retxRing
 	rw   rwnd
 	rtt  quantile.Hist
+	rtts secmedian.Series // the same samples by second, for the report's RTT series
 	hol  quantile.Hist
 	vc   struct {
 		n, r int64

@@ -85,8 +85,8 @@ func TestHTMLInBrowser(t *testing.T) {
 		checkRequests(t, requests)
 		checkTexts(t, dom, append([]string{"h1 testdata/turn-tcp-call.pcap.gz"}, prefixed("h2 ", tcpTitles)...),
 			[][]string{{tcpHeadline, tcpFinding}})
-		if len(dom.charts) != 6 {
-			t.Errorf("%d charts, want 6 (bitrate, loss, delay of each direction)", len(dom.charts))
+		if len(dom.charts) != 8 {
+			t.Errorf("%d charts, want 8 (bitrate, loss, delay, RTT of each direction)", len(dom.charts))
 		}
 		checkCharts(t, dom, shot)
 		if *golden.Update && len(dom.charts) >= 3 {
@@ -126,8 +126,8 @@ func TestHTMLInBrowser(t *testing.T) {
 			}
 		}
 		checkTexts(t, dom, titles, verdicts)
-		if len(dom.charts) != 25 {
-			t.Errorf("%d charts, want 25 (the captures' ramps, then 3 per direction)", len(dom.charts))
+		if len(dom.charts) != 29 {
+			t.Errorf("%d charts, want 29 (the captures' ramps, then bitrate, loss, delay per direction, and RTT per direction over TCP)", len(dom.charts))
 		}
 		checkCharts(t, dom, shot)
 	})

@@ -1,0 +1,135 @@
+package analysis
+
+import (
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/pion/rtcp"
+
+	"github.com/callpcap/callpcap/internal/testgen/callgen"
+	"github.com/callpcap/callpcap/report"
+)
+
+// repeated is n seconds of ms, then tail nils.
+func repeated(ms float64, n, tail int) []*float64 {
+	out := make([]*float64, 0, n+tail)
+	for range n {
+		out = append(out, &ms)
+	}
+	for range tail {
+		out = append(out, nil)
+	}
+	return out
+}
+
+// TestRTTSeriesTURNTCP: the golden's TURN-over-TCP call captured at the client, 80 ms from
+// the server. The client's TCP direction is captured at its sender: its data/ACK round trips
+// are 80 ms, in every second of both call directions (the leg's path) but the last, which
+// holds 0.28 s of media and no ACK; there is no ICE check and no RTCP.
+func TestRTTSeriesTURNTCP(t *testing.T) {
+	c := analyze(t, pcapOf(t, callgen.ExampleTURNTCPCall()), Options{})
+	if len(c.Directions) != 2 {
+		t.Fatalf("%d directions, want 2", len(c.Directions))
+	}
+	for _, d := range c.Directions {
+		if n := len(d.Series.MediaKbps); n != 21 {
+			t.Fatalf("%s: %d seconds, want 21", d.ID, n)
+		}
+		want := report.RTTSeries{ICE: nil, TCP: repeated(80, 20, 1), RTCP: nil}
+		if diff := cmp.Diff(want, d.Series.RTTMS); diff != "" {
+			t.Errorf("%s rtt_ms (-want +got):\n%s", d.ID, diff)
+		}
+	}
+	// The same samples as the summary: the client's direction at its sender, 80 ms.
+	var q *report.Quantiles
+	for _, f := range c.Flows {
+		if f.TCP != nil {
+			q = f.TCP.AToB.RTTMS
+		}
+	}
+	if q == nil || q.Min != 80 || q.Max != 80 {
+		t.Errorf("TCP a_to_b rtt_ms %+v, want 80 ms", q)
+	}
+}
+
+// TestRTTSeriesICE: p2pChecks (A's checks take 105 ms, B's are answered at A in 0.8 ms) with
+// audio both ways over the same pair from 50 ms for 8 s, captured at A. The capture starts
+// with the media, the checks leave 50 ms later (0.05 s + i s) and are answered 105 ms after,
+// in second i of each direction's grid (from 0 s): both directions read 105 in seconds 0-4, then nothing; B's checks, answered here,
+// are in no series, as they are in no summary.
+func TestRTTSeriesICE(t *testing.T) {
+	a, b := p2pChecks.A, p2pChecks.B
+	pkts := p2pChecks.Packets(0)
+	for _, s := range []callgen.Stream{{Src: a, Dst: b, SSRC: 0x1111}, {Src: b, Dst: a, SSRC: 0x2222}} {
+		s.PT, s.ClockRate, s.Interval, s.PayloadSize = 111, 48000, 20*time.Millisecond, 80
+		s.Count, s.Start = 400, 50*time.Millisecond
+		pkts = append(pkts, s.Packets()...)
+	}
+	c := analyze(t, pcapOf(t, pkts), Options{})
+	if len(c.Directions) != 2 {
+		t.Fatalf("%d directions, want 2", len(c.Directions))
+	}
+	for _, d := range c.Directions {
+		n := len(d.Series.MediaKbps)
+		if n != 8 || d.Series.T0S != 0 {
+			t.Fatalf("%s: %d seconds from %v s, want 8 from 0", d.ID, n, d.Series.T0S)
+		}
+		want := report.RTTSeries{ICE: repeated(105, 5, 3)}
+		if diff := cmp.Diff(want, d.Series.RTTMS); diff != "" {
+			t.Errorf("%s rtt_ms (-want +got):\n%s", d.ID, diff)
+		}
+	}
+	if q := c.ICE.RTTMS; q == nil || q.Samples != 5 || q.P50 != 105 {
+		t.Errorf("ice rtt_ms %+v, want 5 samples of 105", q)
+	}
+}
+
+// TestRTTSeriesRTCP: audio both ways between A and B from 50 ms for 8 s, captured at A. A
+// sends a sender report about its stream (0x1111) at 1.15 s + i s of the capture (i < 4); B's
+// receiver report about it names that report (LSR) and held it 125 ms (DLSR), and comes back
+// 185 ms after it: a round trip of 60 ms, in seconds 1-4 of A's direction only (RTCP about
+// B's stream would go to B's).
+func TestRTTSeriesRTCP(t *testing.T) {
+	a, b := p2pChecks.A, p2pChecks.B
+	ab := callgen.Stream{Src: a, Dst: b, SSRC: 0x1111}
+	ba := callgen.Stream{Src: b, Dst: a, SSRC: 0x2222}
+	var pkts []callgen.Packet
+	for _, s := range []*callgen.Stream{&ab, &ba} {
+		s.PT, s.ClockRate, s.Interval, s.PayloadSize = 111, 48000, 20*time.Millisecond, 80
+		s.Count, s.Start = 400, 50*time.Millisecond
+		pkts = append(pkts, s.Packets()...)
+	}
+	for i := range 4 {
+		ntp := uint64(i+1)<<32 | 0x8000_0000
+		sr, err := (&rtcp.SenderReport{SSRC: 0x1111, NTPTime: ntp}).Marshal()
+		if err != nil {
+			t.Fatal(err)
+		}
+		rr, err := (&rtcp.ReceiverReport{SSRC: 0x2222, Reports: []rtcp.ReceptionReport{{
+			SSRC: 0x1111, LastSenderReport: uint32(ntp >> 16), Delay: 8192}}}).Marshal()
+		if err != nil {
+			t.Fatal(err)
+		}
+		sent := 1200*time.Millisecond + time.Duration(i)*time.Second
+		pkts = append(pkts, ba.RTCPAt(sent, sr), ab.RTCPAt(sent+185*time.Millisecond, rr))
+	}
+	c := analyze(t, pcapOf(t, pkts), Options{})
+	if len(c.Directions) != 2 {
+		t.Fatalf("%d directions, want 2", len(c.Directions))
+	}
+	for _, d := range c.Directions {
+		want := report.RTTSeries{}
+		if d.From == a.String() {
+			want.RTCP = append([]*float64{nil}, repeated(60, 4, 3)...)
+		}
+		if diff := cmp.Diff(want, d.Series.RTTMS); diff != "" {
+			t.Errorf("%s (%s) rtt_ms (-want +got):\n%s", d.ID, d.From, diff)
+		}
+	}
+	for _, s := range c.Streams {
+		if s.SSRC == "0x00001111" && (s.RTCP == nil || s.RTCP.RTTMS == nil || s.RTCP.RTTMS.Samples != 4 || s.RTCP.RTTMS.P50 != 60) {
+			t.Errorf("stream 0x1111 rtcp %+v, want 4 round trips of 60 ms", s.RTCP)
+		}
+	}
+}

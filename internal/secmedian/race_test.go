@@ -1,0 +1,5 @@
+//go:build race
+
+package secmedian
+
+const raceEnabled = true

@@ -1,0 +1,162 @@
+// Package secmedian keeps samples of a measure (round-trip times) per second of capture time
+// in bounded memory, and gives their median per second of any 1-second grid, such as a call
+// direction's, whose origin is known only when the report is built.
+//
+// Each second of the clock (Unix seconds) holds at most binSize samples with their times.
+// When a second has had more, it keeps an even spread of them: every 2nd, then every 4th...
+// sample of that second (halving what it holds when full), so memory is bounded per second
+// and the series, like the other per-second series, grows with the capture's span only.
+// A median over a kept spread is the median of the second's samples when it had binSize or
+// fewer, and an estimate from evenly spaced ones otherwise.
+//
+// Medians are nearest-rank, as internal/quantile's p50: the smallest kept sample with at
+// least half of them at or below it.
+//
+//	var s secmedian.Series
+//	s.Add(t, 80)             // a round trip of 80 ms completed at t (ns)
+//	ms := secmedian.Medians(t0, n, &s) // n seconds from t0: nil where no sample
+package secmedian
+
+import (
+	"slices"
+
+	"github.com/callpcap/callpcap/internal/numfmt"
+)
+
+// Bounds, as rtpflow's series: a series spans at most maxSeconds, and a jump of more than
+// breakSeconds away from the seconds it holds (files merged from captures taken far apart)
+// is not recorded: it would be hours of empty seconds.
+const (
+	binSize      = 8
+	maxSeconds   = 6 * 3600
+	breakSeconds = 3600
+)
+
+type sample struct {
+	off int32   // ns into its second
+	ms  float32 // the value
+}
+
+type bin struct {
+	n      uint8  // samples kept
+	stride uint32 // keep every stride-th sample of the second (0 before the first)
+	seen   uint32 // samples of the second so far
+	s      [binSize]sample
+}
+
+// Series is a measure's samples by second. The zero value is ready to use; it allocates
+// only when a sample comes in a second it does not yet hold.
+type Series struct {
+	base int64 // Unix second of bins[0]
+	bins []bin
+	n    int64 // samples added (kept or not)
+}
+
+// Add records the value ms measured at capture time at (ns since the Unix epoch).
+func (s *Series) Add(at int64, ms float64) {
+	sec, off := floorDiv(at, 1e9), at-floorDiv(at, 1e9)*1e9
+	if len(s.bins) == 0 {
+		s.base = sec
+		s.bins = append(s.bins, bin{})
+	}
+	i := sec - s.base
+	switch {
+	case i < 0:
+		if -i > breakSeconds || int64(len(s.bins))-i > maxSeconds {
+			return
+		}
+		s.bins = slices.Insert(s.bins, 0, make([]bin, -i)...)
+		s.base, i = sec, 0
+	case i >= int64(len(s.bins)):
+		if i-int64(len(s.bins)) > breakSeconds || i >= maxSeconds {
+			return
+		}
+		n := len(s.bins)
+		s.bins = slices.Grow(s.bins, int(i)+1-n)[:i+1]
+		clear(s.bins[n:])
+	}
+	s.n++
+	s.bins[i].add(sample{off: int32(off), ms: float32(ms)})
+}
+
+func (b *bin) add(x sample) {
+	if b.stride == 0 {
+		b.stride = 1
+	}
+	k := b.seen
+	b.seen++
+	if k%b.stride != 0 {
+		return
+	}
+	if int(b.n) == binSize {
+		// Full: keep every other sample, and from now on every other one of those to come.
+		for j := 0; j < binSize/2; j++ {
+			b.s[j] = b.s[2*j]
+		}
+		b.n = binSize / 2
+		b.stride *= 2
+		if k%b.stride != 0 {
+			return
+		}
+	}
+	b.s[b.n] = x
+	b.n++
+}
+
+// Samples is how many samples were added (in its span), kept or not.
+func (s *Series) Samples() int64 {
+	if s == nil {
+		return 0
+	}
+	return s.n
+}
+
+// Medians returns, for each of the n seconds [t0+i s, t0+(i+1) s) (t0 in ns since the Unix
+// epoch), the median of the kept samples of every series in that second, rounded to the
+// microsecond; nil for a second without one. It returns nil when no second has one. Nil
+// series are skipped.
+func Medians(t0 int64, n int, series ...*Series) []*float64 {
+	if n <= 0 {
+		return nil
+	}
+	vals := make([][]float32, n)
+	any := false
+	for _, s := range series {
+		if s == nil {
+			continue
+		}
+		for bi := range s.bins {
+			b := &s.bins[bi]
+			for _, x := range b.s[:b.n] {
+				at := (s.base+int64(bi))*1e9 + int64(x.off)
+				j := floorDiv(at-t0, 1e9)
+				if j < 0 || j >= int64(n) {
+					continue
+				}
+				vals[j] = append(vals[j], x.ms)
+				any = true
+			}
+		}
+	}
+	if !any {
+		return nil
+	}
+	out := make([]*float64, n)
+	for i, v := range vals {
+		if len(v) == 0 {
+			continue
+		}
+		slices.Sort(v)
+		m := numfmt.Round(float64(v[(len(v)+1)/2-1]), 3)
+		out[i] = &m
+	}
+	return out
+}
+
+func floorDiv(a, b int64) int64 {
+	q := a / b
+	if (a%b != 0) && ((a < 0) != (b < 0)) {
+		q--
+	}
+	return q
+}
