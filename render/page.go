@@ -44,7 +44,7 @@ type pageCapture struct {
 	Signalling []string // ICE and TURN
 	Warnings   []string
 	Findings   []pageFinding
-	Charted    bool // some direction has charts: the RTT note applies
+	Charted    bool // some direction has charts but no RTT chart: the RTT note applies
 }
 
 type pageDirection struct {
@@ -176,10 +176,11 @@ func newPageCapture(c *report.Capture, base string, budgetMS float64) pageCaptur
 	for i := range c.Directions {
 		d := &c.Directions[i]
 		pd := pageDirection{Title: fmt.Sprintf("%s: %s → %s (%s)", d.ID, d.From, d.To, d.Transport), Figures: directionFigures(d)}
-		for _, ch := range charts.ForDirection(d, budgetMS) {
+		cs := charts.ForDirection(d, budgetMS)
+		for _, ch := range cs {
 			pd.Charts = append(pd.Charts, pageChart{Title: ch.Title, Name: ChartName(base, ch), Chart: ch})
 		}
-		pc.Charted = pc.Charted || len(pd.Charts) > 0
+		pc.Charted = pc.Charted || charts.Note(cs) != ""
 		pc.Directions = append(pc.Directions, pd)
 	}
 	pc.Streams = streamTable(c.Streams)
