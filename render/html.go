@@ -43,6 +43,7 @@ const htmlTemplate = `<!DOCTYPE html>
 body { font: 14px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, Helvetica, Arial, sans-serif; color: #222; max-width: 60em; margin: 1.5em auto; padding: 0 1em; }
 h1 { font-size: 1.4em; margin-bottom: 0.2em; }
 h2 { font-size: 1.2em; border-bottom: 1px solid #ccc; margin-top: 1.6em; }
+h2.call { font-size: 1.35em; border-bottom: 2px solid #2a6fb0; margin-top: 2.2em; }
 h3 { font-size: 1.05em; margin-top: 1.4em; }
 .head { color: #555; margin-top: 0; }
 .verdict { border-left: 4px solid #1f77b4; background: #f4f8fb; padding: 0.5em 1em; }
@@ -92,7 +93,8 @@ figcaption { color: #555; font-size: 0.9em; }
 <tr><th>call</th><th>between</th><th>legs</th><th>what went wrong</th></tr>{{range .}}
 <tr><td>{{with .Severity}}<span class="{{.}}">{{.}}</span> {{end}}{{.Name}}</td><td>{{.Ends}}</td><td>{{.Legs}}</td><td>{{.What}}</td></tr>{{end}}
 </table>
-{{end}}{{range .Directions}}
+{{end}}{{range .Directions}}{{with .Call}}
+<h2 class="call">{{.}}</h2>{{end}}
 <h2>{{.Title}}</h2>
 <table>{{range .Figures}}
 <tr><th>{{index . 0}}</th><td>{{index . 1}}</td></tr>{{end}}

@@ -94,6 +94,10 @@ func (m *mdWriter) capture(c *pageCapture, chartsLink string) {
 		m.table(t)
 	}
 	for _, d := range c.Directions {
+		if d.Call != "" {
+			m.line("")
+			m.line("## " + mdText(d.Call))
+		}
 		m.line("")
 		m.line("### " + mdText(d.Title))
 		m.line("")

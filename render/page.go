@@ -48,6 +48,7 @@ type pageCapture struct {
 }
 
 type pageDirection struct {
+	Call    string // on the first direction of a call, when the capture holds several
 	Title   string
 	Figures [][2]string
 	Charts  []pageChart
@@ -183,6 +184,7 @@ func newPageCapture(c *report.Capture, base string, budgetMS float64) pageCaptur
 		pc.Charted = pc.Charted || charts.Note(cs) != ""
 		pc.Directions = append(pc.Directions, pd)
 	}
+	pc.Directions = byCall(pc.Directions, c, pc.Calls)
 	pc.Streams = streamTable(c.Streams)
 	pc.TCP = tcpTable(c.Flows)
 	pc.Signalling = signallingLines(c)
@@ -357,4 +359,37 @@ func ChartBases(r *report.Report) []string {
 // ChartName is the base name of a chart's files (.svg, .png): <capture>-<direction>-<kind>.
 func ChartName(base string, c charts.Chart) string {
 	return base + "-" + strings.Trim(unsafeName.ReplaceAllString(c.Direction, "_"), "_") + "-" + string(c.Kind)
+}
+
+// byCall orders the directions of a capture of several calls call by call, worst call
+// first (lines), each call's directions in the report's order under a heading: a TURN
+// server's page reads as its calls, not as one list of directions. ds are c.Directions'
+// pages, in that order.
+func byCall(ds []pageDirection, c *report.Capture, lines []callLine) []pageDirection {
+	if len(lines) == 0 {
+		return ds
+	}
+	out := make([]pageDirection, 0, len(ds))
+	placed := make([]bool, len(ds))
+	for _, l := range lines {
+		first := true
+		for i := range c.Directions {
+			if placed[i] || !slices.ContainsFunc(c.Directions[i].Legs, func(id string) bool { return slices.Contains(l.legIDs, id) }) {
+				continue
+			}
+			pd := ds[i]
+			if first {
+				pd.Call = fmt.Sprintf("%s: %s (%s): %s", strings.ToUpper(l.Name[:1])+l.Name[1:], l.Ends, l.Legs, l.What)
+				first = false
+			}
+			out = append(out, pd)
+			placed[i] = true
+		}
+	}
+	for i := range ds {
+		if !placed[i] {
+			out = append(out, ds[i])
+		}
+	}
+	return out
 }

@@ -30,6 +30,7 @@ type callLine struct {
 	Ends     string
 	Legs     string
 	What     string
+	legIDs   []string
 }
 
 // callLines returns one line per call of c, worst first: the worst finding's severity, then
@@ -135,7 +136,7 @@ func callLines(c *report.Capture) []callLine {
 			}
 		}
 		lines[i] = callLine{Severity: s.severity, Name: fmt.Sprintf("call %d", s.n), Ends: callEnds(s.legs, legs),
-			Legs: strings.Join(s.legs, ", "), What: strings.Join(figs, ", ")}
+			Legs: strings.Join(s.legs, ", "), What: strings.Join(figs, ", "), legIDs: s.legs}
 	}
 	return lines
 }

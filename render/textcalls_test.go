@@ -129,6 +129,16 @@ func TestPageCalls(t *testing.T) {
 			t.Errorf("HTML lacks %q", want)
 		}
 	}
+	// The directions follow call by call, worst first, each call under its heading.
+	html := h.String()
+	c2, c3, c1 := strings.Index(html, `<h2 class="call">Call 2: `), strings.Index(html, `<h2 class="call">Call 3: `),
+		strings.Index(html, `<h2 class="call">Call 1: `)
+	if c2 < 0 || c3 < c2 || c1 < c3 {
+		t.Errorf("call headings at %d, %d, %d: want calls 2, 3, 1 in that order", c2, c3, c1)
+	}
+	if !strings.Contains(m.String(), "\n## Call 2: ") {
+		t.Errorf("Markdown lacks the call headings:\n%s", m.String())
+	}
 	want := "### 3 calls, worst first\n\n| call | between | legs | what went wrong |\n| --- | --- | --- | --- |\n| bad call 2 |"
 	if !strings.Contains(m.String(), want) {
 		t.Errorf("Markdown lacks %q:\n%s", want, m.String())
