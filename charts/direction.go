@@ -171,13 +171,7 @@ func delay(c Chart, d *report.Direction, s *report.Series, step, budgetMS float6
 		values []*float64
 		color  drawing.Color
 	}{{"max", s.DelayMaxMS, colorOrange}, {"p50", s.DelayP50MS, colorBlue}} {
-		for i, p := range pieces(ser.values, step) {
-			name := ser.name
-			if i > 0 {
-				name = ""
-			}
-			c.lines = append(c.lines, line{name: name, xs: p[0], ys: p[1], color: ser.color, dots: true})
-		}
+		c.lines = brokenLine(c.lines, ser.name, ser.values, ser.color, step)
 	}
 	if !atSender && budgetMS > 0 {
 		c.lines = append(c.lines, line{name: fmt.Sprintf("late budget %g ms", budgetMS),
@@ -211,15 +205,21 @@ func rtt(c Chart, s *report.Series, step float64) Chart {
 		values []*float64
 		color  drawing.Color
 	}{{"ICE", r.ICE, colorBlue}, {"TCP", r.TCP, colorPurple}, {"RTCP", r.RTCP, colorGreen}} {
-		for i, p := range pieces(src.values, step) {
-			name := src.name
-			if i > 0 {
-				name = ""
-			}
-			c.lines = append(c.lines, line{name: name, xs: p[0], ys: p[1], color: src.color, dots: true})
-		}
+		c.lines = brokenLine(c.lines, src.name, src.values, src.color, step)
 	}
 	return c
+}
+
+// brokenLine adds a per-second series with points, one line per run of seconds that have
+// a value (a second without one is a hole, not zero), the legend naming the first only.
+func brokenLine(lines []line, name string, values []*float64, color drawing.Color, step float64) []line {
+	for i, p := range pieces(values, step) {
+		if i > 0 {
+			name = ""
+		}
+		lines = append(lines, line{name: name, xs: p[0], ys: p[1], color: color, dots: true})
+	}
+	return lines
 }
 
 // rampMarkers adds t50 and t90 as vertical lines, one line named for both when they are
