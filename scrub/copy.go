@@ -47,11 +47,21 @@ func copyPatched(w io.Writer, r io.Reader, comp string, patches []patch, st *Sta
 		if _, err := io.ReadFull(br, b); err != nil {
 			return copyErr(err)
 		}
+		// A packet whose bytes were zeros already (padding) is left alone, checksum included.
+		changed := false
 		for _, z := range pt.zeros {
+			for _, c := range b[z.lo:z.hi] {
+				if c != 0 {
+					changed = true
+					break
+				}
+			}
 			clear(b[z.lo:z.hi])
 			st.ZeroedBytes += int64(z.hi - z.lo)
 		}
-		pt.sum.apply(b, st)
+		if changed {
+			pt.sum.apply(b, st)
+		}
 		if _, err := bw.Write(b); err != nil {
 			return err
 		}

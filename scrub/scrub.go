@@ -15,8 +15,8 @@ type Stats struct {
 	Packets     int64 // records read (as the analysis counts packets)
 	RTPPackets  int64 // RTP packets whose payload was zeroed (each copy of a TCP message counts once)
 	DTLSRecords int64 // DTLS application_data records whose fragment was zeroed
-	// ZeroedBytes counts the file's bytes rewritten to zero: a byte that TCP carried twice
-	// counts twice.
+	// ZeroedBytes counts the file's bytes in the ranges set to zero (zeros already, such as
+	// RTP padding, included): a byte that TCP carried twice counts twice.
 	ZeroedBytes int64
 	// UnplacedBytes is the part of ZeroedBytes that no message carried: TCP bytes between
 	// two messages of a media connection, skipped by the unframer.
