@@ -26,8 +26,10 @@
 // stream range covers, so a retransmission gets the same bytes zeroed as the original, and a
 // segment that straddles messages gets each part right. Bytes between two messages that no
 // message carried (what the unframer skipped to resynchronise after a capture gap: the tail
-// of a message whose start the capture missed) are zeroed too: such a run held no header
-// that validated, and zeros make none. The bytes before a connection's first message (a
+// of a message whose start the capture missed, or a header whose successor did not
+// validate) are zeroed too: the unframer accepted no header in such a run, and zeros make
+// none (an RFC 4571 length of 0 is invalid, a zero first byte is STUN's range and zeros are
+// no magic cookie), so it skips the same bytes in the copy. The bytes before a connection's first message (a
 // capture that starts mid-message) and after its last (a message cut by the end) are kept:
 // the unframer reads them as headers, and zeroing a header would change what it counts.
 // Connections the analysis does not take for media (signalling, TLS) are kept whole.
