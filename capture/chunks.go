@@ -22,6 +22,9 @@ type chunkReader struct {
 	hold  bool
 	held  [][]byte // retired chunks not to reuse until released
 	empty int      // consecutive empty reads
+	// consumed counts the bytes handed out (Discard and Read): the offset in src of the
+	// next unread byte, for Reader.DataOffset.
+	consumed int64
 }
 
 // maxEmptyReads is how many (0, nil) reads in a row are taken as io.ErrNoProgress, as
@@ -58,7 +61,7 @@ func (c *chunkReader) Peek(n int) ([]byte, error) {
 }
 
 // Discard skips n bytes that a Peek has returned.
-func (c *chunkReader) Discard(n int) { c.r += n }
+func (c *chunkReader) Discard(n int) { c.r += n; c.consumed += int64(n) }
 
 // Read reads like bufio.Reader.Read: from the chunk, or, when it is empty and p is at least
 // a chunk long, straight from the source.
@@ -75,6 +78,7 @@ func (c *chunkReader) Read(p []byte) (int, error) {
 			if err != nil {
 				c.err = err
 			}
+			c.consumed += int64(n)
 			return n, err
 		}
 		if c.w == len(c.buf) {
@@ -87,6 +91,7 @@ func (c *chunkReader) Read(p []byte) (int, error) {
 	}
 	n := copy(p, c.buf[c.r:c.w])
 	c.r += n
+	c.consumed += int64(n)
 	return n, nil
 }
 

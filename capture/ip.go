@@ -59,9 +59,11 @@ func (r *Reader) ipv4(p *Packet, off int) {
 		if !ok {
 			return
 		}
+		p.TransportOff = -1 // in the reassembly buffer, not in Data
 		r.transport(p, p.IPProto, res.data, res.total)
 		return
 	}
+	p.TransportOff = off + ihl
 	r.transport(p, p.IPProto, b[ihl:end], tl-ihl)
 }
 
@@ -145,6 +147,10 @@ func (r *Reader) ipv6Ext(p *Packet, b []byte, h, end int, nh uint8, reassembled 
 			h += l
 		default:
 			// The last extension header may end beyond the captured bytes.
+			p.TransportOff = -1
+			if !reassembled {
+				p.TransportOff = len(p.Data) - len(b) + min(h, len(b)) // b is Data[off:]
+			}
 			r.transport(p, nh, b[min(h, len(b)):min(end, len(b))], end-h)
 			return
 		}

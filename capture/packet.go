@@ -82,6 +82,10 @@ type Packet struct {
 	PayloadLen int
 	Payload    []byte
 	Snapped    bool
+	// TransportOff is where the UDP or TCP header starts in Data, or -1 when the datagram
+	// was reassembled from fragments (it is then in a reassembly buffer): so that a tool
+	// that rewrites payload bytes (scrub) can fix the checksum.
+	TransportOff int
 
 	TCP TCPHeader // set for KindTCP
 }

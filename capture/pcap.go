@@ -61,6 +61,7 @@ func (r *Reader) nextPcap(p *Packet) error {
 	if err != nil {
 		return err
 	}
+	r.dataOff = r.br.consumed - int64(caplen)
 	// Unsigned seconds and a fractional part up to 2^32 units cannot overflow or go
 	// negative: at most 4.3e18 + 4.3e12 ns.
 	t := int64(sec)*1e9 + int64(frac)*r.fracMul

@@ -99,6 +99,7 @@ func (r *Reader) readBlock() (uint32, []byte, error) {
 	if err != nil {
 		return 0, nil, err
 	}
+	r.blockOff = r.br.consumed - int64(n)
 	if r.u32(b[n-4:]) != n {
 		return 0, nil, fmt.Errorf("%w: block type %#x: trailing length %d, leading %d", ErrCorrupt, bt, r.u32(b[n-4:]), n)
 	}
@@ -222,6 +223,7 @@ func (r *Reader) nextPcapNG(p *Packet) error {
 				caplen = min(caplen, ifc.snap)
 			}
 			// No timestamp: the previous packet's time keeps series from jumping to 1970.
+			r.dataOff = r.blockOff + 8 + 4
 			r.decode(p, r.lastTime, r.section, ifc.link, body[4:4+caplen], int(orig))
 			return nil
 		case blockOPB:
@@ -342,6 +344,7 @@ func (r *Reader) timedPacket(p *Packet, id uint32, body []byte) error {
 	ts := uint64(r.u32(body[4:]))<<32 | uint64(r.u32(body[8:]))
 	t := r.nanos(ts, ifc)
 	r.lastTime = t
+	r.dataOff = r.blockOff + 8 + 20
 	r.decode(p, t, r.section+int(id), ifc.link, body[20:20+caplen], int(r.u32(body[16:])))
 	return nil
 }

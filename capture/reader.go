@@ -61,6 +61,10 @@ type Reader struct {
 	ifaces   []iface
 	section  int // global index of the current section's first interface
 	lastTime int64
+	blockOff int64 // offset of the last block read in the decompressed file
+
+	// dataOff is the offset of the last packet's Data in the decompressed file (DataOffset).
+	dataOff int64
 
 	big  []byte // records that do not fit a chunk
 	hold bool   // see Hold
@@ -300,6 +304,12 @@ func (r *Reader) Close() error {
 	}
 	return nil
 }
+
+// DataOffset returns where the Data of the packet Next returned last starts in the capture
+// file as decompressed: the bytes there, len(Data) of them, are the packet's. A tool that
+// rewrites packets in place (scrub) copies the file and patches it at these offsets, which
+// keeps every other byte of the container as it was.
+func (r *Reader) DataOffset() int64 { return r.dataOff }
 
 // Format returns "pcap" or "pcapng".
 func (r *Reader) Format() string {

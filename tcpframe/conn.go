@@ -161,6 +161,26 @@ func (c *Conn) Segment(p *capture.Packet, emit func(m *transport.Message)) {
 	c.emit = nil
 }
 
+// SegmentOffset says where the payload of p, a segment Segment was just given, starts in its
+// direction's byte stream (the offsets of Message.Stream), and which direction that is (0:
+// from the side seen first). ok is false for a segment of another connection. It is for
+// tools that map segments to messages (scrub), not for the per-packet path.
+func (c *Conn) SegmentOffset(p *capture.Packet) (dir int, off int64, ok bool) {
+	src, dst := p.SrcAddrPort(), p.DstAddrPort()
+	for i := range c.dirs {
+		d := &c.dirs[i]
+		if src != d.src || dst != d.dst {
+			continue
+		}
+		off = d.rel(p.TCP.Seq)
+		if p.TCP.Flags&capture.FlagSYN != 0 {
+			off++
+		}
+		return i, off, true
+	}
+	return 0, 0, false
+}
+
 // Detach copies what the connection still holds of the packets given to Segment before the
 // previous call to Detach, so that their bytes may be reused (Config.BorrowPayload); what it
 // holds of the packets given since then it keeps pointing into until the next call. It is

@@ -185,6 +185,7 @@ func (d *dir) emitHead() {
 		msg.Hold = transport.HoldWindow
 	}
 	msg.Snapped = m.snapped
+	msg.Stream = transport.StreamPos{Start: m.start, Payload: m.pay, End: m.end}
 	d.stats.messages++
 	d.stats.framingBytes += framing
 	if d.fr.kind == FramingTURN && len(msg.Payload) >= channelDataHeaderLen && wire.IsAnyChannelByte(msg.Payload[0]) {

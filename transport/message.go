@@ -84,6 +84,10 @@ type Message struct {
 	// than the message was on the wire.
 	Snapped bool
 
+	// Stream places a TCP message in its direction's byte stream (tcpframe's offsets: 0 is
+	// the first data byte); zero for UDP. scrub finds the bytes of each segment by it.
+	Stream StreamPos
+
 	// Via and Peer describe TURN wrapping; Peer is the peer address from the channel binding
 	// or the XOR-PEER-ADDRESS of the indication. Channel is the ChannelData channel number.
 	Via     Via
@@ -95,3 +99,7 @@ type Message struct {
 func (m *Message) Len() int64 {
 	return m.Wire.Total - m.Wire.Headers - m.Wire.Framing - m.Wire.Retransmitted
 }
+
+// StreamPos is where a TCP message lies in its direction's byte stream: its frame is
+// [Start, End), framing included, and its Payload starts at Payload.
+type StreamPos struct{ Start, Payload, End int64 }

@@ -2,6 +2,7 @@
 // travelled, what that cost on the wire, loss, lateness, ramp-up and a diagnosis.
 //
 //	analyze [flags] FILE...
+//	analyze scrub [-o OUT] FILE   (a file named scrub is ./scrub)
 package main
 
 import (

@@ -92,7 +92,8 @@ func parseArgs(args []string, stderr io.Writer) (*config, error) {
 	fs.BoolVarP(&cfg.quiet, "quiet", "q", false, "no progress bar, no warnings on standard error")
 	fs.BoolVar(&cfg.showVers, "version", false, "print the version and exit")
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: analyze [flags] FILE...\n\nFILE is a pcap or pcapng capture (optionally gzip- or zstd-compressed), or - for standard input.\n\n")
+		fmt.Fprintf(stderr, "usage: analyze [flags] FILE...\n       analyze scrub [-o OUT] FILE   (a copy with the media payload zeroed; analyze scrub --help)\n\n"+
+			"FILE is a pcap or pcapng capture (optionally gzip- or zstd-compressed), or - for standard input.\n\n")
 		fs.PrintDefaults()
 		fmt.Fprintf(stderr, "\nExit codes: 0 a report was produced, 1 an input could not be read as a capture, 2 usage error,\n"+
 			"130 (SIGINT, Ctrl-C) or 143 (SIGTERM) the reading was interrupted: the report covers what was read.\n")
@@ -179,6 +180,9 @@ func parseRate(s string) (float64, error) {
 }
 
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	if len(args) > 0 && args[0] == "scrub" {
+		return runScrub(ctx, args[1:], stdin, stdout, stderr)
+	}
 	cfg, err := parseArgs(args, stderr)
 	if errors.Is(err, pflag.ErrHelp) {
 		return nil

@@ -45,6 +45,10 @@ type Stream struct {
 	// Channel, when set, wraps every packet in TURN ChannelData with this channel number
 	// (the flow then runs between Src and Dst, which are the TURN client and server).
 	Channel uint16
+
+	// Fill, when set, writes packet i's payload (every byte after the header) in place of the
+	// default pattern: random bytes stand for SRTP, zeros for what scrub leaves of them.
+	Fill func(i int, payload []byte)
 }
 
 // Packet is one frame of the capture, before sorting by time.
@@ -78,6 +82,10 @@ func (s *Stream) RTP(i int) []byte {
 		binary.BigEndian.PutUint16(b[14:], 1)
 		ast := uint32((uint64(s.sendAt(i)) << 18 / uint64(time.Second)) & (1<<24 - 1))
 		b[16], b[17], b[18], b[19] = s.ASTID<<4|2, byte(ast>>16), byte(ast>>8), byte(ast)
+	}
+	if s.Fill != nil {
+		s.Fill(i, b[h:])
+		return b
 	}
 	for j := h; j < len(b); j++ {
 		b[j] = byte(i + j)

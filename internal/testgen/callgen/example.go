@@ -79,6 +79,18 @@ func countVideoBefore(v Video, d time.Duration) int {
 	return len(v.Packets())
 }
 
+// DataIndication is a TURN Data indication (RFC 8656, 11.4) with transaction id byte id:
+// the datagram data that the server relays from peer.
+func DataIndication(id byte, peer netip.AddrPort, data []byte) []byte {
+	return stunMsg(id, stun.MethodData, stun.ClassIndication, xor(stun.AttrXORPeerAddress, peer), rawAttr(stun.AttrData, data...))
+}
+
+// SendIndication is a TURN Send indication (RFC 8656, 11.3): the datagram data that the
+// client sends to peer through the server.
+func SendIndication(id byte, peer netip.AddrPort, data []byte) []byte {
+	return stunMsg(id, stun.MethodSend, stun.ClassIndication, xor(stun.AttrXORPeerAddress, peer), rawAttr(stun.AttrData, data...))
+}
+
 func stunMsg(id byte, method stun.Method, class stun.MessageClass, setters ...stun.Setter) []byte {
 	return callStunMsg(0, id, method, class, setters...)
 }
