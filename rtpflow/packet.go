@@ -54,6 +54,13 @@ func PacketOf(pk *Packet, p Path, m *transport.Message, h *wire.RTP) {
 	// The captured bytes: a snapped packet may hold fewer than PayloadLen. A padding-only
 	// packet (libwebrtc's RTX probe) has no OSN: its first bytes after the header are padding.
 	pk.OSN, pk.HasOSN = 0, h.PayloadLen >= 2 && len(m.Payload) >= h.HeaderLen+2
+	if m.Snapped && h.Padding && payloadLen < maxPadding+2 {
+		// The snap length cut the padding count (the last byte), so where the padding begins
+		// is unknown, and the packet may be padding only: its first bytes are no OSN. The
+		// count is one byte (RFC 3550 5.1): with at least 257 bytes after the header on the
+		// wire, two or more are payload, and the first two are an OSN.
+		pk.HasOSN = false
+	}
 	if pk.HasOSN {
 		pk.OSN = binary.BigEndian.Uint16(m.Payload[h.HeaderLen:])
 	}
@@ -61,6 +68,9 @@ func PacketOf(pk *Packet, p Path, m *transport.Message, h *wire.RTP) {
 	pk.TCP, pk.Hold = m.Proto == transport.TCP, m.Hold
 	pk.Wire, pk.Len = m.Wire, m.Len()
 }
+
+// maxPadding is the most padding an RTP packet carries: its count is one byte (RFC 3550 5.1).
+const maxPadding = 255
 
 // hold is what held a packet up on its way (transport.Hold), with whether it came over TCP
 // at all: the late packets of a stream over TCP are split by cause, those over UDP are not.

@@ -45,7 +45,7 @@ func (d *dir) frame(until stop) {
 		}
 		resynced := false
 		if !d.fr.sync {
-			skip, found := resync(probeOf(d.fr.kind), data, atEOF, false)
+			skip, found := resync(d.resyncProbe(), data, atEOF, false)
 			if skip > 0 {
 				d.discard(int64(skip), false)
 				data = data[skip:]
@@ -74,6 +74,7 @@ func (d *dir) frame(until stop) {
 			d.discard(int64(adv), false)
 			data = data[adv:]
 		default:
+			d.carried(msg)
 			off := int64(cap(data) - cap(msg))
 			d.take(int64(adv), off, int64(len(msg)))
 			data = data[adv:]
