@@ -37,6 +37,11 @@ const (
 	rtxVotes = 16
 	// rtxMinVotes is the fewest votes a stream that ends early is decided on.
 	rtxMinVotes = 4
+	// rtxMinTSVotes is the fewest timestamp votes, all but a quarter matching, a stream
+	// that ends early is elected on: an unrelated stream's 32-bit timestamp equals one of
+	// the tsRingLen a stream just sent with a chance of 64 in 2^32, and libwebrtc's RTX
+	// streams carry mostly padding (which does not vote), with a few resent packets.
+	rtxMinTSVotes = 2
 	// rtxBehind and rtxAhead delimit the original sequence numbers, relative to the media
 	// stream's highest, that an RTX packet may carry.
 	rtxBehind = 2048
@@ -53,24 +58,41 @@ type rtxMatcher struct {
 	hasRTX    bool    // an RTX stream was matched to this stream
 	decided   bool
 	signalled bool    // of was named by signalling, not elected
+	byTS      bool    // of was elected by timestamps: the OSNs are unreadable
+	rtxByTS   bool    // as a media stream: its RTX stream was elected by timestamps
 	disputed  *Stream // a signalled RTX stream's OSNs elected this other stream
 	n         int
 	votes     [rtxVotes]*Stream
 	osn       [rtxVotes]uint16
-	wanted    [rtxVotes]bool // the vote's stream wanted its OSN then: a repair if elected
-	repairs   int64          // as an RTX stream: packets that were repairs (see above)
+	wanted    [rtxVotes]bool    // the vote's stream wanted its OSN then: a repair if elected
+	tsVotes   [rtxVotes]*Stream // the one stream that sent the packet's timestamp shortly before
+	credited  [rtxVotes]bool    // the packet took a NACK credit: a repair if elected by timestamps
+	repairs   int64             // as an RTX stream: packets that were repairs (see above)
+	nl        *nackLedger       // as an RTX stream: the NACK credits of its path, once any
+	recent    tsRing            // as a media stream: its recent timestamps
 }
 
-// pending reports whether the stream is still voting and its OSNs so far mostly (three
-// quarters) fall among another stream's numbers: a likely RTX stream, which eviction
-// spares however sparse it is.
+// pending reports whether the stream is still voting and its OSNs or its timestamps so
+// far mostly (three quarters) fall among another stream's: a likely RTX stream, which
+// eviction spares however sparse it is.
 func (r *rtxMatcher) pending() bool {
+	return r.likely(&r.votes) || r.likely(&r.tsVotes)
+}
+
+// tsPending is pending on the timestamps alone: a stream that likely resends another's
+// timestamps is no media stream to vote for (sender.matchTS). Its OSNs do not say: a
+// media stream's payload (zeroed, or encrypted) may read as numbers near another's.
+func (r *rtxMatcher) tsPending() bool { return r.likely(&r.tsVotes) }
+
+// likely reports whether the stream is still voting and three quarters of votes so far
+// name a stream.
+func (r *rtxMatcher) likely(votes *[rtxVotes]*Stream) bool {
 	if !r.voting() || r.n == 0 {
 		return false
 	}
 	k := 0
-	for i := 0; i < r.n; i++ {
-		if r.votes[i] != nil {
+	for _, v := range votes[:r.n] {
+		if v != nil {
 			k++
 		}
 	}
@@ -80,46 +102,49 @@ func (r *rtxMatcher) pending() bool {
 // voting reports whether the matcher still takes votes.
 func (r *rtxMatcher) voting() bool { return !r.decided && r.n < rtxVotes }
 
-// vote records one payload-bearing packet's OSN and the stream it matched (nil: none). It
-// reports whether that was the last vote.
-func (r *rtxMatcher) vote(osn uint16, match *Stream, wanted bool) (full bool) {
+// vote records one payload-bearing packet's OSN and the stream it matched (nil: none),
+// and the stream its timestamp matched and whether it took a NACK credit. It reports
+// whether that was the last vote.
+func (r *rtxMatcher) vote(osn uint16, match *Stream, wanted bool, tsMatch *Stream, credited bool) (full bool) {
 	r.osn[r.n] = osn
 	r.votes[r.n] = match
 	r.wanted[r.n] = wanted
+	r.tsVotes[r.n] = tsMatch
+	r.credited[r.n] = credited
 	r.n++
 	return r.n == rtxVotes
 }
 
-// decide elects the stream that at least three quarters of the votes name, provided that
-// at least half of its OSNs are distinct (a stream repeating one number is not resending
-// losses) and it is still tracked; nil when none. It decides once: with every vote, or
-// with what there is when final (the end of the capture), at least rtxMinVotes.
-func (r *rtxMatcher) decide(final bool) *Stream {
+// decide elects the stream that at least three quarters of the OSN votes name, provided
+// that at least half of its OSNs are distinct (a stream repeating one number is not
+// resending losses) and it is still tracked; else, the OSNs being unreadable (SRTP), the
+// stream that three quarters of the timestamp votes name (byTS); nil when none. The OSNs
+// come first: where payloads are clear they are the sender's own statement of what it
+// resends, and a timestamp is shared by every packet of a frame. It decides once: with
+// every vote, or with what there is when final (the end of the capture), at least
+// rtxMinVotes.
+func (r *rtxMatcher) decide(final bool) (best *Stream, byTS bool) {
 	if r.decided || r.n < rtxVotes && !final {
-		return nil
+		return nil, false
 	}
 	r.decided = true
 	n := r.n
-	if n < rtxMinVotes {
-		return nil
+	if n < rtxMinTSVotes {
+		return nil, false
 	}
-	var best *Stream
-	bestN := 0
-	for i := 0; i < n; i++ {
-		c := r.votes[i]
-		if c == nil {
-			continue
-		}
-		k := 0
-		for j := 0; j < n; j++ {
-			if r.votes[j] == c {
-				k++
-			}
-		}
-		if k > bestN {
-			best, bestN = c, k
-		}
+	if best := r.electOSN(); best != nil && n >= rtxMinVotes {
+		return best, false
 	}
+	if best, k := elect(r.tsVotes[:n]); best != nil && k*4 >= n*3 && !best.evicted {
+		return best, true
+	}
+	return nil, false
+}
+
+// electOSN is the OSN election of decide.
+func (r *rtxMatcher) electOSN() *Stream {
+	n := r.n
+	best, bestN := elect(r.votes[:n])
 	if best == nil || bestN*4 < n*3 || best.evicted {
 		return nil
 	}
@@ -145,6 +170,37 @@ func (r *rtxMatcher) decide(final bool) *Stream {
 	return best
 }
 
+// elect returns the stream most votes name and how many do; nil when none does.
+func elect(votes []*Stream) (best *Stream, bestN int) {
+	for _, c := range votes {
+		if c == nil {
+			continue
+		}
+		k := 0
+		for _, v := range votes {
+			if v == c {
+				k++
+			}
+		}
+		if k > bestN {
+			best, bestN = c, k
+		}
+	}
+	return best, bestN
+}
+
+// creditedFor counts the votes for s by timestamp that took a NACK credit: the repairs
+// among the packets that voted, once s is elected by timestamps.
+func (r *rtxMatcher) creditedFor(s *Stream) int64 {
+	var k int64
+	for i := 0; i < r.n; i++ {
+		if r.tsVotes[i] == s && r.credited[i] {
+			k++
+		}
+	}
+	return k
+}
+
 // votedFor calls fn with the OSN of each vote for s, in order, and whether s wanted it.
 func (r *rtxMatcher) votedFor(s *Stream, fn func(osn uint16, wanted bool)) {
 	for i := 0; i < r.n; i++ {
@@ -152,6 +208,36 @@ func (r *rtxMatcher) votedFor(s *Stream, fn func(osn uint16, wanted bool)) {
 			fn(r.osn[i], r.wanted[i])
 		}
 	}
+}
+
+// matchTS returns the one stream of the sender, other than s, not itself RTX nor likely
+// RTX by its timestamps (tsPending), of another payload type, that sent timestamp ts among
+// its recent ones; nil when none did, or when another such stream's timestamps run close
+// to ts (within tsNear): simulcast layers that share their timestamps cannot be told
+// apart by them, even where the one that sent ts lost the packet before the capture.
+// Streams with their own random offsets (RFC 3550 5.1) are that close by chance once in
+// 2^31/tsNear.
+func (snd *sender) matchTS(s *Stream, ts uint32) *Stream {
+	var found *Stream
+	near := false
+	for _, o := range snd.streams {
+		if o == s || o.rtx.of != nil || o.pt == s.pt || o.packets == 0 || o.rtx.tsPending() {
+			continue
+		}
+		switch {
+		case o.rtx.recent.has(ts):
+			if found != nil {
+				return nil
+			}
+			found = o
+		case o.rtx.recent.near(ts):
+			near = true
+		}
+	}
+	if near {
+		return nil
+	}
+	return found
 }
 
 // match returns the stream of the sender, other than s, not itself RTX and of another

@@ -111,7 +111,10 @@ func (s *Stream) add(pk *Packet) {
 		s.ext.observe(pk.ExtProfile, pk.ExtBody, &ast) // RFC 8285 ids, abs-send-time candidates, transport-cc
 	}
 	if pk.HasOSN && !ev.dup && (!s.rtx.decided || s.rtx.of != nil) {
-		s.rtxOSN(pk.OSN) // RTX vote, or a loss its RTX stream recovered
+		s.rtxOSN(pk.OSN, pk.Timestamp, at, pk.Padded) // RTX vote, or a loss its RTX stream recovered
+	}
+	if s.rtx.of == nil {
+		s.rtx.recent.add(pk.Timestamp) // for the timestamp votes of its RTX stream
 	}
 	hd := holdOf(pk)
 	media := s.media(pk.PT)
@@ -207,15 +210,25 @@ func (s *Stream) lateHeld(dup bool) {
 }
 
 // rtxOSN takes the first two payload bytes of a payload-bearing packet, which are the
-// original sequence number if the stream is RTX (RFC 4588, 4): a vote while the stream is
-// undecided, and once it is found to be RTX, a recovered packet of its media stream. A
-// media stream, once decided, has nothing to do here.
+// original sequence number if the stream is RTX (RFC 4588, 4), and its timestamp, which is
+// the original's: votes while the stream is undecided, and once it is found to be RTX, a
+// recovered packet of its media stream, or where it was elected by timestamps (the OSN is
+// encrypted), a repair if it answers a NACK (nackLedger). A media stream, once decided,
+// has nothing to do here.
+//
+// A padded packet (the P bit) does not vote: with SRTP it may be padding only, whose first
+// bytes are no OSN and whose timestamp libwebrtc takes from the clock, not from an
+// original; elected by timestamps, a stream's padded packets are probes.
 //
 // While it votes, signalling may name it RTX (signalledRTX): it is linked at once, and the
 // rest of its votes only check the signalling.
-func (s *Stream) rtxOSN(osn uint16) {
+func (s *Stream) rtxOSN(osn uint16, ts uint32, at int64, padded bool) {
 	if !s.rtx.voting() {
-		if s.rtx.of != nil {
+		if s.rtx.byTS {
+			if !padded && s.takeCredit(at) {
+				s.rtx.repairs++
+			}
+		} else if s.rtx.of != nil {
 			s.recover(osn, s.rtx.of.seq.wanted(osn))
 		}
 		return
@@ -223,14 +236,35 @@ func (s *Stream) rtxOSN(osn uint16) {
 	if s.rtx.of == nil {
 		s.linkSignalled()
 	}
+	if padded {
+		if s.rtx.of != nil {
+			s.recover(osn, s.rtx.of.seq.wanted(osn))
+		}
+		return
+	}
 	m := s.snd.match(s, osn)
-	full := s.rtx.vote(osn, m, m != nil && m.seq.wanted(osn))
+	var tm *Stream
+	if !s.rtx.signalled {
+		tm = s.snd.matchTS(s, ts)
+	}
+	full := s.rtx.vote(osn, m, m != nil && m.seq.wanted(osn), tm, tm != nil && s.takeCredit(at))
 	if s.rtx.of != nil {
 		s.recover(osn, s.rtx.of.seq.wanted(osn))
 	}
 	if full {
 		s.decideRTX(false)
 	}
+}
+
+// takeCredit takes a NACK credit of s's path valid at at (nackLedger). The RTX stream
+// travels the path of its media stream, so the NACKs about that path are about it.
+func (s *Stream) takeCredit(at int64) bool {
+	if s.rtx.nl == nil {
+		if s.rtx.nl = s.t.nackLedgerOf(s.path, false); s.rtx.nl == nil {
+			return false
+		}
+	}
+	return s.rtx.nl.take(at)
 }
 
 // linkSignalled makes s the RTX stream of the stream signalling names for it, if any and
@@ -297,9 +331,11 @@ func (s *Stream) decideRTX(final bool) {
 	if final && s.rtx.of == nil && !s.rtx.decided {
 		s.linkSignalled()
 	}
-	best := s.rtx.decide(final)
+	best, byTS := s.rtx.decide(final)
 	if s.rtx.signalled {
-		if best != nil && best != s.rtx.of {
+		// Only OSNs dispute signalling: timestamps vote once signalling is known only if
+		// it came late, and are the weaker inference.
+		if best != nil && best != s.rtx.of && !byTS {
 			s.rtx.disputed = best
 		}
 		return
@@ -309,6 +345,11 @@ func (s *Stream) decideRTX(final bool) {
 	}
 	s.rtx.of = best
 	best.rtx.hasRTX = true
+	if byTS {
+		s.rtx.byTS, best.rtx.rtxByTS = true, true
+		s.rtx.repairs += s.rtx.creditedFor(best)
+		return
+	}
 	s.rtx.votedFor(best, s.recover)
 }
 
