@@ -59,17 +59,17 @@ type rtxMatcher struct {
 	decided   bool
 	signalled bool    // of was named by signalling, not elected
 	byTS      bool    // of was elected by timestamps: the OSNs are unreadable
-	rtxByTS   bool    // as a media stream: its RTX stream was elected by timestamps
 	disputed  *Stream // a signalled RTX stream's OSNs elected this other stream
 	n         int
 	votes     [rtxVotes]*Stream
 	osn       [rtxVotes]uint16
 	wanted    [rtxVotes]bool    // the vote's stream wanted its OSN then: a repair if elected
 	tsVotes   [rtxVotes]*Stream // the one stream that sent the packet's timestamp shortly before
-	credited  [rtxVotes]bool    // the packet took a NACK credit: a repair if elected by timestamps
+	hole      [rtxVotes]int64   // the number of tsVotes' stream the packet repaired (Stream.repairOf), or -1
+	credit    [rtxVotes]bool    // the packet took a NACK credit instead
 	repairs   int64             // as an RTX stream: packets that were repairs (see above)
 	nl        *nackLedger       // as an RTX stream: the NACK credits of its path, once any
-	recent    tsRing            // as a media stream: its recent timestamps
+	recent    tsRing            // as a media stream: its recent frames
 }
 
 // pending reports whether the stream is still voting and its OSNs or its timestamps so
@@ -103,14 +103,15 @@ func (r *rtxMatcher) likely(votes *[rtxVotes]*Stream) bool {
 func (r *rtxMatcher) voting() bool { return !r.decided && r.n < rtxVotes }
 
 // vote records one payload-bearing packet's OSN and the stream it matched (nil: none),
-// and the stream its timestamp matched and whether it took a NACK credit. It reports
-// whether that was the last vote.
-func (r *rtxMatcher) vote(osn uint16, match *Stream, wanted bool, tsMatch *Stream, credited bool) (full bool) {
+// and the stream its timestamp matched with the hole the packet repaired in it or the
+// credit it took (Stream.repairOf). It reports whether that was the last vote.
+func (r *rtxMatcher) vote(osn uint16, match *Stream, wanted bool, tsMatch *Stream, hole int64, credit bool) (full bool) {
 	r.osn[r.n] = osn
 	r.votes[r.n] = match
 	r.wanted[r.n] = wanted
 	r.tsVotes[r.n] = tsMatch
-	r.credited[r.n] = credited
+	r.hole[r.n] = hole
+	r.credit[r.n] = credit
 	r.n++
 	return r.n == rtxVotes
 }
@@ -189,18 +190,6 @@ func elect(votes []*Stream) (best *Stream, bestN int) {
 	return best, bestN
 }
 
-// creditedFor counts the votes for s by timestamp that took a NACK credit: the repairs
-// among the packets that voted, once s is elected by timestamps.
-func (r *rtxMatcher) creditedFor(s *Stream) int64 {
-	var k int64
-	for i := 0; i < r.n; i++ {
-		if r.tsVotes[i] == s && r.credited[i] {
-			k++
-		}
-	}
-	return k
-}
-
 // votedFor calls fn with the OSN of each vote for s, in order, and whether s wanted it.
 func (r *rtxMatcher) votedFor(s *Stream, fn func(osn uint16, wanted bool)) {
 	for i := 0; i < r.n; i++ {
@@ -208,6 +197,25 @@ func (r *rtxMatcher) votedFor(s *Stream, fn func(osn uint16, wanted bool)) {
 			fn(r.osn[i], r.wanted[i])
 		}
 	}
+}
+
+// settleTS settles the repairs the timestamp votes made as they came: those for elected
+// (nil: none) count as its RTX stream's repairs (returned), the holes marked in any other
+// stream are unmarked.
+func (r *rtxMatcher) settleTS(elected *Stream) (repairs int64) {
+	for i := 0; i < r.n; i++ {
+		m := r.tsVotes[i]
+		switch {
+		case m == nil:
+		case m == elected:
+			if r.hole[i] >= 0 || r.credit[i] {
+				repairs++
+			}
+		case r.hole[i] >= 0:
+			m.seq.unmarkHole(r.hole[i])
+		}
+	}
+	return repairs
 }
 
 // matchTS returns the one stream of the sender, other than s, not itself RTX nor likely

@@ -60,7 +60,7 @@ func TestRTXMatcherDecide(t *testing.T) {
 				if !r.voting() {
 					t.Fatalf("vote %d refused", i)
 				}
-				if full := r.vote(v.osn, v.s, false, v.ts, false); full != (i == rtxVotes-1) {
+				if full := r.vote(v.osn, v.s, false, v.ts, -1, false); full != (i == rtxVotes-1) {
 					t.Fatalf("vote %d: full = %v", i, full)
 				}
 			}
@@ -125,8 +125,8 @@ func TestSenderMatchTS(t *testing.T) {
 	stream := func(pt uint8, ts0 uint32, frames int) *Stream {
 		s := &Stream{pt: pt, packets: 1}
 		for i := 0; i < frames; i++ {
-			s.rtx.recent.add(ts0 + uint32(i)*3000)
-			s.rtx.recent.add(ts0 + uint32(i)*3000) // a frame's second packet
+			s.rtx.recent.add(ts0+uint32(i)*3000, int64(2*i))
+			s.rtx.recent.add(ts0+uint32(i)*3000, int64(2*i+1)) // a frame's second packet
 		}
 		return s
 	}

@@ -114,7 +114,7 @@ func (s *Stream) add(pk *Packet) {
 		s.rtxOSN(pk.OSN, pk.Timestamp, at, pk.Padded) // RTX vote, or a loss its RTX stream recovered
 	}
 	if s.rtx.of == nil {
-		s.rtx.recent.add(pk.Timestamp) // for the timestamp votes of its RTX stream
+		s.rtx.recent.add(pk.Timestamp, s.seq.extOf(pk.Seq)) // for an RTX stream matched by timestamps
 	}
 	hd := holdOf(pk)
 	media := s.media(pk.PT)
@@ -225,8 +225,8 @@ func (s *Stream) lateHeld(dup bool) {
 func (s *Stream) rtxOSN(osn uint16, ts uint32, at int64, padded bool) {
 	if !s.rtx.voting() {
 		if s.rtx.byTS {
-			if !padded && s.takeCredit(at) {
-				s.rtx.repairs++
+			if !padded {
+				s.repairTS(ts, at)
 			}
 		} else if s.rtx.of != nil {
 			s.recover(osn, s.rtx.of.seq.wanted(osn))
@@ -247,7 +247,11 @@ func (s *Stream) rtxOSN(osn uint16, ts uint32, at int64, padded bool) {
 	if !s.rtx.signalled {
 		tm = s.snd.matchTS(s, ts)
 	}
-	full := s.rtx.vote(osn, m, m != nil && m.seq.wanted(osn), tm, tm != nil && s.takeCredit(at))
+	hole, credit := int64(-1), false
+	if tm != nil { // tell its repair now, while its frame is recent; undone if tm is not elected
+		hole, credit = s.repairOf(tm, ts, at)
+	}
+	full := s.rtx.vote(osn, m, m != nil && m.seq.wanted(osn), tm, hole, credit)
 	if s.rtx.of != nil {
 		s.recover(osn, s.rtx.of.seq.wanted(osn))
 	}
@@ -255,6 +259,44 @@ func (s *Stream) rtxOSN(osn uint16, ts uint32, at int64, padded bool) {
 		s.decideRTX(false)
 	}
 }
+
+// repairTS tells whether a payload-bearing packet of an RTX stream elected by timestamps,
+// of timestamp ts arrived at at, is a repair (counted) or a probe. The OSN is encrypted,
+// so the frame stands for the packet: it is a repair when the media stream is missing a
+// number its frame may own (tsRing.span) that no RTX packet repaired yet, which it then
+// marks recovered (at the receiver's side of a loss: the media stream shows the hole), or
+// the frame was never seen and ts falls in a gap of numbers between two frames (lost whole);
+// else when it answers a NACK about the path (nackLedger: at the sender's side of a loss,
+// or where the hole left the window). Otherwise it is a probe: libwebrtc resending a
+// packet the receiver has. A probe resending a packet of a frame with a hole not repaired
+// yet is taken for its repair: the one a protocol engineer would make from the same view.
+func (s *Stream) repairTS(ts uint32, at int64) {
+	if hole, credit := s.repairOf(s.rtx.of, ts, at); hole >= 0 || credit {
+		s.rtx.repairs++
+	}
+}
+
+// repairOf is repairTS against media stream m: it returns the number it marked recovered
+// (-1: none) or whether it took a NACK credit.
+func (s *Stream) repairOf(m *Stream, ts uint32, at int64) (hole int64, credit bool) {
+	lo, hi, ok := m.rtx.recent.gap(ts)
+	if age, found := m.rtx.recent.find(ts); found {
+		lo, hi = m.rtx.recent.span(age, m.seq.highest)
+		ok = true
+	}
+	if ok {
+		for ext := max(lo, hi-maxFrameSpan); ext <= hi; ext++ {
+			if m.seq.markHole(ext) {
+				return ext, false
+			}
+		}
+	}
+	return -1, s.takeCredit(at)
+}
+
+// maxFrameSpan bounds the numbers repairTS looks through: a key frame of several hundred
+// packets is searched from its end.
+const maxFrameSpan = 512
 
 // takeCredit takes a NACK credit of s's path valid at at (nackLedger). The RTX stream
 // travels the path of its media stream, so the NACKs about that path are about it.
@@ -331,7 +373,11 @@ func (s *Stream) decideRTX(final bool) {
 	if final && s.rtx.of == nil && !s.rtx.decided {
 		s.linkSignalled()
 	}
+	was := s.rtx.decided
 	best, byTS := s.rtx.decide(final)
+	if !was && s.rtx.decided && !byTS {
+		s.rtx.settleTS(nil) // the timestamp votes' marks stand only for a stream they elected
+	}
 	if s.rtx.signalled {
 		// Only OSNs dispute signalling: timestamps vote once signalling is known only if
 		// it came late, and are the weaker inference.
@@ -346,8 +392,8 @@ func (s *Stream) decideRTX(final bool) {
 	s.rtx.of = best
 	best.rtx.hasRTX = true
 	if byTS {
-		s.rtx.byTS, best.rtx.rtxByTS = true, true
-		s.rtx.repairs += s.rtx.creditedFor(best)
+		s.rtx.byTS = true
+		s.rtx.repairs += s.rtx.settleTS(best)
 		return
 	}
 	s.rtx.votedFor(best, s.recover)

@@ -181,7 +181,7 @@ func (s *Stream) Summary(t0 int64) report.Stream {
 			out.LossPct = ptr(numfmt.Round(100*float64(lost)/float64(e), 3))
 		}
 	}
-	if s.rtx.hasRTX && !s.rtx.rtxByTS { // encrypted OSNs cannot say which losses were recovered
+	if s.rtx.hasRTX {
 		out.RecoveredByRTX = ptr(s.seq.recovered)
 	}
 	if mean, mx, last, ok := s.jit.MS(); ok && s.rtx.of == nil {
