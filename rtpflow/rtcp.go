@@ -332,7 +332,9 @@ func (r *rtcpTracker) summary(ssrc uint32, clock int) *report.RTCP {
 // again for, so that an RTX packet resending one counts as a repair even when the capture
 // saw the original (lost after the capture point). The media stream travels against the
 // NACK on the same leg: first the reverse of p, else a stream of that SSRC on the leg sent
-// from the NACK's destination address (RTCP on its own port, without rtcp-mux).
+// from the NACK's destination address (RTCP on its own port, without rtcp-mux). The
+// numbers named are also credits of the media path at at (nackLedger), for an RTX stream
+// matched by timestamps.
 func (t *Tracker) markNACK(p Path, nack *rtcp.TransportLayerNack, at int64) {
 	s := t.streams[streamKey{Path{Leg: p.Leg, Src: p.Dst, Dst: p.Src}, nack.MediaSSRC}]
 	if s == nil {

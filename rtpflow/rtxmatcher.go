@@ -7,7 +7,21 @@ package rtpflow
 // stream's sequence numbers at the time (the original may have been lost, so "received"
 // cannot be required), at least half of those OSNs are distinct, and the payload types
 // differ. A stream that ends with fewer votes is decided on what it has if it has at least
-// 4. Padding-only packets (RTX probes) have no OSN and do not vote, nor do duplicates.
+// 4. Padding-only packets (RTX probes) have no OSN and do not vote, nor do duplicates, nor
+// padded packets (the P bit): with SRTP the padding count is encrypted, so a padded packet
+// may be padding only, and libwebrtc pads only its probes.
+//
+// Where the OSNs cannot vote (SRTP: the payload, OSN included, is encrypted, and WebRTC's
+// SDP travels over HTTPS, not in the capture), the timestamps do. An RTX packet carries its
+// original's RTP timestamp (RFC 4588, 4), so each vote also names the one stream of the
+// sender, of another payload type and not itself RTX, that sent the packet's timestamp
+// among its last 64 frames (tsRing), or whose frames around it miss numbers (a frame lost
+// whole). The OSN election comes first, so clear payloads decide as they always did; when
+// it elects nobody, three quarters of the timestamp votes elect (matched_by timestamp),
+// on as few as 2 at the end of the capture: libwebrtc's RTX streams are mostly padding,
+// and a 32-bit timestamp equals one of 64 by chance once in 2^26. Streams that share one
+// timestamp clock (simulcast layers of some senders) cannot be told apart by timestamps:
+// a timestamp near another such stream's votes for none.
 //
 // The RTX stream's own sequence numbers play no part: pion numbers an RTX packet when it
 // buffers the original, so they jump by hundreds between sparse repairs, and an elected
@@ -32,6 +46,15 @@ package rtpflow
 // or NACKed by RTCP before (the capture may sit before the loss). Every other RTX packet,
 // duplicates aside, is a probe: padding-only, or resending a packet the media stream had,
 // as libwebrtc probes bandwidth; probes = packets − duplicates − repairs.
+//
+// Matched by timestamps, the OSN is unreadable and the frame stands for the packet
+// (Stream.repairTS): a payload-bearing, unpadded RTX packet is a repair when its frame in
+// the media stream misses a number no RTX packet repaired yet (then recovered, as an OSN
+// would have said; a capture after the loss), else when it answers a NACK about its path
+// (nackLedger: a capture before the loss); every other packet is a probe. A repair is
+// thus exact where each lost packet is resent once and the NACKs are readable; NACKs
+// inside compound SRTCP are hidden (only the first packet's header is clear), which makes
+// the repairs at a capture before the loss a lower bound.
 const (
 	// rtxVotes is how many payload-bearing packets decide whether a stream is RTX.
 	rtxVotes = 16

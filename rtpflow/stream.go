@@ -287,6 +287,7 @@ func (s *Stream) repairOf(m *Stream, ts uint32, at int64) (hole int64, credit bo
 	if ok {
 		for ext := max(lo, hi-maxFrameSpan); ext <= hi; ext++ {
 			if m.seq.markHole(ext) {
+				s.takeCredit(at) // the NACK that asked for it, if seen, is answered
 				return ext, false
 			}
 		}
