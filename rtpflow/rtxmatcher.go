@@ -18,7 +18,7 @@ package rtpflow
 // among its last 64 frames (tsRing), or whose frames around it miss numbers (a frame lost
 // whole). The OSN election comes first, so clear payloads decide as they always did; when
 // it elects nobody, three quarters of the timestamp votes elect (matched_by timestamp),
-// on as few as 2 at the end of the capture: libwebrtc's RTX streams are mostly padding,
+// on as few as one at the end of the capture: libwebrtc's RTX streams are mostly padding,
 // and a 32-bit timestamp equals one of 64 by chance once in 2^26. Streams that share one
 // timestamp clock (simulcast layers of some senders) cannot be told apart by timestamps:
 // a timestamp near another such stream's votes for none.
@@ -63,8 +63,9 @@ const (
 	// rtxMinTSVotes is the fewest timestamp votes, all but a quarter matching, a stream
 	// that ends early is elected on: an unrelated stream's 32-bit timestamp equals one of
 	// the tsRingLen a stream just sent with a chance of 64 in 2^32, and libwebrtc's RTX
-	// streams carry mostly padding (which does not vote), with a few resent packets.
-	rtxMinTSVotes = 2
+	// streams carry mostly padding (which does not vote): in a short call, one resent
+	// packet among a dozen padded probes is all they show.
+	rtxMinTSVotes = 1
 	// rtxBehind and rtxAhead delimit the original sequence numbers, relative to the media
 	// stream's highest, that an RTX packet may carry.
 	rtxBehind = 2048

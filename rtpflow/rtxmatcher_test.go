@@ -40,6 +40,8 @@ func TestRTXMatcherDecide(t *testing.T) {
 		{"OSNs unreadable: timestamps of fewer than three quarters", append(byTS(b, votes(nil, 0, 11)), votes(nil, 0, 5)...), false, nil, false},
 		{"OSNs come first", byTS(b, votes(a, 100, 16)), false, a, false},
 		{"timestamps at the end, on what there is", byTS(b, votes(nil, 0, 11)), true, b, true},
+		{"timestamps at the end, one vote", byTS(b, votes(nil, 0, 1)), true, b, true},
+		{"timestamps at the end, one of two", append(byTS(b, votes(nil, 0, 1)), votes(nil, 0, 1)...), true, nil, false},
 		{"timestamps of an evicted stream", byTS(evicted, votes(nil, 0, 16)), false, nil, false},
 		{"three quarters", votes(a, 100, 12, votes(b, 1, 2, vote{7, nil, nil}, vote{8, nil, nil})...), false, a, false},
 		{"fewer than three quarters", votes(a, 100, 11, votes(b, 1, 5)...), false, nil, false},
