@@ -242,3 +242,23 @@ func TestClearRTXMatchedByOSN(t *testing.T) {
 		}
 	}
 }
+
+// TestSRTPRTXFrameLostWhole: the three packets of one frame (600-602, timestamp
+// 1,000,000 + 200×2,700) are lost before the capture, as a TURN-over-TCP sender drops a
+// burst; their RTX packets carry a timestamp the video never showed, between two frames
+// with numbers missing between them: 3 repairs, 3 recovered.
+func TestSRTPRTXFrameLostWhole(t *testing.T) {
+	video := srtpVideo(0xE1, 1_000_000, 1)
+	video.Lose = func(i int) bool { return i >= 600 && i <= 602 }
+	r := callgen.RTX{SSRC: 0xE2, PT: 97, Fill: srtpFill(2)}
+	for k, i := range []int{600, 601, 602} {
+		r.Sends = append(r.Sends, callgen.RTXSend{I: i, At: 6100*time.Millisecond + time.Duration(k)*time.Millisecond, Seq: uint16(50 + k)})
+	}
+	c := analyze(t, pcapOf(t, append(video.Packets(), video.RTXPackets(r)...)), Options{})
+	got := srtpRTXOf(c, 0xE1, 0xE2)
+	want := srtpRTX{Kind: "rtx", RTXOf: "0x000000e1", MatchedBy: "timestamp", Packets: 3,
+		Repairs: 3, Probes: 0, Lost: 3, Recovered: 3, DirRecovered: 3}
+	if got != want {
+		t.Errorf("figures\n got %+v\nwant %+v", got, want)
+	}
+}
