@@ -183,10 +183,21 @@ type Stream struct {
 // when it came (lost) or that the receiver had NACKed; a probe is any other packet:
 // padding-only, or resending a packet the media stream had (libwebrtc probes bandwidth so).
 type RTX struct {
-	MediaSSRC string `json:"media_ssrc"` // 0x%08x, as rtx_of
-	Repairs   int64  `json:"repairs"`
-	Probes    int64  `json:"probes"`
+	MediaSSRC string   `json:"media_ssrc"` // 0x%08x, as rtx_of
+	MatchedBy RTXMatch `json:"matched_by"`
+	Repairs   int64    `json:"repairs"`
+	Probes    int64    `json:"probes"`
 }
+
+// RTXMatch is how an RTX stream was matched to its media stream, which also says what its
+// repairs mean (schema.json).
+type RTXMatch string
+
+const (
+	RTXBySDP       RTXMatch = "sdp"       // ssrc-group:FID or apt= in SDP the capture carried
+	RTXByOSN       RTXMatch = "osn"       // original sequence numbers in clear payloads
+	RTXByTimestamp RTXMatch = "timestamp" // original timestamps, the OSNs being encrypted (SRTP)
+)
 
 type Jitter struct {
 	Mean float64 `json:"mean"`

@@ -56,8 +56,10 @@
 //     type stable (continuity.continuing).
 //   - RTX: a stream that SDP names RTX (ssrc-group:FID, or apt= on its payload type:
 //     HintFID, Hint), else a stream of the same sender whose first 16 payload-bearing
-//     packets mostly carry original sequence numbers in another stream's recent range
-//     (rtxmatcher.go).
+//     packets mostly carry original sequence numbers in another stream's recent range,
+//     else (SRTP: the OSNs are encrypted) mostly timestamps another stream just sent; its
+//     repairs then are packets of frames with a hole, or that answer a NACK
+//     (rtxmatcher.go, nackledger.go).
 //   - Ramp: 3-second trailing moving average, t as the second's offset (Ramp).
 //   - Rates over an active time (mean bitrate, goodput, wire rate, and the ramp with them):
 //     null when the packets span less than 20 ms or average less than 100 µs apart

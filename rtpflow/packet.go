@@ -29,6 +29,10 @@ type Packet struct {
 	PadLen     int
 	OSN        uint16 // the first two payload bytes, when HasOSN
 	HasOSN     bool
+	// Padded is the P bit. With SRTP the padding count is encrypted (the last byte read as
+	// one is the auth tag's), so a padded packet may be padding only whatever PadLen says:
+	// libwebrtc pads only its probes.
+	Padded bool
 
 	Delivered, Complete int64
 	Retransmitted       bool // some of the message's bytes were carried twice by TCP
@@ -50,7 +54,7 @@ func PacketOf(pk *Packet, p Path, m *transport.Message, h *wire.RTP) {
 	pk.Path = p
 	pk.SSRC, pk.Timestamp, pk.Seq, pk.PT, pk.Marker = h.SSRC, h.Timestamp, h.SequenceNumber, h.PayloadType, h.Marker
 	pk.Extension, pk.ExtProfile, pk.ExtBody = h.Extension, h.ExtensionProfile, h.ExtensionBody
-	pk.HeaderLen, pk.PayloadLen, pk.PadLen = h.HeaderLen, payloadLen, h.PaddingLen()
+	pk.HeaderLen, pk.PayloadLen, pk.PadLen, pk.Padded = h.HeaderLen, payloadLen, h.PaddingLen(), h.Padding
 	// The captured bytes: a snapped packet may hold fewer than PayloadLen. A padding-only
 	// packet (libwebrtc's RTX probe) has no OSN: its first bytes after the header are padding.
 	pk.OSN, pk.HasOSN = 0, h.PayloadLen >= 2 && len(m.Payload) >= h.HeaderLen+2

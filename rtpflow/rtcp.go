@@ -114,7 +114,16 @@ func (t *Tracker) RTCP(p Path, m *transport.Message) {
 		r.packets++
 		r.encrypted++
 		if k := clearType(b[1], b[0]&0x1f); k == tNACK || k == tPLI || k == tFIR {
-			r.encryptedFeedback(Path{Leg: p.Leg, Src: p.Dst, Dst: p.Src}, k)
+			media := Path{Leg: p.Leg, Src: p.Dst, Dst: p.Src}
+			r.encryptedFeedback(media, k)
+			if k == tNACK {
+				// The clear length (words − 1) counts the header, the sender and media
+				// SSRCs (3 words, so 2) and one word per FCI entry (RFC 4585 6.2.1).
+				fci := int32(binary.BigEndian.Uint16(b[2:])) - 2
+				if l := t.nackLedgerOf(media, true); l != nil {
+					l.add(m.Delivered, fci)
+				}
+			}
 			return
 		}
 		if st := r.state(binary.BigEndian.Uint32(b[4:])); st != nil {
@@ -130,7 +139,7 @@ func (t *Tracker) RTCP(p Path, m *transport.Message) {
 	for _, pk := range pkts {
 		k := packetType(pk)
 		if nack, ok := pk.(*rtcp.TransportLayerNack); ok {
-			t.markNACK(p, nack)
+			t.markNACK(p, nack, at)
 		}
 		if sr, ok := pk.(*rtcp.SenderReport); ok {
 			r.srs[r.srNext] = srEntry{ssrc: sr.SSRC, mid: uint32(sr.NTPTime >> 16), at: at}
@@ -323,8 +332,10 @@ func (r *rtcpTracker) summary(ssrc uint32, clock int) *report.RTCP {
 // again for, so that an RTX packet resending one counts as a repair even when the capture
 // saw the original (lost after the capture point). The media stream travels against the
 // NACK on the same leg: first the reverse of p, else a stream of that SSRC on the leg sent
-// from the NACK's destination address (RTCP on its own port, without rtcp-mux).
-func (t *Tracker) markNACK(p Path, nack *rtcp.TransportLayerNack) {
+// from the NACK's destination address (RTCP on its own port, without rtcp-mux). The
+// numbers named are also credits of the media path at at (nackLedger), for an RTX stream
+// matched by timestamps.
+func (t *Tracker) markNACK(p Path, nack *rtcp.TransportLayerNack, at int64) {
 	s := t.streams[streamKey{Path{Leg: p.Leg, Src: p.Dst, Dst: p.Src}, nack.MediaSSRC}]
 	if s == nil {
 		for _, o := range t.order {
@@ -337,11 +348,16 @@ func (t *Tracker) markNACK(p Path, nack *rtcp.TransportLayerNack) {
 	if s == nil {
 		return
 	}
+	var named int32
 	for _, pair := range nack.Nacks {
 		pair.Range(func(seq uint16) bool {
 			s.seq.markNACK(seq)
+			named++
 			return true
 		})
+	}
+	if l := t.nackLedgerOf(s.path, true); l != nil {
+		l.add(at, named)
 	}
 }
 

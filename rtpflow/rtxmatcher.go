@@ -7,7 +7,21 @@ package rtpflow
 // stream's sequence numbers at the time (the original may have been lost, so "received"
 // cannot be required), at least half of those OSNs are distinct, and the payload types
 // differ. A stream that ends with fewer votes is decided on what it has if it has at least
-// 4. Padding-only packets (RTX probes) have no OSN and do not vote, nor do duplicates.
+// 4. Padding-only packets (RTX probes) have no OSN and do not vote, nor do duplicates, nor
+// padded packets (the P bit): with SRTP the padding count is encrypted, so a padded packet
+// may be padding only, and libwebrtc pads only its probes.
+//
+// Where the OSNs cannot vote (SRTP: the payload, OSN included, is encrypted, and WebRTC's
+// SDP travels over HTTPS, not in the capture), the timestamps do. An RTX packet carries its
+// original's RTP timestamp (RFC 4588, 4), so each vote also names the one stream of the
+// sender, of another payload type and not itself RTX, that sent the packet's timestamp
+// among its last 64 frames (tsRing), or whose frames around it miss numbers (a frame lost
+// whole). The OSN election comes first, so clear payloads decide as they always did; when
+// it elects nobody, three quarters of the timestamp votes elect (matched_by timestamp),
+// on as few as one at the end of the capture: libwebrtc's RTX streams are mostly padding,
+// and a 32-bit timestamp equals one of 64 by chance once in 2^26. Streams that share one
+// timestamp clock (simulcast layers of some senders) cannot be told apart by timestamps:
+// a timestamp near another such stream's votes for none.
 //
 // The RTX stream's own sequence numbers play no part: pion numbers an RTX packet when it
 // buffers the original, so they jump by hundreds between sparse repairs, and an elected
@@ -32,11 +46,26 @@ package rtpflow
 // or NACKed by RTCP before (the capture may sit before the loss). Every other RTX packet,
 // duplicates aside, is a probe: padding-only, or resending a packet the media stream had,
 // as libwebrtc probes bandwidth; probes = packets − duplicates − repairs.
+//
+// Matched by timestamps, the OSN is unreadable and the frame stands for the packet
+// (Stream.repairTS): a payload-bearing, unpadded RTX packet is a repair when its frame in
+// the media stream misses a number no RTX packet repaired yet (then recovered, as an OSN
+// would have said; a capture after the loss), else when it answers a NACK about its path
+// (nackLedger: a capture before the loss); every other packet is a probe. A repair is
+// thus exact where each lost packet is resent once and the NACKs are readable; NACKs
+// inside compound SRTCP are hidden (only the first packet's header is clear), which makes
+// the repairs at a capture before the loss a lower bound.
 const (
 	// rtxVotes is how many payload-bearing packets decide whether a stream is RTX.
 	rtxVotes = 16
 	// rtxMinVotes is the fewest votes a stream that ends early is decided on.
 	rtxMinVotes = 4
+	// rtxMinTSVotes is the fewest timestamp votes, all but a quarter matching, a stream
+	// that ends early is elected on: an unrelated stream's 32-bit timestamp equals one of
+	// the tsRingLen a stream just sent with a chance of 64 in 2^32, and libwebrtc's RTX
+	// streams carry mostly padding (which does not vote): in a short call, one resent
+	// packet among a dozen padded probes is all they show.
+	rtxMinTSVotes = 1
 	// rtxBehind and rtxAhead delimit the original sequence numbers, relative to the media
 	// stream's highest, that an RTX packet may carry.
 	rtxBehind = 2048
@@ -53,24 +82,41 @@ type rtxMatcher struct {
 	hasRTX    bool    // an RTX stream was matched to this stream
 	decided   bool
 	signalled bool    // of was named by signalling, not elected
+	byTS      bool    // of was elected by timestamps: the OSNs are unreadable
 	disputed  *Stream // a signalled RTX stream's OSNs elected this other stream
 	n         int
 	votes     [rtxVotes]*Stream
 	osn       [rtxVotes]uint16
-	wanted    [rtxVotes]bool // the vote's stream wanted its OSN then: a repair if elected
-	repairs   int64          // as an RTX stream: packets that were repairs (see above)
+	wanted    [rtxVotes]bool    // the vote's stream wanted its OSN then: a repair if elected
+	tsVotes   [rtxVotes]*Stream // the one stream that sent the packet's timestamp shortly before
+	hole      [rtxVotes]int64   // the number of tsVotes' stream the packet repaired (Stream.repairOf), or -1
+	credit    [rtxVotes]bool    // the packet took a NACK credit instead
+	repairs   int64             // as an RTX stream: packets that were repairs (see above)
+	nl        *nackLedger       // as an RTX stream: the NACK credits of its path, once any
+	recent    tsRing            // as a media stream: its recent frames
 }
 
-// pending reports whether the stream is still voting and its OSNs so far mostly (three
-// quarters) fall among another stream's numbers: a likely RTX stream, which eviction
-// spares however sparse it is.
+// pending reports whether the stream is still voting and its OSNs or its timestamps so
+// far mostly (three quarters) fall among another stream's: a likely RTX stream, which
+// eviction spares however sparse it is.
 func (r *rtxMatcher) pending() bool {
+	return r.likely(&r.votes) || r.likely(&r.tsVotes)
+}
+
+// tsPending is pending on the timestamps alone: a stream that likely resends another's
+// timestamps is no media stream to vote for (sender.matchTS). Its OSNs do not say: a
+// media stream's payload (zeroed, or encrypted) may read as numbers near another's.
+func (r *rtxMatcher) tsPending() bool { return r.likely(&r.tsVotes) }
+
+// likely reports whether the stream is still voting and three quarters of votes so far
+// name a stream.
+func (r *rtxMatcher) likely(votes *[rtxVotes]*Stream) bool {
 	if !r.voting() || r.n == 0 {
 		return false
 	}
 	k := 0
-	for i := 0; i < r.n; i++ {
-		if r.votes[i] != nil {
+	for _, v := range votes[:r.n] {
+		if v != nil {
 			k++
 		}
 	}
@@ -80,46 +126,50 @@ func (r *rtxMatcher) pending() bool {
 // voting reports whether the matcher still takes votes.
 func (r *rtxMatcher) voting() bool { return !r.decided && r.n < rtxVotes }
 
-// vote records one payload-bearing packet's OSN and the stream it matched (nil: none). It
-// reports whether that was the last vote.
-func (r *rtxMatcher) vote(osn uint16, match *Stream, wanted bool) (full bool) {
+// vote records one payload-bearing packet's OSN and the stream it matched (nil: none),
+// and the stream its timestamp matched with the hole the packet repaired in it or the
+// credit it took (Stream.repairOf). It reports whether that was the last vote.
+func (r *rtxMatcher) vote(osn uint16, match *Stream, wanted bool, tsMatch *Stream, hole int64, credit bool) (full bool) {
 	r.osn[r.n] = osn
 	r.votes[r.n] = match
 	r.wanted[r.n] = wanted
+	r.tsVotes[r.n] = tsMatch
+	r.hole[r.n] = hole
+	r.credit[r.n] = credit
 	r.n++
 	return r.n == rtxVotes
 }
 
-// decide elects the stream that at least three quarters of the votes name, provided that
-// at least half of its OSNs are distinct (a stream repeating one number is not resending
-// losses) and it is still tracked; nil when none. It decides once: with every vote, or
-// with what there is when final (the end of the capture), at least rtxMinVotes.
-func (r *rtxMatcher) decide(final bool) *Stream {
+// decide elects the stream that at least three quarters of the OSN votes name, provided
+// that at least half of its OSNs are distinct (a stream repeating one number is not
+// resending losses) and it is still tracked; else, the OSNs being unreadable (SRTP), the
+// stream that three quarters of the timestamp votes name (byTS); nil when none. The OSNs
+// come first: where payloads are clear they are the sender's own statement of what it
+// resends, and a timestamp is shared by every packet of a frame. It decides once: with
+// every vote, or with what there is when final (the end of the capture), at least
+// rtxMinVotes.
+func (r *rtxMatcher) decide(final bool) (best *Stream, byTS bool) {
 	if r.decided || r.n < rtxVotes && !final {
-		return nil
+		return nil, false
 	}
 	r.decided = true
 	n := r.n
-	if n < rtxMinVotes {
-		return nil
+	if n < rtxMinTSVotes {
+		return nil, false
 	}
-	var best *Stream
-	bestN := 0
-	for i := 0; i < n; i++ {
-		c := r.votes[i]
-		if c == nil {
-			continue
-		}
-		k := 0
-		for j := 0; j < n; j++ {
-			if r.votes[j] == c {
-				k++
-			}
-		}
-		if k > bestN {
-			best, bestN = c, k
-		}
+	if best := r.electOSN(); best != nil && n >= rtxMinVotes {
+		return best, false
 	}
+	if best, k := elect(r.tsVotes[:n]); best != nil && k*4 >= n*3 && !best.evicted {
+		return best, true
+	}
+	return nil, false
+}
+
+// electOSN is the OSN election of decide.
+func (r *rtxMatcher) electOSN() *Stream {
+	n := r.n
+	best, bestN := elect(r.votes[:n])
 	if best == nil || bestN*4 < n*3 || best.evicted {
 		return nil
 	}
@@ -145,6 +195,25 @@ func (r *rtxMatcher) decide(final bool) *Stream {
 	return best
 }
 
+// elect returns the stream most votes name and how many do; nil when none does.
+func elect(votes []*Stream) (best *Stream, bestN int) {
+	for _, c := range votes {
+		if c == nil {
+			continue
+		}
+		k := 0
+		for _, v := range votes {
+			if v == c {
+				k++
+			}
+		}
+		if k > bestN {
+			best, bestN = c, k
+		}
+	}
+	return best, bestN
+}
+
 // votedFor calls fn with the OSN of each vote for s, in order, and whether s wanted it.
 func (r *rtxMatcher) votedFor(s *Stream, fn func(osn uint16, wanted bool)) {
 	for i := 0; i < r.n; i++ {
@@ -152,6 +221,55 @@ func (r *rtxMatcher) votedFor(s *Stream, fn func(osn uint16, wanted bool)) {
 			fn(r.osn[i], r.wanted[i])
 		}
 	}
+}
+
+// settleTS settles the repairs the timestamp votes made as they came: those for elected
+// (nil: none) count as its RTX stream's repairs (returned), the holes marked in any other
+// stream are unmarked.
+func (r *rtxMatcher) settleTS(elected *Stream) (repairs int64) {
+	for i := 0; i < r.n; i++ {
+		m := r.tsVotes[i]
+		switch {
+		case m == nil:
+		case m == elected:
+			if r.hole[i] >= 0 || r.credit[i] {
+				repairs++
+			}
+		case r.hole[i] >= 0:
+			m.seq.unmarkHole(r.hole[i])
+		}
+	}
+	return repairs
+}
+
+// matchTS returns the one stream of the sender, other than s, not itself RTX nor likely
+// RTX by its timestamps (tsPending), of another payload type, that sent timestamp ts among
+// its recent ones; nil when none did, or when another such stream's timestamps run close
+// to ts (within tsNear): simulcast layers that share their timestamps cannot be told
+// apart by them, even where the one that sent ts lost the packet before the capture.
+// Streams with their own random offsets (RFC 3550 5.1) are that close by chance once in
+// 2^31/tsNear.
+func (snd *sender) matchTS(s *Stream, ts uint32) *Stream {
+	var found *Stream
+	near := false
+	for _, o := range snd.streams {
+		if o == s || o.rtx.of != nil || o.pt == s.pt || o.packets == 0 || o.rtx.tsPending() {
+			continue
+		}
+		switch {
+		case o.rtx.recent.has(ts):
+			if found != nil {
+				return nil
+			}
+			found = o
+		case o.rtx.recent.near(ts):
+			near = true
+		}
+	}
+	if near {
+		return nil
+	}
+	return found
 }
 
 // match returns the stream of the sender, other than s, not itself RTX and of another

@@ -9,35 +9,51 @@ func TestRTXMatcherDecide(t *testing.T) {
 	a, b := &Stream{}, &Stream{}
 	evicted := &Stream{evicted: true}
 	type vote struct {
-		osn uint16
-		s   *Stream
+		osn   uint16
+		s, ts *Stream // the streams the OSN and the timestamp matched
 	}
 	// votes gives n votes for s with OSNs from osn0 (step 1), then the rest.
 	votes := func(s *Stream, osn0 uint16, n int, rest ...vote) []vote {
 		var v []vote
 		for i := 0; i < n; i++ {
-			v = append(v, vote{osn0 + uint16(i), s})
+			v = append(v, vote{osn0 + uint16(i), s, nil})
 		}
 		return append(v, rest...)
 	}
+	// byTS gives the votes with their timestamp votes for ts, OSN votes unchanged.
+	byTS := func(ts *Stream, vs []vote) []vote {
+		for i := range vs {
+			vs[i].ts = ts
+		}
+		return vs
+	}
 	tests := []struct {
-		name  string
-		votes []vote
-		final bool
-		want  *Stream
+		name     string
+		votes    []vote
+		final    bool
+		want     *Stream
+		wantByTS bool
 	}{
-		{"sixteen votes for one stream", votes(a, 100, 16), false, a},
-		{"three quarters", votes(a, 100, 12, votes(b, 1, 2, vote{7, nil}, vote{8, nil})...), false, a},
-		{"fewer than three quarters", votes(a, 100, 11, votes(b, 1, 5)...), false, nil},
-		{"no match at all", votes(nil, 0, 16), false, nil},
+		{"sixteen votes for one stream", votes(a, 100, 16), false, a, false},
+		{"OSNs unreadable: the timestamps elect", byTS(b, votes(nil, 0, 16)), false, b, true},
+		{"OSNs unreadable: timestamps of three quarters", byTS(b, votes(nil, 0, 12, vote{7, nil, nil}, vote{8, nil, nil}, vote{9, nil, nil}, vote{10, nil, nil})), false, b, true},
+		{"OSNs unreadable: timestamps of fewer than three quarters", append(byTS(b, votes(nil, 0, 11)), votes(nil, 0, 5)...), false, nil, false},
+		{"OSNs come first", byTS(b, votes(a, 100, 16)), false, a, false},
+		{"timestamps at the end, on what there is", byTS(b, votes(nil, 0, 11)), true, b, true},
+		{"timestamps at the end, one vote", byTS(b, votes(nil, 0, 1)), true, b, true},
+		{"timestamps at the end, one of two", append(byTS(b, votes(nil, 0, 1)), votes(nil, 0, 1)...), true, nil, false},
+		{"timestamps of an evicted stream", byTS(evicted, votes(nil, 0, 16)), false, nil, false},
+		{"three quarters", votes(a, 100, 12, votes(b, 1, 2, vote{7, nil, nil}, vote{8, nil, nil})...), false, a, false},
+		{"fewer than three quarters", votes(a, 100, 11, votes(b, 1, 5)...), false, nil, false},
+		{"no match at all", votes(nil, 0, 16), false, nil, false},
 		{"most OSNs repeated: a stream sending one number is not resending losses",
-			append(votes(a, 100, 7), votes(a, 100, 1, vote{100, a}, vote{100, a}, vote{100, a}, vote{100, a},
-				vote{100, a}, vote{100, a}, vote{100, a}, vote{100, a})...), false, nil},
-		{"half of the OSNs distinct", append(votes(a, 100, 8), votes(a, 100, 8)...), false, a},
-		{"the elected stream was evicted", votes(evicted, 100, 16), false, nil},
-		{"undecided before the sixteenth vote", votes(a, 100, 15), false, nil},
-		{"at the end, on what there is", votes(a, 100, 5), true, a},
-		{"at the end, fewer than four votes", votes(a, 100, 3), true, nil},
+			append(votes(a, 100, 7), votes(a, 100, 1, vote{100, a, nil}, vote{100, a, nil}, vote{100, a, nil}, vote{100, a, nil},
+				vote{100, a, nil}, vote{100, a, nil}, vote{100, a, nil}, vote{100, a, nil})...), false, nil, false},
+		{"half of the OSNs distinct", append(votes(a, 100, 8), votes(a, 100, 8)...), false, a, false},
+		{"the elected stream was evicted", votes(evicted, 100, 16), false, nil, false},
+		{"undecided before the sixteenth vote", votes(a, 100, 15), false, nil, false},
+		{"at the end, on what there is", votes(a, 100, 5), true, a, false},
+		{"at the end, fewer than four votes", votes(a, 100, 3), true, nil, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -46,18 +62,18 @@ func TestRTXMatcherDecide(t *testing.T) {
 				if !r.voting() {
 					t.Fatalf("vote %d refused", i)
 				}
-				if full := r.vote(v.osn, v.s, false); full != (i == rtxVotes-1) {
+				if full := r.vote(v.osn, v.s, false, v.ts, -1, false); full != (i == rtxVotes-1) {
 					t.Fatalf("vote %d: full = %v", i, full)
 				}
 			}
-			if got := r.decide(tt.final); got != tt.want {
-				t.Errorf("decide = %p, want %p (a %p, b %p)", got, tt.want, a, b)
+			if got, gotByTS := r.decide(tt.final); got != tt.want || gotByTS != tt.wantByTS {
+				t.Errorf("decide = %p, %v, want %p, %v (a %p, b %p)", got, gotByTS, tt.want, tt.wantByTS, a, b)
 			}
 			decided := tt.final || len(tt.votes) == rtxVotes
 			if r.decided != decided || r.voting() == decided {
 				t.Errorf("decided %v, voting %v; want decided %v", r.decided, r.voting(), decided)
 			}
-			if decided && r.decide(true) != nil {
+			if got, _ := r.decide(true); decided && got != nil {
 				t.Error("decided twice")
 			}
 		})
@@ -102,6 +118,52 @@ func TestSenderMatch(t *testing.T) {
 	snd2 := &sender{streams: []*Stream{same, cand}}
 	if got := snd2.match(cand, 100); got != nil {
 		t.Errorf("matched a stream of the same payload type")
+	}
+}
+
+// TestSenderMatchTS: a timestamp votes for the one stream of another payload type, not
+// RTX, that sent it among its last tsRingLen distinct timestamps.
+func TestSenderMatchTS(t *testing.T) {
+	stream := func(pt uint8, ts0 uint32, frames int) *Stream {
+		s := &Stream{pt: pt, packets: 1}
+		for i := 0; i < frames; i++ {
+			s.rtx.recent.add(ts0+uint32(i)*3000, int64(2*i))
+			s.rtx.recent.add(ts0+uint32(i)*3000, int64(2*i+1)) // a frame's second packet
+		}
+		return s
+	}
+	// Two video streams of one sender (simulcast: own random timestamp offsets), audio, an
+	// RTX stream already matched that resent video's timestamps, and the candidate (PT 97).
+	video, video2, audio := stream(96, 1000, 100), stream(96, 7_000_000, 100), stream(111, 3_000_000_000, 1)
+	rtx := stream(98, 1000+99*3000, 1)
+	rtx.rtx.of = video
+	cand := stream(97, 5, 1)
+	snd := &sender{streams: []*Stream{video, video2, audio, rtx, cand}}
+	// A layer sharing video's timestamps, which lost (before the capture) its last frame.
+	layer := stream(96, 1000, 99)
+	shared := &sender{streams: []*Stream{video, layer, cand}}
+	tests := []struct {
+		name string
+		snd  *sender
+		ts   uint32
+		want *Stream
+	}{
+		{"video's last frame", snd, 1000 + 99*3000, video},
+		{"video's oldest frame kept", snd, 1000 + (100-tsRingLen)*3000, video},
+		{"older than the ring", snd, 1000 + (99-tsRingLen)*3000, nil},
+		{"the other layer's frame", snd, 7_000_000 + 50*3000, video2},
+		{"audio's timestamp", snd, 3_000_000_000, audio},
+		{"a timestamp no stream sent", snd, 1001, nil},
+		{"its own timestamps do not count", snd, 5, nil},
+		{"two layers sent it: ambiguous", shared, 1000 + 98*3000, nil},
+		{"one layer sent it, the other shares the clock: ambiguous", shared, 1000 + 99*3000, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := tt.snd.matchTS(cand, tt.ts); got != tt.want {
+				t.Errorf("matchTS(%d) = %p, want %p", tt.ts, got, tt.want)
+			}
+		})
 	}
 }
 

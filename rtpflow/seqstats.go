@@ -170,6 +170,34 @@ func (q *seqStats) markRTX(osn uint16) {
 	}
 }
 
+// extOf places seq nearest the highest extended sequence number.
+func (q *seqStats) extOf(seq uint16) int64 { return q.highest + int64(int16(seq-uint16(q.highest))) }
+
+// markHole marks ext, if it is within the window, not received and not yet marked, as
+// recovered by an RTX packet that resent its frame (Stream.repairFrame), and reports
+// whether it did.
+func (q *seqStats) markHole(ext int64) bool {
+	if q.win == nil || ext > q.highest || ext <= q.highest-windowBits || ext < q.lowest || q.win.has(ext) {
+		return false
+	}
+	if q.win.rtxTestSet(ext) {
+		return false
+	}
+	q.recovered++
+	return true
+}
+
+// unmarkHole undoes markHole(ext) (an RTX vote that elected no stream), if ext is still
+// in the window.
+func (q *seqStats) unmarkHole(ext int64) {
+	if q.win == nil || ext > q.highest || ext <= q.highest-windowBits {
+		return
+	}
+	if q.win.rtxClear(ext) {
+		q.recovered--
+	}
+}
+
 // wanted reports whether the stream wanted original sequence number osn when an RTX packet
 // carrying it came (a repair, rtxmatcher.go): osn, placed nearest the highest, lies in the
 // window of numbers received (not below the lowest nor above the highest) and has not

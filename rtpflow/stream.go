@@ -111,7 +111,10 @@ func (s *Stream) add(pk *Packet) {
 		s.ext.observe(pk.ExtProfile, pk.ExtBody, &ast) // RFC 8285 ids, abs-send-time candidates, transport-cc
 	}
 	if pk.HasOSN && !ev.dup && (!s.rtx.decided || s.rtx.of != nil) {
-		s.rtxOSN(pk.OSN) // RTX vote, or a loss its RTX stream recovered
+		s.rtxOSN(pk.OSN, pk.Timestamp, at, pk.Padded) // RTX vote, or a loss its RTX stream recovered
+	}
+	if s.rtx.of == nil {
+		s.rtx.recent.add(pk.Timestamp, s.seq.extOf(pk.Seq)) // for an RTX stream matched by timestamps
 	}
 	hd := holdOf(pk)
 	media := s.media(pk.PT)
@@ -207,15 +210,25 @@ func (s *Stream) lateHeld(dup bool) {
 }
 
 // rtxOSN takes the first two payload bytes of a payload-bearing packet, which are the
-// original sequence number if the stream is RTX (RFC 4588, 4): a vote while the stream is
-// undecided, and once it is found to be RTX, a recovered packet of its media stream. A
-// media stream, once decided, has nothing to do here.
+// original sequence number if the stream is RTX (RFC 4588, 4), and its timestamp, which is
+// the original's: votes while the stream is undecided, and once it is found to be RTX, a
+// recovered packet of its media stream, or where it was elected by timestamps (the OSN is
+// encrypted), a repair if it answers a NACK (nackLedger). A media stream, once decided,
+// has nothing to do here.
+//
+// A padded packet (the P bit) does not vote: with SRTP it may be padding only, whose first
+// bytes are no OSN and whose timestamp libwebrtc takes from the clock, not from an
+// original; elected by timestamps, a stream's padded packets are probes.
 //
 // While it votes, signalling may name it RTX (signalledRTX): it is linked at once, and the
 // rest of its votes only check the signalling.
-func (s *Stream) rtxOSN(osn uint16) {
+func (s *Stream) rtxOSN(osn uint16, ts uint32, at int64, padded bool) {
 	if !s.rtx.voting() {
-		if s.rtx.of != nil {
+		if s.rtx.byTS {
+			if !padded {
+				s.repairTS(ts, at)
+			}
+		} else if s.rtx.of != nil {
 			s.recover(osn, s.rtx.of.seq.wanted(osn))
 		}
 		return
@@ -223,14 +236,78 @@ func (s *Stream) rtxOSN(osn uint16) {
 	if s.rtx.of == nil {
 		s.linkSignalled()
 	}
+	if padded {
+		if s.rtx.of != nil {
+			s.recover(osn, s.rtx.of.seq.wanted(osn))
+		}
+		return
+	}
 	m := s.snd.match(s, osn)
-	full := s.rtx.vote(osn, m, m != nil && m.seq.wanted(osn))
+	var tm *Stream
+	if !s.rtx.signalled {
+		tm = s.snd.matchTS(s, ts)
+	}
+	hole, credit := int64(-1), false
+	if tm != nil { // tell its repair now, while its frame is recent; undone if tm is not elected
+		hole, credit = s.repairOf(tm, ts, at)
+	}
+	full := s.rtx.vote(osn, m, m != nil && m.seq.wanted(osn), tm, hole, credit)
 	if s.rtx.of != nil {
 		s.recover(osn, s.rtx.of.seq.wanted(osn))
 	}
 	if full {
 		s.decideRTX(false)
 	}
+}
+
+// repairTS tells whether a payload-bearing packet of an RTX stream elected by timestamps,
+// of timestamp ts arrived at at, is a repair (counted) or a probe. The OSN is encrypted,
+// so the frame stands for the packet: it is a repair when the media stream is missing a
+// number its frame may own (tsRing.span) that no RTX packet repaired yet, which it then
+// marks recovered (at the receiver's side of a loss: the media stream shows the hole), or
+// the frame was never seen and ts falls in a gap of numbers between two frames (lost whole);
+// else when it answers a NACK about the path (nackLedger: at the sender's side of a loss,
+// or where the hole left the window). Otherwise it is a probe: libwebrtc resending a
+// packet the receiver has. A probe resending a packet of a frame with a hole not repaired
+// yet is taken for its repair: the one a protocol engineer would make from the same view.
+func (s *Stream) repairTS(ts uint32, at int64) {
+	if hole, credit := s.repairOf(s.rtx.of, ts, at); hole >= 0 || credit {
+		s.rtx.repairs++
+	}
+}
+
+// repairOf is repairTS against media stream m: it returns the number it marked recovered
+// (-1: none) or whether it took a NACK credit.
+func (s *Stream) repairOf(m *Stream, ts uint32, at int64) (hole int64, credit bool) {
+	lo, hi, ok := m.rtx.recent.gap(ts)
+	if age, found := m.rtx.recent.find(ts); found {
+		lo, hi = m.rtx.recent.span(age, m.seq.highest)
+		ok = true
+	}
+	if ok {
+		for ext := max(lo, hi-maxFrameSpan); ext <= hi; ext++ {
+			if m.seq.markHole(ext) {
+				s.takeCredit(at) // the NACK that asked for it, if seen, is answered
+				return ext, false
+			}
+		}
+	}
+	return -1, s.takeCredit(at)
+}
+
+// maxFrameSpan bounds the numbers repairTS looks through: a key frame of several hundred
+// packets is searched from its end.
+const maxFrameSpan = 512
+
+// takeCredit takes a NACK credit of s's path valid at at (nackLedger). The RTX stream
+// travels the path of its media stream, so the NACKs about that path are about it.
+func (s *Stream) takeCredit(at int64) bool {
+	if s.rtx.nl == nil {
+		if s.rtx.nl = s.t.nackLedgerOf(s.path, false); s.rtx.nl == nil {
+			return false
+		}
+	}
+	return s.rtx.nl.take(at)
 }
 
 // linkSignalled makes s the RTX stream of the stream signalling names for it, if any and
@@ -297,9 +374,15 @@ func (s *Stream) decideRTX(final bool) {
 	if final && s.rtx.of == nil && !s.rtx.decided {
 		s.linkSignalled()
 	}
-	best := s.rtx.decide(final)
+	was := s.rtx.decided
+	best, byTS := s.rtx.decide(final)
+	if !was && s.rtx.decided && !byTS {
+		s.rtx.settleTS(nil) // the timestamp votes' marks stand only for a stream they elected
+	}
 	if s.rtx.signalled {
-		if best != nil && best != s.rtx.of {
+		// Only OSNs dispute signalling: timestamps vote once signalling is known only if
+		// it came late, and are the weaker inference.
+		if best != nil && best != s.rtx.of && !byTS {
 			s.rtx.disputed = best
 		}
 		return
@@ -309,6 +392,11 @@ func (s *Stream) decideRTX(final bool) {
 	}
 	s.rtx.of = best
 	best.rtx.hasRTX = true
+	if byTS {
+		s.rtx.byTS = true
+		s.rtx.repairs += s.rtx.settleTS(best)
+		return
+	}
 	s.rtx.votedFor(best, s.recover)
 }
 

@@ -165,7 +165,14 @@ func (s *Stream) Summary(t0 int64) report.Stream {
 	}
 	if s.rtx.of != nil {
 		out.RTXOf = ptr(fmt.Sprintf("0x%08x", s.rtx.of.ssrc))
-		out.RTX = &report.RTX{MediaSSRC: *out.RTXOf, Repairs: s.rtx.repairs,
+		by := report.RTXByOSN
+		switch {
+		case s.rtx.signalled:
+			by = report.RTXBySDP
+		case s.rtx.byTS:
+			by = report.RTXByTimestamp
+		}
+		out.RTX = &report.RTX{MediaSSRC: *out.RTXOf, MatchedBy: by, Repairs: s.rtx.repairs,
 			Probes: max(0, s.packets-s.seq.dups-s.rtx.repairs)}
 	} else {
 		lost := s.seq.lost()

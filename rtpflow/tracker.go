@@ -72,6 +72,8 @@ type Tracker struct {
 	evicted   int64
 
 	hints hintTable // what SDP said about payload types (Hint)
+
+	nacks map[Path]*nackLedger // NACK credits by media path, for RTX matched by timestamps
 }
 
 // NewTracker returns a tracker with cfg's zero fields set to their defaults.

@@ -23,12 +23,18 @@ type RTX struct {
 	SSRC  uint32
 	PT    uint8
 	Sends []RTXSend
+	// Fill, when set, writes the bytes after the header of Sends[k] (OSN and payload, or
+	// padding and its count) in place of the clear ones: random bytes stand for SRTP, where
+	// the OSN and the padding count are encrypted (the analysis reads the last byte, an auth
+	// tag's, as the count: Fill keeps it between 1 and the bytes after the header, or the
+	// packet is no valid RTP).
+	Fill func(k int, b []byte)
 }
 
 // RTXPackets returns the frames of r, which retransmits s, over s's path.
 func (s *Stream) RTXPackets(r RTX) []Packet {
 	out := make([]Packet, 0, len(r.Sends))
-	for _, x := range r.Sends {
+	for k, x := range r.Sends {
 		orig := s.RTP(x.I)
 		var b []byte
 		if x.Pad > 0 {
@@ -42,6 +48,9 @@ func (s *Stream) RTXPackets(r RTX) []Packet {
 			copy(b, orig[:12])
 			b = binary.BigEndian.AppendUint16(b, s.StartSeq+uint16(x.I))
 			b = append(b, orig[12:]...)
+		}
+		if r.Fill != nil {
+			r.Fill(k, b[12:])
 		}
 		b[1] = b[1]&0x80 | r.PT&0x7f
 		binary.BigEndian.PutUint16(b[2:], x.Seq)
