@@ -40,7 +40,8 @@ var falseStreams = map[string]bool{
 var noLegs = map[string]bool{"raw_ip.pcap": true}
 
 // ourCount is where our packet count differs from tshark's (MANIFEST.md) for a reason
-// checked by hand, keyed by file and SSRC.
+// checked by hand, keyed by file and SSRC, or SSRC and source where one SSRC has streams
+// from several sources.
 var ourCount = map[string]map[string]int64{
 	// After the T.38 re-INVITE tshark decodes this port as T.38, but 27 more packets are
 	// RTP (v2, PT 8, the same SSRC, continuing sequence numbers).
@@ -48,6 +49,17 @@ var ourCount = map[string]map[string]int64{
 	// Every uplink packet is recorded twice by -i any, the copies differing in the SLL
 	// header (ARPHRD): capture duplicates, analysed once (DESIGN.md, Pitfalls).
 	"sample1_ipv4_amr-nb.pcap": {"0x401dd106": 120, "0x40c1b512": 59, "0x00612603": 264, "0x0025b105": 526},
+	// SRTP packets with the P bit (first byte 0xb0) whose last byte, the end of the auth
+	// tag (RFC 3711, 3.1), is beyond the payload when read as a padding count: tshark
+	// rejects them, so its streams miss sequence numbers that arrived. Sequence numbers
+	// 1-31 and 1-104 (Meet's padded packets on SSRC 0), and 28359-28370 (Signal), all
+	// distinct and without a gap; tshark leaves out seqs 1, 4-7, 31 (v4), 1, 18, 29, 30,
+	// 42, 60, 67, 68, 75, 87, 88 (v6) and 28365 (Signal), and counts them lost.
+	"stun_google_meet.pcapng": {
+		"0x00000000 142.250.82.76:19305":          31,
+		"0x00000000 [2001:4860:4864:6::81]:19305": 104,
+	},
+	"stun_signal.pcapng": {"0x000007dd": 12},
 }
 
 // manifestStream is one row of a MANIFEST.md RTP table.
@@ -149,6 +161,9 @@ func checkManifestStreams(t *testing.T, want []manifestStream, ours map[string]i
 			if s.SSRC == w.ssrc && s.Src == w.src && s.Dst == w.dst {
 				found = true
 				if n, ok := ours[w.ssrc]; ok {
+					w.packets = n
+				}
+				if n, ok := ours[w.ssrc+" "+w.src]; ok {
 					w.packets = n
 				}
 				if s.Packets != w.packets {

@@ -74,7 +74,7 @@ func (a *analyzer) message(f *flow, m *transport.Message, udp bool) {
 		}
 		s.other += m.Wire.Total
 	case demux.ClassRTP:
-		if !a.rtpPacket(rtpflow.Path{Leg: f.idx, Src: m.Src, Dst: m.Dst}, m) {
+		if !a.rtpPacket(f, rtpflow.Path{Leg: f.idx, Src: m.Src, Dst: m.Dst}, m) {
 			s.other += m.Wire.Total
 		}
 	case demux.ClassRTCP:
@@ -85,13 +85,24 @@ func (a *analyzer) message(f *flow, m *transport.Message, udp bool) {
 	}
 }
 
-// rtpPacket hands an RTP message to the RTP analysis; false when the demux could not decode
-// its header (a packet the snap length cut inside it), which the caller counts as other.
-func (a *analyzer) rtpPacket(p rtpflow.Path, m *transport.Message) bool {
+// rtpPacket hands an RTP message of flow f to the RTP analysis; false when the demux could
+// not decode its header (a packet the snap length cut inside it), which the caller counts
+// as other.
+//
+// A flow that carried DTLS, in the clear or inside TURN (wrapped marks the outer flow), is
+// DTLS-SRTP (RFC 5764): the handshake precedes the media, and the padding count of its RTP
+// is encrypted (RFC 3711, 3.1), so it is not read even where it looks valid
+// (wire.RTP.IgnorePadding). A capture that starts after the handshake shows no DTLS: its
+// SRTP is known by a count that cannot be one (wire.RTP.PaddingUnread), which rtpflow
+// takes as unreadable padding for the whole stream.
+func (a *analyzer) rtpPacket(f *flow, p rtpflow.Path, m *transport.Message) bool {
 	h := a.demux.RTP()
 	if h == nil {
 		a.rtpInvalid++
 		return false
+	}
+	if f.has(demux.ClassDTLS) {
+		h.IgnorePadding()
 	}
 	a.media.rtp(p, m, h)
 	return true
@@ -124,7 +135,7 @@ func (a *analyzer) wrapped(f *flow, m *transport.Message) {
 	switch cls {
 	case demux.ClassRTP:
 		a.relay.wrapped(f, client, path, m)
-		if a.rtpPacket(path, m) {
+		if a.rtpPacket(f, path, m) {
 			return
 		}
 	case demux.ClassRTCP:

@@ -64,7 +64,8 @@ const (
 //	 80-127  QUIC short header (or RFC 5766's channels 0x5000-0x7FFF, which only the TURN
 //	         state can tell: Tracker.Refine)
 //	128-191  RTP (RTCP when the second byte is 192-223, RFC 5761): the header decodes
-//	         (wire.RTP: version 2, CSRC list, header extension and padding fitting)
+//	         (wire.RTP: version 2, CSRC list and header extension fitting; not the
+//	         padding count, which SRTP encrypts, RFC 3711 3.1)
 //	192-255  QUIC long header
 //
 // A classic RFC 3489 STUN message has no magic cookie, so its first byte is the only hint
@@ -82,7 +83,7 @@ func Classify(b []byte) Class {
 }
 
 // ClassifyTruncated is Classify for a message the capture cut short (its snap length): the
-// checks that need the end of the message (length fits, RTP padding) are skipped, the
+// checks that need the end of the message (length fits) are skipped, the
 // header checks are kept.
 func ClassifyTruncated(b []byte) Class {
 	var c Classifier

@@ -128,12 +128,14 @@ func TestClassify(t *testing.T) {
 		{name: "rtp padding",
 			data: []byte{0xA0, 0x60, 0, 1, 0, 0, 0, 1, 0, 0, 0, 2, 0xAA, 0x00, 0x00, 0x03}, // p=1, 3 padding
 			want: ClassRTP},
+		// SRTP: the last byte is the auth tag's (RFC 3711, 3.1), so a count that cannot be
+		// one does not make an otherwise valid header other.
 		{name: "rtp padding count zero",
 			data: []byte{0xA0, 0x60, 0, 1, 0, 0, 0, 1, 0, 0, 0, 2, 0xAA, 0x00},
-			want: ClassOther, truncated: ClassRTP, truncatedC: true},
+			want: ClassRTP, truncated: ClassRTP},
 		{name: "rtp padding beyond payload",
 			data: []byte{0xA0, 0x60, 0, 1, 0, 0, 0, 1, 0, 0, 0, 2, 0xAA, 0x09},
-			want: ClassOther, truncated: ClassRTP, truncatedC: true},
+			want: ClassRTP, truncated: ClassRTP},
 		{name: "rtp header cut", data: []byte{0x80, 0x60, 0, 1, 0, 0, 0, 1, 0, 0, 0}, want: ClassOther},
 
 		{name: "rtcp receiver report",

@@ -31,8 +31,11 @@ type Packet struct {
 	HasOSN     bool
 	// Padded is the P bit. With SRTP the padding count is encrypted (the last byte read as
 	// one is the auth tag's), so a padded packet may be padding only whatever PadLen says:
-	// libwebrtc pads only its probes.
+	// libwebrtc pads its probes (and, as captured from Chromium, some audio packets).
 	Padded bool
+	// PadUnread says the padding count was not read (wire.RTP.PaddingUnread: an SRTP flow,
+	// or a count that cannot be one): PadLen is 0 and PayloadLen holds the padding too.
+	PadUnread bool
 
 	Delivered, Complete int64
 	Retransmitted       bool // some of the message's bytes were carried twice by TCP
@@ -55,9 +58,11 @@ func PacketOf(pk *Packet, p Path, m *transport.Message, h *wire.RTP) {
 	pk.SSRC, pk.Timestamp, pk.Seq, pk.PT, pk.Marker = h.SSRC, h.Timestamp, h.SequenceNumber, h.PayloadType, h.Marker
 	pk.Extension, pk.ExtProfile, pk.ExtBody = h.Extension, h.ExtensionProfile, h.ExtensionBody
 	pk.HeaderLen, pk.PayloadLen, pk.PadLen, pk.Padded = h.HeaderLen, payloadLen, h.PaddingLen(), h.Padding
+	pk.PadUnread = h.PaddingUnread
 	// The captured bytes: a snapped packet may hold fewer than PayloadLen. A padding-only
 	// packet (libwebrtc's RTX probe) has no OSN: its first bytes after the header are padding.
-	pk.OSN, pk.HasOSN = 0, h.PayloadLen >= 2 && len(m.Payload) >= h.HeaderLen+2
+	// Nor has a padded packet whose count was not read: it may be padding only.
+	pk.OSN, pk.HasOSN = 0, h.PayloadLen >= 2 && len(m.Payload) >= h.HeaderLen+2 && !h.PaddingUnread
 	if m.Snapped && h.Padding && payloadLen < maxPadding+2 {
 		// The snap length cut the padding count (the last byte), so where the padding begins
 		// is unknown, and the packet may be padding only: its first bytes are no OSN. The

@@ -224,8 +224,9 @@ func TestRTX(t *testing.T) {
 		r.JitterMS != nil || r.DelayMS != nil || r.Late != nil {
 		t.Errorf("rtx %+v jitter %v delay %v late %v", r.RTX, r.JitterMS, r.DelayMS, r.Late)
 	}
-	if r.Packets != 19 || r.PaddingPackets != 3 || r.PaddingBytes != 600 || r.PayloadBytes != 16*102 || r.Expected != 19 {
-		t.Errorf("rtx packets %d padding %d/%d payload %d expected %d", r.Packets, r.PaddingPackets, r.PaddingBytes, r.PayloadBytes, r.Expected)
+	if r.Packets != 19 || r.PaddingPackets == nil || *r.PaddingPackets != 3 || r.PaddingBytes == nil || *r.PaddingBytes != 600 ||
+		r.PaddedPackets != 3 || r.PayloadBytes != 16*102 || r.Expected != 19 {
+		t.Errorf("rtx packets %d padding %v/%v padded %d payload %d expected %d", r.Packets, r.PaddingPackets, r.PaddingBytes, r.PaddedPackets, r.PayloadBytes, r.Expected)
 	}
 	dm := tr.Direction([]*Stream{media, rtx}, T0)
 	if dm.Loss.Lost != 6 || dm.Loss.RecoveredByRTX != 5 || dm.Loss.Expected != 500 {

@@ -17,9 +17,14 @@ type Stream struct {
 	packets                      int64
 	payloadBytes, headerBytes    int64
 	paddingBytes, paddingPackets int64
-	markers                      int64
-	firstAt, lastAt              int64
-	wire                         WireTotals // per stream, summed over its messages
+	paddedPackets                int64 // the P bit, whether or not the count was read
+	// padUnread: some packet's padding count was not read (Packet.PadUnread), so the
+	// stream is SRTP and none of its counts is a count: padding is folded into payload
+	// (unpad) and padding_bytes and padding_packets cannot be measured.
+	padUnread       bool
+	markers         int64
+	firstAt, lastAt int64
+	wire            WireTotals // per stream, summed over its messages
 
 	steps  continuity
 	seq    seqStats
@@ -93,6 +98,15 @@ func (s *Stream) byRule() bool {
 // wire (more than h.PayloadLen when the snap length cut it). Arrival is m.Delivered.
 func (s *Stream) add(pk *Packet) {
 	at := pk.Delivered
+	if pk.PadUnread && !s.padUnread {
+		s.unpad()
+	}
+	if s.padUnread && pk.PadLen > 0 {
+		// A count read before the stream showed it is SRTP (no DTLS in the capture) is an
+		// auth tag's byte too.
+		pk.PayloadLen += pk.PadLen
+		pk.PadLen = 0
+	}
 	if s.packets == 0 {
 		s.pt, s.firstAt = pk.PT, at
 		s.series.start(s.t.directionOrigin(s.path, at), at)
@@ -147,6 +161,9 @@ func (s *Stream) count(pk *Packet, at int64) {
 	if pk.PayloadLen == 0 && pk.PadLen > 0 {
 		s.paddingPackets++
 	}
+	if pk.Padded {
+		s.paddedPackets++
+	}
 	if pk.Marker {
 		s.markers++
 	}
@@ -179,6 +196,26 @@ func (s *Stream) account(pk *Packet, sec int, dup bool) {
 			c.payload += int64(pk.PayloadLen)
 			c.padding += padLen
 		}
+	}
+}
+
+// unpad makes the stream's padding unreadable from its first packet on: a stream whose
+// padding count could not be read once is SRTP (a sender in the clear never writes a count
+// of 0 or beyond its payload, RFC 3550 5.1), where every count is a byte of the auth tag
+// (RFC 3711, 3.1). The padding its packets were taken to carry so far counts as payload
+// again, in the totals, the wire accounting, the held packet and the series alike.
+func (s *Stream) unpad() {
+	s.padUnread = true
+	s.payloadBytes += s.paddingBytes
+	s.paddingBytes = 0
+	s.wire.MediaPayloadBytes += s.wire.PaddingBytes
+	s.wire.PaddingBytes = 0
+	s.held.payloadLen += s.held.padLen
+	s.held.padLen = 0
+	for i := range s.series.secs {
+		c := &s.series.secs[i]
+		c.payload += c.padding
+		c.padding = 0
 	}
 }
 

@@ -48,7 +48,7 @@ func TestStreamLossPattern(t *testing.T) {
 		Src: "10.0.0.1:5000", Dst: "198.51.100.9:6000", SSRC: "0x000000a1",
 		PayloadType: 0, Kind: "audio", Codec: str("PCMU"), ClockRate: intp(8000),
 		FirstS: 0, LastS: 19.98,
-		Packets: 993, PayloadBytes: 993 * 160, HeaderBytes: 993 * 12,
+		Packets: 993, PayloadBytes: 993 * 160, HeaderBytes: 993 * 12, PaddingBytes: i64(0), PaddingPackets: i64(0),
 		Expected: 1000, Lost: i64(7), LossPct: f64(0.7),
 		JitterMS:   &report.Jitter{},
 		MaxGapMS:   f64(120),

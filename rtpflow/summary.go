@@ -139,13 +139,15 @@ func (s *Stream) Summary(t0 int64) report.Stream {
 		Packets:           s.packets,
 		PayloadBytes:      s.payloadBytes,
 		HeaderBytes:       s.headerBytes,
-		PaddingBytes:      s.paddingBytes,
-		PaddingPackets:    s.paddingPackets,
+		PaddedPackets:     s.paddedPackets,
 		Markers:           s.markers,
 		Expected:          s.seq.expected(),
 		Duplicates:        s.seq.dups,
 		Reordered:         s.seq.reordered,
 		Restarts:          s.seq.restarts,
+	}
+	if !s.padUnread {
+		out.PaddingBytes, out.PaddingPackets = ptr(s.paddingBytes), ptr(s.paddingPackets)
 	}
 	clock := s.clock
 	h, hinted := s.t.hints.of(s)

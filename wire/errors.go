@@ -8,5 +8,4 @@ var (
 	ErrRTPShort        = errors.New("wire: RTP packet shorter than the fixed header")
 	ErrRTPVersion      = errors.New("wire: RTP version is not 2")
 	ErrRTPHeaderLength = errors.New("wire: RTP CSRC list or header extension beyond the packet")
-	ErrRTPPadding      = errors.New("wire: RTP padding count is 0 or beyond the payload")
 )

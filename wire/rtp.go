@@ -41,6 +41,15 @@ const (
 // embedded Header is pion's, PaddingSize included (Header.Unmarshal leaves it to
 // Packet.Unmarshal; Unmarshal here sets it, 0 when the count was not read).
 //
+// The padding count cannot always be read. With SRTP the last byte of the packet is the
+// end of the authentication tag, and the padding with its count lies inside the encrypted
+// portion (RFC 3711, 3.1): the byte RFC 3550's reading takes for the count is a random
+// one. A header whose version, CSRC list and extension are valid is RTP whatever that byte
+// says; when it cannot be a count (0, or beyond the payload: no sender writes that in the
+// clear) the count is unreadable, and so it is when the caller knows the packet is SRTP
+// (IgnorePadding). An unread count means PaddingSize 0, PaddingUnread, and every byte after
+// the header counted as payload: where the padding begins is unknown.
+//
 // Decoded values point into the packet (ExtensionBody, the payloads of Header.Extensions):
 // they are valid as long as it is. Keep one RTP for every packet: its CSRC and Extensions
 // slices keep their capacity, so decoding allocates nothing once they have grown.
@@ -53,12 +62,16 @@ type RTP struct {
 	// unexported fields that only a search by id (GetExtension) or an allocating list of
 	// ids (GetExtensionIDs) reads.
 	ExtensionBody []byte
+	// PaddingUnread is set when the P bit is set but its count was not taken: 0 or beyond
+	// the payload, or IgnorePadding. (A packet the snap length cut has its count unread
+	// too, but that is said by truncation, not here.)
+	PaddingUnread bool
 }
 
 // Unmarshal decodes the RTP header at the start of b. It fails when b is shorter than the
-// fixed header, its version is not 2, its CSRC list or header extension runs beyond b, or
-// (unless truncated) its padding count is 0 or longer than the payload. On failure r holds
-// nothing meaningful.
+// fixed header, its version is not 2, or its CSRC list or header extension runs beyond b;
+// never for its padding count alone: a count of 0 or longer than the payload is unread
+// (PaddingUnread, see RTP). On failure r holds nothing meaningful.
 //
 // truncated says that the capture's snap length cut the packet: its last captured byte is
 // then not the padding count, so padding is not read (PaddingSize 0) and every captured
@@ -88,17 +101,19 @@ func (r *RTP) Unmarshal(b []byte, truncated bool) error {
 	}
 	_, _ = r.Header.Unmarshal(b) // only an overrunning element list fails here: see above
 	r.PaddingSize = 0
+	r.PaddingUnread = false
 	r.ExtensionBody = ext
 	r.HeaderLen = n
 	rest := len(b) - n
 	if r.Padding && !truncated {
 		// The last octet counts the padding, itself included (RFC 3550, 5.1).
-		p := int(b[len(b)-1])
-		if p == 0 || p > rest {
-			return r.fail(ErrRTPPadding)
+		// A count that cannot be one is the tail of an SRTP auth tag (see RTP): unread.
+		if p := int(b[len(b)-1]); p == 0 || p > rest {
+			r.PaddingUnread = true
+		} else {
+			r.PaddingSize = byte(p)
+			rest -= p
 		}
-		r.PaddingSize = byte(p)
-		rest -= p
 	}
 	r.PayloadLen = rest
 	return nil
@@ -126,6 +141,18 @@ func headerLen(b []byte) (n int, ext []byte) {
 func (r *RTP) fail(err error) error {
 	*r = RTP{Header: rtp.Header{CSRC: r.CSRC[:0], Extensions: r.Extensions[:0]}}
 	return err
+}
+
+// IgnorePadding unreads the padding count of a packet the caller knows to be SRTP (its
+// flow carried the DTLS that keyed it, RFC 5764): a count that looks valid is a random
+// byte of the auth tag all the same, so the bytes it claimed count as payload again.
+func (r *RTP) IgnorePadding() {
+	if !r.Padding {
+		return
+	}
+	r.PayloadLen += int(r.PaddingSize)
+	r.PaddingSize = 0
+	r.PaddingUnread = true
 }
 
 // PaddingLen is the padding count as an int: 0 without padding or when it was not read.

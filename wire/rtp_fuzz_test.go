@@ -8,7 +8,8 @@ import (
 // refRTP is the hand-written RTP decoder the stages had before RTP (rtpflow's header
 // unmarshal, and demux's validRTP for the classification), kept as the reference that
 // FuzzRTPReference holds RTP to: decoding by pion must accept, reject and measure exactly
-// what it did.
+// what it did, but for the padding count, which no longer rejects a packet: a count of 0
+// or beyond the payload is unread (an SRTP auth tag's last byte), the bytes all payload.
 type refRTP struct {
 	padding, extension, marker bool
 	pt                         uint8
@@ -52,18 +53,17 @@ func (h *refRTP) unmarshal(b []byte, snapped bool) bool {
 	h.headerLen = n
 	rest := len(b) - n
 	if h.padding && !snapped {
-		p := int(b[len(b)-1])
-		if p == 0 || p > rest {
-			return false
+		if p := int(b[len(b)-1]); p != 0 && p <= rest {
+			h.padLen = p
+			rest -= p
 		}
-		h.padLen = p
-		rest -= p
 	}
 	h.payloadLen = rest
 	return true
 }
 
-// refValid is demux's validRTP: true when the packet classified as RTP.
+// refValid is demux's validRTP: true when the packet classified as RTP (the padding count
+// is not checked: SRTP encrypts it).
 func refValid(b []byte, truncated bool) bool {
 	if len(b) < 12 || b[0]>>6 != 2 {
 		return false
@@ -77,12 +77,6 @@ func refValid(b []byte, truncated bool) bool {
 	}
 	if h > len(b) {
 		return truncated
-	}
-	if b[0]&0x20 != 0 && !truncated {
-		p := int(b[len(b)-1])
-		if p == 0 || h+p > len(b) {
-			return false
-		}
 	}
 	return true
 }
@@ -125,6 +119,9 @@ func FuzzRTPReference(f *testing.F) {
 				headerLen: r.HeaderLen, payloadLen: r.PayloadLen, padLen: r.PaddingLen()}
 			if r.Extension {
 				got.extProfile = r.ExtensionProfile
+			}
+			if unread := r.Padding && !truncated && r.PaddingSize == 0; r.PaddingUnread != unread {
+				t.Fatalf("truncated=%v: PaddingUnread %v, want %v", truncated, r.PaddingUnread, unread)
 			}
 			if !equalRef(got, ref) {
 				t.Fatalf("truncated=%v:\n got %+v\nwant %+v", truncated, got, ref)

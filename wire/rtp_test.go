@@ -18,12 +18,14 @@ type header struct {
 	ExtBody                    []byte
 	HeaderLen, PayloadLen      int
 	PadLen                     int
+	PadUnread                  bool
 }
 
 func flat(r *RTP) header {
 	h := header{Padding: r.Padding, Extension: r.Extension, Marker: r.Marker, PT: r.PayloadType,
 		Seq: r.SequenceNumber, TS: r.Timestamp, SSRC: r.SSRC, ExtBody: r.ExtensionBody,
-		HeaderLen: r.HeaderLen, PayloadLen: r.PayloadLen, PadLen: r.PaddingLen()}
+		HeaderLen: r.HeaderLen, PayloadLen: r.PayloadLen, PadLen: r.PaddingLen(),
+		PadUnread: r.PaddingUnread}
 	if len(r.CSRC) > 0 {
 		h.CSRC = r.CSRC
 	}
@@ -116,9 +118,14 @@ func TestRTPUnmarshal(t *testing.T) {
 		{name: "extension header cut", data: []byte{0x90, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xbe, 0xde}, wantErr: ErrRTPHeaderLength},
 		{name: "truncated inside the extension", data: []byte{0x90, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xbe, 0xde, 0, 2, 0, 0, 0, 0},
 			truncated: true, wantErr: ErrRTPHeaderLength},
-		{name: "padding count 0", data: []byte{0xa0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0}, wantErr: ErrRTPPadding},
-		{name: "padding beyond the payload", data: []byte{0xa0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 3}, wantErr: ErrRTPPadding},
-		{name: "padding without payload", data: []byte{0xa0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1}, wantErr: ErrRTPPadding},
+		// With SRTP the last byte is the auth tag's (RFC 3711, 3.1): a count that cannot be
+		// one is unread, not a reason to reject an otherwise valid header.
+		{name: "padding count 0: unread", data: []byte{0xa0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0}, // v=2, p=1; payload 01 00
+			want: header{Padding: true, HeaderLen: 12, PayloadLen: 2, PadUnread: true}},
+		{name: "padding beyond the payload: unread", data: []byte{0xa0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 3}, // count 3 > 2
+			want: header{Padding: true, HeaderLen: 12, PayloadLen: 2, PadUnread: true}},
+		{name: "padding without payload: unread", data: []byte{0xa0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1}, // count 1 > 0
+			want: header{Padding: true, SSRC: 1, HeaderLen: 12, PadUnread: true}},
 	}
 	var r RTP // reused, as on the per-packet path: every case must reset it
 	for _, tt := range tests {
@@ -130,6 +137,35 @@ func TestRTPUnmarshal(t *testing.T) {
 			if err != nil {
 				return
 			}
+			if diff := cmp.Diff(tt.want, flat(&r)); diff != "" {
+				t.Errorf("header (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestRTPIgnorePadding: on an SRTP flow a count that looks valid is unread all the same,
+// its bytes payload again; a packet without the P bit is left as it is.
+func TestRTPIgnorePadding(t *testing.T) {
+	tests := []struct {
+		name string
+		data []byte
+		want header
+	}{
+		{name: "plausible count", data: []byte{0xa0, 0x61, 0x00, 0x07, 0, 0, 0, 0, 0, 0, 0, 3, 0xc1, 0x5e, 0x9a, 2}, // p=1, count 2 of 4
+			want: header{Padding: true, PT: 97, Seq: 7, SSRC: 3, HeaderLen: 12, PayloadLen: 4, PadUnread: true}},
+		{name: "count 0", data: []byte{0xa0, 0x61, 0x00, 0x07, 0, 0, 0, 0, 0, 0, 0, 3, 0xc1, 0x5e, 0x9a, 0},
+			want: header{Padding: true, PT: 97, Seq: 7, SSRC: 3, HeaderLen: 12, PayloadLen: 4, PadUnread: true}},
+		{name: "no P bit", data: []byte{0x80, 0x61, 0x00, 0x07, 0, 0, 0, 0, 0, 0, 0, 3, 0xc1, 0x5e, 0x9a, 2},
+			want: header{PT: 97, Seq: 7, SSRC: 3, HeaderLen: 12, PayloadLen: 4}},
+	}
+	var r RTP
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if err := r.Unmarshal(tt.data, false); err != nil {
+				t.Fatal(err)
+			}
+			r.IgnorePadding()
 			if diff := cmp.Diff(tt.want, flat(&r)); diff != "" {
 				t.Errorf("header (-want +got):\n%s", diff)
 			}
@@ -150,7 +186,7 @@ func TestRTPUnmarshalAllocs(t *testing.T) {
 			0xAA},
 		{0x90, 0x00, 0x00, 0x01, 0, 0, 0, 0, 0, 0, 0, 1, 0x10, 0x00, 0x00, 0x01, 0x01, 0x00, 0xc8, 0x00}, // two-byte
 		{0x82, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1},                                              // csrc beyond the end: rejected
-		{0xa0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 3},                                                    // bad padding: rejected
+		{0xa0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 3},                                                    // bad padding: unread
 	}
 	var r RTP
 	for _, b := range inputs { // grow the lists once

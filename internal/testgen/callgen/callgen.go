@@ -49,6 +49,9 @@ type Stream struct {
 	// Fill, when set, writes packet i's payload (every byte after the header) in place of the
 	// default pattern: random bytes stand for SRTP, zeros for what scrub leaves of them.
 	Fill func(i int, payload []byte)
+	// Padded, when set, sets the P bit of packet i (RFC 3550, 5.1); Fill writes its padding
+	// and count, or, standing for SRTP, the auth tag whose last byte is read as the count.
+	Padded func(i int) bool
 }
 
 // Packet is one frame of the capture, before sorting by time.
@@ -76,6 +79,9 @@ func (s *Stream) RTP(i int) []byte {
 	}
 	binary.BigEndian.PutUint32(b[4:], ts)
 	binary.BigEndian.PutUint32(b[8:], s.SSRC)
+	if s.Padded != nil && s.Padded(i) {
+		b[0] |= 0x20
+	}
 	if s.ASTID != 0 {
 		b[0] |= 0x10
 		binary.BigEndian.PutUint16(b[12:], 0xBEDE)
@@ -123,6 +129,14 @@ func (s *Stream) Packets() []Packet {
 		}
 	}
 	return out
+}
+
+// DTLSRecord is one DTLS 1.2 handshake record (RFC 6347, 4.1) of 32 body bytes sent at at
+// from src to dst: what tells the analysis the flow's RTP is DTLS-SRTP (RFC 5764).
+func DTLSRecord(at time.Duration, src, dst netip.AddrPort) Packet {
+	b := []byte{22, 0xfe, 0xfd, 0, 0, 0, 0, 0, 0, 0, 1, 0, 32} // handshake, DTLS 1.2, epoch 0, seq 1, length 32
+	b = append(b, make([]byte, 32)...)
+	return Packet{T: Epoch + int64(at), Frame: etherUDP(src, dst, b)}
 }
 
 // ChannelData wraps payload in a TURN ChannelData message (RFC 8656, 12.4), padded to 4 bytes.
