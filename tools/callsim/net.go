@@ -52,6 +52,7 @@ func nsx(ns string, args ...string) error {
 // Deleting a namespace removes its veths, routes, rules and nft tables.
 func teardown() {
 	for _, ns := range []string{nsCaller, nsCallee, nsTurn, nsRouter} {
+		os.RemoveAll("/etc/netns/" + ns)
 		if _, err := os.Stat("/run/netns/" + ns); err == nil {
 			if err := sh("ip", "netns", "del", ns); err != nil {
 				fmt.Fprintln(os.Stderr, "teardown:", err)
@@ -79,6 +80,15 @@ func setup(blockCallerUDP bool) error {
 	teardown()
 	for _, ns := range []string{nsRouter, nsCaller, nsCallee, nsTurn} {
 		if err := sh("ip", "netns", "add", ns); err != nil {
+			return err
+		}
+		// "ip netns exec" bind-mounts this over /etc/resolv.conf: no
+		// resolver, so no DNS queries to the machine's resolver (and its
+		// address) in the captures.
+		if err := os.MkdirAll("/etc/netns/"+ns, 0o755); err != nil {
+			return err
+		}
+		if err := os.WriteFile("/etc/netns/"+ns+"/resolv.conf", []byte("# callsim: no resolver\noptions attempts:1 timeout:1\n"), 0o644); err != nil {
 			return err
 		}
 		if err := sysctls(ns); err != nil {

@@ -9,9 +9,11 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 )
@@ -28,7 +30,7 @@ var scenarioNames = map[int]string{
 type proc struct {
 	name string
 	cmd  *exec.Cmd
-	done chan error
+	done chan struct{} // closed when the process has been waited for
 }
 
 func start(name string, stdout, stderr io.Writer, argv ...string) (*proc, error) {
@@ -38,15 +40,42 @@ func start(name string, stdout, stderr io.Writer, argv ...string) (*proc, error)
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("start %s: %w", name, err)
 	}
-	p := &proc{name: name, cmd: cmd, done: make(chan error, 1)}
-	go func() { p.done <- cmd.Wait() }()
+	p := &proc{name: name, cmd: cmd, done: make(chan struct{})}
+	go func() { cmd.Wait(); close(p.done) }()
+	live.Lock()
+	live.procs = append(live.procs, p)
+	live.Unlock()
 	return p, nil
 }
 
-// stop signals the process group and waits, escalating to SIGKILL.
+// live lists every process started, so that an interrupted run can stop
+// them (they run in their own sessions and would outlive the runner).
+var live struct {
+	sync.Mutex
+	procs []*proc
+}
+
+// stopAll stops every live process, newest first.
+func stopAll() {
+	live.Lock()
+	ps := live.procs
+	live.procs = nil
+	live.Unlock()
+	for i := len(ps) - 1; i >= 0; i-- {
+		ps[i].stop(syscall.SIGTERM, 5*time.Second)
+	}
+}
+
+// stop signals the process group and waits, escalating to SIGKILL. It
+// does nothing if the process has already exited.
 func (p *proc) stop(sig syscall.Signal, wait time.Duration) {
 	if p == nil {
 		return
+	}
+	select {
+	case <-p.done:
+		return
+	default:
 	}
 	pg := -p.cmd.Process.Pid
 	syscall.Kill(pg, sig)
@@ -208,14 +237,22 @@ func runMain(args []string) (err error) {
 	logw := io.MultiWriter(logf, os.Stderr)
 	say := func(f string, a ...any) { fmt.Fprintf(logw, time.Now().Format("15:04:05.000 ")+f+"\n", a...) }
 
-	var procs []*proc
 	defer func() {
-		for i := len(procs) - 1; i >= 0; i-- {
-			procs[i].stop(syscall.SIGTERM, 5*time.Second)
-		}
+		stopAll()
 		if !*keep {
 			teardown()
 		}
+	}()
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
+	go func() {
+		s := <-sigs
+		say("%v: stopping", s)
+		stopAll()
+		if !*keep {
+			teardown()
+		}
+		os.Exit(1)
 	}()
 
 	say("setting up namespaces (scenario %d, %s, rtt %d ms, loss %g%%, seed %d)", *scenario, meanings[*scenario], *rtt, loss, *seed)
@@ -226,13 +263,12 @@ func runMain(args []string) (err error) {
 	// The link emulator.
 	emuStats := path("-emu.json")
 	pr, pw := io.Pipe()
-	emu, err := start("emulator", pw, logw, "ip", "netns", "exec", nsRouter, exe, "emu",
+	_, err = start("emulator", pw, logw, "ip", "netns", "exec", nsRouter, exe, "emu",
 		"-delay", fmt.Sprintf("%dms", *rtt/2), "-rate-kbps", fmt.Sprint(*rate), "-queue-ms", fmt.Sprint(*queue),
 		"-loss-pct", fmt.Sprint(loss), "-seed", fmt.Sprint(*seed), "-stats-out", emuStats)
 	if err != nil {
 		return err
 	}
-	procs = append(procs, emu)
 	if err := waitLine(pr, logw, "ready", 10*time.Second); err != nil {
 		return fmt.Errorf("emulator: %w", err)
 	}
@@ -250,7 +286,7 @@ func runMain(args []string) (err error) {
 			return err
 		}
 		defer tl.Close()
-		ts, err := start("turnserver", tl, tl, "ip", "netns", "exec", nsTurn, "turnserver", "-n",
+		_, err = start("turnserver", tl, tl, "ip", "netns", "exec", nsTurn, "turnserver", "-n",
 			"--listening-ip="+turnAddr, "--relay-ip="+turnAddr, "--listening-port=3478",
 			"--lt-cred-mech", "--user=callsim:callsim", "--realm=callsim", "--fingerprint",
 			"--no-tls", "--no-dtls", "--no-cli", "--no-stun-backward-compatibility",
@@ -259,24 +295,23 @@ func runMain(args []string) (err error) {
 		if err != nil {
 			return err
 		}
-		procs = append(procs, ts)
 		rec.Files["turnserver_log"] = filepath.Base(path("-turnserver.log"))
 	}
 
 	// The page server.
 	statsPath := path("-stats.jsonl")
 	os.Remove(statsPath)
+	os.Remove(path("-page.log"))
 	pr2, pw2 := io.Pipe()
 	srvArgs := []string{"ip", "netns", "exec", nsRouter, exe, "serve", "-stats", statsPath, "-page-log", path("-page.log"),
 		fmt.Sprintf("-callee-video=%v", *calleeVideo)}
 	if turnScn {
 		srvArgs = append(srvArgs, "-caller-turn", turnURL)
 	}
-	srv, err := start("server", pw2, logw, srvArgs...)
+	_, err = start("server", pw2, logw, srvArgs...)
 	if err != nil {
 		return err
 	}
-	procs = append(procs, srv)
 	if err := waitLine(pr2, logw, "serving", 10*time.Second); err != nil {
 		return fmt.Errorf("server: %w", err)
 	}
@@ -304,7 +339,6 @@ func runMain(args []string) (err error) {
 		if err != nil {
 			return err
 		}
-		procs = append(procs, p)
 		if err := waitLine(r, sb, "listening on", 10*time.Second); err != nil {
 			return fmt.Errorf("tcpdump %s: %w", v.vantage, err)
 		}
@@ -332,12 +366,15 @@ func runMain(args []string) (err error) {
 			"--disable-features=WebRtcHideLocalIpsWithMdns",
 			"--autoplay-policy=no-user-gesture-required",
 			"--disable-background-timer-throttling", "--disable-renderer-backgrounding",
+			// No background traffic (updates, sign-in, DNS) in the captures.
+			"--disable-background-networking", "--disable-component-update", "--disable-sync",
+			"--disable-domain-reliability", "--no-pings", "--disable-breakpad",
+			"--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE "+serverAddr, // no name lookups: the page and TURN server are IP literals
 			"--user-data-dir="+prof,
 			origin+"/?role="+b.role)
 		if err != nil {
 			return err
 		}
-		procs = append(procs, p)
 		browsers = append(browsers, p)
 		say("started chromium %s in %s", b.role, b.ns)
 		time.Sleep(2 * time.Second)
@@ -376,10 +413,7 @@ func runMain(args []string) (err error) {
 		time.Sleep(100 * time.Millisecond)
 		rec.Captures = append(rec.Captures, tcpdumpResult{c.vantage, filepath.Base(c.file), strings.TrimSpace(c.stderr.String())})
 	}
-	for i := len(procs) - 1; i >= 0; i-- {
-		procs[i].stop(syscall.SIGTERM, 5*time.Second)
-	}
-	procs = nil
+	stopAll()
 	if b, err := os.ReadFile(emuStats); err == nil {
 		rec.Emulator = b
 		rec.Files["emulator"] = filepath.Base(emuStats)
