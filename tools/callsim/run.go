@@ -151,6 +151,34 @@ type runRecord struct {
 	NFT        string            `json:"nft_counters,omitempty"`
 	Summary    *runSummary       `json:"getstats_summary,omitempty"`
 	Camera     string            `json:"camera"`
+	// Machine load while the media flowed: other work on the machine
+	// competes with the browsers' encoders and the emulator.
+	LoadAvgStart string  `json:"loadavg_media_start"`
+	LoadAvgEnd   string  `json:"loadavg_media_end"`
+	CPUBusyPct   float64 `json:"cpu_busy_pct_during_media"`
+}
+
+// cpuTimes reads the machine's total and idle jiffies from /proc/stat.
+func cpuTimes() (total, idle float64) {
+	b, err := os.ReadFile("/proc/stat")
+	if err != nil {
+		return 0, 0
+	}
+	f := strings.Fields(strings.SplitN(string(b), "\n", 2)[0])
+	for i, x := range f[1:] {
+		var v float64
+		fmt.Sscan(x, &v)
+		total += v
+		if i == 3 || i == 4 { // idle, iowait
+			idle += v
+		}
+	}
+	return total, idle
+}
+
+func loadavg() string {
+	b, _ := os.ReadFile("/proc/loadavg")
+	return strings.TrimSpace(string(b))
 }
 
 var meanings = map[int]string{
@@ -296,6 +324,9 @@ func runMain(args []string) (err error) {
 			return err
 		}
 		rec.Files["turnserver_log"] = filepath.Base(path("-turnserver.log"))
+		if err := waitListen(nsTurn, "3478", 15*time.Second); err != nil {
+			return fmt.Errorf("turnserver: %w", err)
+		}
 	}
 
 	// The page server.
@@ -369,7 +400,9 @@ func runMain(args []string) (err error) {
 			// No background traffic (updates, sign-in, DNS) in the captures.
 			"--disable-background-networking", "--disable-component-update", "--disable-sync",
 			"--disable-domain-reliability", "--no-pings", "--disable-breakpad",
-			"--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE "+serverAddr, // no name lookups: the page and TURN server are IP literals
+			// No name lookups. The rules map IP literals too, and WebRTC
+			// resolves the TURN server's address through them: exclude both.
+			"--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE "+serverAddr+", EXCLUDE "+turnAddr,
 			"--user-data-dir="+prof,
 			origin+"/?role="+b.role)
 		if err != nil {
@@ -387,6 +420,8 @@ func runMain(args []string) (err error) {
 	}
 	rec.MediaStart = mediaStart.UTC().Format(time.RFC3339Nano)
 	say("media flowing; recording %v", *dur)
+	rec.LoadAvgStart = loadavg()
+	tot0, idle0 := cpuTimes()
 	end := mediaStart.Add(*dur)
 	for time.Now().Before(end) {
 		time.Sleep(min(10*time.Second, time.Until(end)))
@@ -396,6 +431,12 @@ func runMain(args []string) (err error) {
 				s.MediaSeconds, s.SendKbps30, s.Pair, s.RtxSent, s.NACKs, s.LostCallee, s.Resolution)
 		}
 	}
+
+	rec.LoadAvgEnd = loadavg()
+	if tot1, idle1 := cpuTimes(); tot1 > tot0 {
+		rec.CPUBusyPct = 100 * (1 - (idle1-idle0)/(tot1-tot0))
+	}
+	say("machine load: %s -> %s, CPU busy %.0f%%", rec.LoadAvgStart, rec.LoadAvgEnd, rec.CPUBusyPct)
 
 	// Stop: browsers, then captures, then the rest.
 	for i := len(browsers) - 1; i >= 0; i-- {
@@ -463,4 +504,17 @@ func makeCamera(path string) error {
 		return err
 	}
 	return os.Rename(tmp, path)
+}
+
+// waitListen waits until something listens on TCP port in namespace ns.
+func waitListen(ns, port string, timeout time.Duration) error {
+	deadline := time.Now().Add(timeout)
+	for time.Now().Before(deadline) {
+		out, _ := exec.Command("ip", "netns", "exec", ns, "ss", "-Hltn", "sport = :"+port).Output()
+		if strings.TrimSpace(string(out)) != "" {
+			return nil
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	return fmt.Errorf("nothing listens on tcp port %s after %v", port, timeout)
 }
