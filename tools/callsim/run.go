@@ -200,7 +200,7 @@ func runMain(args []string) (err error) {
 	rate := fs.Float64("rate-kbps", 5000, "bottleneck rate each way on the caller's link")
 	queue := fs.Float64("queue-ms", 100, "bottleneck queue, ms at the rate")
 	lossFlag := fs.Float64("loss-pct", -1, "random loss each way on the caller's link (default 0.5 in scenarios 3 and 4, else 0)")
-	calleeVideo := fs.Bool("callee-video", true, "the callee sends video too")
+	calleeVideo := fs.Bool("callee-video", false, "the callee sends video too (two 720p encoders need ~75% of two cores)")
 	keep := fs.Bool("keep", false, "leave the namespaces up afterwards (for inspection)")
 	fs.Parse(args)
 	if *out == "" {
@@ -461,6 +461,7 @@ func runMain(args []string) (err error) {
 	}
 	if lines, err := readStats(statsPath); err == nil {
 		s := summarize(*name, lines)
+		s.CPUBusyPct = rec.CPUBusyPct
 		rec.Summary = &s
 		fmt.Fprint(logw, summaryHeader+s.row())
 	}

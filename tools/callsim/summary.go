@@ -84,6 +84,7 @@ type runSummary struct {
 	Freezes        float64 `json:"callee_freezes"`
 	FreezeSec      float64 `json:"callee_freeze_seconds"`
 	QualityLimited string  `json:"quality_limitation_end"`
+	CPUBusyPct     float64 `json:"-"` // from the run record, when there is one
 }
 
 type sample struct {
@@ -286,13 +287,13 @@ func f0(x float64) string {
 	return fmt.Sprintf("%.0f", x)
 }
 
-const summaryHeader = "| run | selected pair (caller) | video sent, last 30 s (kbit/s) | CV | t50 (s) | t90 (s) | target (kbit/s) | availableOutgoingBitrate (kbit/s) | RTT remote-inbound (ms) | RTT pair (ms) | packetsLost (callee) | loss % | retransmittedPacketsSent | nackCount | sent at end | freezes (s) |\n" +
-	"|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n"
+const summaryHeader = "| run | selected pair (caller) | video sent, last 30 s (kbit/s) | CV | t50 (s) | t90 (s) | target (kbit/s) | availableOutgoingBitrate (kbit/s) | RTT remote-inbound (ms) | RTT pair (ms) | packetsLost (callee) | loss % | retransmittedPacketsSent | nackCount | sent at end | callee freezes (s) | machine CPU busy % |\n" +
+	"|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n"
 
 func (rs runSummary) row() string {
-	return fmt.Sprintf("| %s | %s | %s | %.2f | %s | %s | %s | %s | %s | %s | %.0f | %.2f | %.0f | %.0f | %s | %.0f (%.1f) |\n",
+	return fmt.Sprintf("| %s | %s | %s | %.2f | %s | %s | %s | %s | %s | %s | %.0f | %.2f | %.0f | %.0f | %s | %.0f (%.1f) | %s |\n",
 		rs.Name, rs.Pair, f0(rs.SendKbps30), rs.SendCV30, f0(rs.T50), f0(rs.T90), f0(rs.TargetKbps30), f0(rs.AvailKbps30),
-		f0(rs.RTTRemoteMS30), f0(rs.RTTPairMS30), rs.LostCallee, rs.LossPct, rs.RtxSent, rs.NACKs, rs.Resolution, rs.Freezes, rs.FreezeSec)
+		f0(rs.RTTRemoteMS30), f0(rs.RTTPairMS30), rs.LostCallee, rs.LossPct, rs.RtxSent, rs.NACKs, rs.Resolution, rs.Freezes, rs.FreezeSec, f0(rs.CPUBusyPct))
 }
 
 func writeSummaryTable(w io.Writer, paths []string) error {
@@ -306,7 +307,15 @@ func writeSummaryTable(w io.Writer, paths []string) error {
 		if dir := filepath.Base(filepath.Dir(p)); dir != "." {
 			name = dir + "/" + name
 		}
-		io.WriteString(w, summarize(name, lines).row())
+		rs := summarize(name, lines)
+		rs.CPUBusyPct = math.NaN()
+		var rec struct {
+			CPU *float64 `json:"cpu_busy_pct_during_media"`
+		}
+		if b, err := os.ReadFile(strings.TrimSuffix(p, "-stats.jsonl") + "-run.json"); err == nil && json.Unmarshal(b, &rec) == nil && rec.CPU != nil {
+			rs.CPUBusyPct = *rec.CPU
+		}
+		io.WriteString(w, rs.row())
 	}
 	return nil
 }
