@@ -69,6 +69,8 @@ type runSummary struct {
 	SendCV30       float64 `json:"video_send_cv_last30s"`
 	T50            float64 `json:"t50_s"`
 	T90            float64 `json:"t90_s"`
+	T50Abs         float64 `json:"t50_of_2500kbps_s"`
+	T90Abs         float64 `json:"t90_of_2500kbps_s"`
 	TargetKbps30   float64 `json:"target_kbps_last30s"`
 	AvailKbps30    float64 `json:"available_outgoing_kbps_last30s"`
 	RTTRemoteMS30  float64 `json:"rtt_remote_inbound_ms_last30s"`
@@ -144,7 +146,7 @@ func nanMean(xs []float64) float64 {
 }
 
 func summarize(name string, lines []statsLine) runSummary {
-	rs := runSummary{Name: name, T50: math.NaN(), T90: math.NaN()}
+	rs := runSummary{Name: name, T50: math.NaN(), T90: math.NaN(), T50Abs: math.NaN(), T90Abs: math.NaN()}
 	var ss []sample
 	var t0 int64 = -1
 	var lastCallee *statsLine
@@ -255,6 +257,14 @@ func summarize(name string, lines []statsLine) runSummary {
 		if math.IsNaN(rs.T90) && r.kbps >= 0.9*rs.SendKbps30 {
 			rs.T90 = r.t
 		}
+		// Against the 2.5 Mbit/s a 720p VP8 stream is capped at, like
+		// the analyzer's --ramp-target.
+		if math.IsNaN(rs.T50Abs) && r.kbps >= 0.5*rampTargetKbps {
+			rs.T50Abs = r.t
+		}
+		if math.IsNaN(rs.T90Abs) && r.kbps >= 0.9*rampTargetKbps {
+			rs.T90Abs = r.t
+		}
 	}
 	if lastCallee != nil {
 		for _, in := range lastCallee.Inbound {
@@ -287,12 +297,14 @@ func f0(x float64) string {
 	return fmt.Sprintf("%.0f", x)
 }
 
-const summaryHeader = "| run | selected pair (caller) | video sent, last 30 s (kbit/s) | CV | t50 (s) | t90 (s) | target (kbit/s) | availableOutgoingBitrate (kbit/s) | RTT remote-inbound (ms) | RTT pair (ms) | packetsLost (callee) | loss % | retransmittedPacketsSent | nackCount | sent at end | callee freezes (s) | machine CPU busy % |\n" +
-	"|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n"
+const rampTargetKbps = 2500
+
+const summaryHeader = "| run | selected pair (caller) | video sent, last 30 s (kbit/s) | CV | t50 (s) | t90 (s) | t50, t90 of 2.5 Mbit/s (s) | target (kbit/s) | availableOutgoingBitrate (kbit/s) | RTT remote-inbound (ms) | RTT pair (ms) | packetsLost (callee) | loss % | retransmittedPacketsSent | nackCount | sent at end | callee freezes (s) | machine CPU busy % |\n" +
+	"|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n"
 
 func (rs runSummary) row() string {
-	return fmt.Sprintf("| %s | %s | %s | %.2f | %s | %s | %s | %s | %s | %s | %.0f | %.2f | %.0f | %.0f | %s | %.0f (%.1f) | %s |\n",
-		rs.Name, rs.Pair, f0(rs.SendKbps30), rs.SendCV30, f0(rs.T50), f0(rs.T90), f0(rs.TargetKbps30), f0(rs.AvailKbps30),
+	return fmt.Sprintf("| %s | %s | %s | %.2f | %s | %s | %s, %s | %s | %s | %s | %s | %.0f | %.2f | %.0f | %.0f | %s | %.0f (%.1f) | %s |\n",
+		rs.Name, rs.Pair, f0(rs.SendKbps30), rs.SendCV30, f0(rs.T50), f0(rs.T90), f0(rs.T50Abs), f0(rs.T90Abs), f0(rs.TargetKbps30), f0(rs.AvailKbps30),
 		f0(rs.RTTRemoteMS30), f0(rs.RTTPairMS30), rs.LostCallee, rs.LossPct, rs.RtxSent, rs.NACKs, rs.Resolution, rs.Freezes, rs.FreezeSec, f0(rs.CPUBusyPct))
 }
 
