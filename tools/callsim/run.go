@@ -196,7 +196,7 @@ func runMain(args []string) (err error) {
 	out := fs.String("out", "", "directory for the captures, stats and run record (required)")
 	dur := fs.Duration("duration", 70*time.Second, "media duration, from the caller's first video bytes")
 	name := fs.String("name", "", "file name prefix (default s<N>-<scenario>-rtt<RTT>)")
-	work := fs.String("work", "/tmp/callsim", "scratch directory: the fake camera file and browser profiles")
+	work := fs.String("work", filepath.Join(os.TempDir(), "callsim"), "scratch directory: the fake camera file and browser profiles")
 	rate := fs.Float64("rate-kbps", 5000, "bottleneck rate each way on the caller's link")
 	queue := fs.Float64("queue-ms", 100, "bottleneck queue, ms at the rate")
 	lossFlag := fs.Float64("loss-pct", -1, "random loss each way on the caller's link (default 0.5 in scenarios 3 and 4, else 0)")
