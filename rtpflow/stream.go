@@ -143,6 +143,14 @@ func (s *Stream) add(pk *Packet) {
 		s.timing(h.at, s.tsUn.Unwrap(h.ts), h.seq, h.media, h.hd, h.ext, &h.ast, h.sec)
 	}
 	s.held.ok = false // a stray that failed probation has no timing either
+	if pk.Padded && (pk.PadUnread || pk.PayloadLen == 0) {
+		// Maybe padding only: a bandwidth probe, whose timestamp (libwebrtc's first is 0,
+		// the next ones an old frame's) says nothing of when it was sent. It takes no part
+		// in jitter, delay or lateness, so that a stream of probes has none (null) rather
+		// than an absurd one; over SRTP a padded packet's count is unreadable (PadUnread)
+		// and it may be such a probe too.
+		return
+	}
 	s.timing(at, s.tsUn.Unwrap(pk.Timestamp), pk.Seq, media, hd, pk.Extension, &ast, sec)
 }
 
