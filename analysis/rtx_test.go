@@ -46,7 +46,7 @@ func rtxFiguresOf(c report.Capture, video, rtx, callee uint32) rtxFigures {
 	if v := streamBySSRC(c, video); v != nil {
 		f.Lost, f.Recovered = deref(v.Lost), deref(v.RecoveredByRTX)
 		if v.RTCP != nil {
-			f.NACKed, f.NACKs, f.PLI = v.RTCP.NACKedPackets, v.RTCP.Types["nack"], v.RTCP.PLI
+			f.NACKed, f.NACKs, f.PLI = deref(v.RTCP.NACKedPackets), v.RTCP.Types["nack"], v.RTCP.PLI
 		}
 		for _, d := range c.Directions {
 			if d.From != v.Src {
@@ -230,5 +230,8 @@ func TestEncryptedFeedbackGoesToTheVideo(t *testing.T) {
 	}
 	if v := streamBySSRC(c, 0xC1); v == nil || v.RTCP == nil || !v.RTCP.Encrypted || v.RTCP.Packets != 5 {
 		t.Errorf("video rtcp %+v", v)
+	} else if v.RTCP.NACKedPackets != nil {
+		// Three NACKs counted by type, their lists of packets encrypted: not 0, null.
+		t.Errorf("nacked_packets %d from encrypted NACKs, want null", *v.RTCP.NACKedPackets)
 	}
 }

@@ -271,7 +271,7 @@ type RTCP struct {
 	FractionLost   *float64         `json:"fraction_lost_pct"` // last reported by the receiver, 0-100
 	CumulativeLost *int64           `json:"cumulative_lost"`   // last reported by the receiver
 	JitterMS       *float64         `json:"jitter_ms"`         // last reported by the receiver
-	NACKedPackets  int64            `json:"nacked_packets"`
+	NACKedPackets  *int64           `json:"nacked_packets"`    // null when SRTCP hides the NACKs' lists (RFC 3711 3.4)
 	PLI            int64            `json:"pli"`
 	FIR            int64            `json:"fir"`
 	REMBKbps       *float64         `json:"remb_kbps"` // last REMB estimate

@@ -301,16 +301,21 @@ func (r *rtcpTracker) summary(ssrc uint32, clock int) *report.RTCP {
 		return nil
 	}
 	out := &report.RTCP{
-		Packets:       st.packets,
-		Encrypted:     st.encrypted,
-		Types:         make(map[string]int64, nTypes),
-		RTTMS:         st.rtt.Summary(),
-		NACKedPackets: st.nacked,
-		PLI:           st.pli,
-		FIR:           st.fir,
+		Packets:   st.packets,
+		Encrypted: st.encrypted,
+		Types:     make(map[string]int64, nTypes),
+		RTTMS:     st.rtt.Summary(),
+		PLI:       st.pli,
+		FIR:       st.fir,
 	}
 	for i, k := range typeKeys {
 		out.Types[k] = st.types[i]
+	}
+	if !st.encrypted {
+		// SRTCP encrypts everything after the first header and sender SSRC: a NACK's list
+		// of lost packets cannot be read, though the NACK is counted by type.
+		n := st.nacked
+		out.NACKedPackets = &n
 	}
 	if st.hasRB {
 		f := numfmt.Round(float64(st.fraction)*100/256, 3)

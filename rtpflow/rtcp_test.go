@@ -56,7 +56,7 @@ func TestRTCP(t *testing.T) {
 		FractionLost:   f64(25),
 		CumulativeLost: i64(12),
 		JitterMS:       f64(10),
-		NACKedPackets:  4,
+		NACKedPackets:  i64(4),
 		PLI:            2,
 		FIR:            1,
 		REMBKbps:       f64(1500),

@@ -40,6 +40,7 @@ type rtpStats struct {
 	SSRC                     uint32 `json:"ssrc"`
 	PacketsSent              int64  `json:"packetsSent"`
 	RetransmittedPacketsSent int64  `json:"retransmittedPacketsSent"`
+	NACKCount                int64  `json:"nackCount"`
 	PacketsReceived          int64  `json:"packetsReceived"`
 	PacketsLost              int64  `json:"packetsLost"`
 }
@@ -245,6 +246,23 @@ func checkScenario(t *testing.T, sc scenario, c report.Capture, gs endStats) {
 			sent := gs.sent[ssrcOf(t, s.RTX.MediaSSRC)]
 			if r, w := s.RTX.Repairs, sent.RetransmittedPacketsSent; float64(r) < 0.9*float64(w) || float64(r) > 1.1*float64(w)+1 {
 				t.Errorf("%s: %d RTX repairs, getStats retransmittedPacketsSent %d", s.ID, r, w)
+			}
+		}
+		// The callee's NACKs about the caller's video (SRTCP: counted by type, their lists
+		// encrypted), as many as the caller's getStats nackCount (±2: its last sample).
+		for _, s := range c.Streams {
+			if s.Kind != "video" || !strings.HasPrefix(s.Src, "10.10.1.2:") {
+				continue
+			}
+			var n int64
+			if s.RTCP != nil {
+				n = s.RTCP.Types["nack"]
+				if s.RTCP.Encrypted && s.RTCP.NACKedPackets != nil {
+					t.Errorf("%s: nacked_packets %d from encrypted NACKs, want null", s.ID, *s.RTCP.NACKedPackets)
+				}
+			}
+			if w := gs.sent[ssrcOf(t, s.SSRC)].NACKCount; n < w-2 || n > w+2 {
+				t.Errorf("%s: %d NACKs, getStats nackCount %d", s.ID, n, w)
 			}
 		}
 		// ICE's round trip against the browser's: the checks and the pair's RTT measure the
