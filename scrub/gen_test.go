@@ -48,12 +48,8 @@ const (
 // udpCall is a direct call over UDP: audio each way, video with losses that an RTX stream
 // repairs 30 ms later (plus padding-only probes), RTCP, audio over IPv6, and DTLS datagrams
 // holding a handshake record and an application_data record.
-func udpCall(zero bool) []callgen.Packet { return udpCallOSN(zero, true) }
-
-// rtpAt is where the RTP packet starts in an Ethernet/IPv4/UDP frame as pcapgen builds it.
-const rtpAt = 14 + 20 + 8
-
-func udpCallOSN(zero, keepOSN bool) []callgen.Packet {
+// The RTX packets' OSNs are kept in the zeroed form too: the analysis reads them.
+func udpCall(zero bool) []callgen.Packet {
 	const n = 300
 	audio := callgen.Stream{Src: alice, Dst: bob, SSRC: 0x0a0a0a0a, PT: 111, ClockRate: 48000,
 		Interval: 20 * time.Millisecond, PayloadSize: 80, Count: n, Start: 100 * time.Millisecond, ASTID: 3}
@@ -84,13 +80,7 @@ func udpCallOSN(zero, keepOSN bool) []callgen.Packet {
 	for _, s := range []callgen.Stream{audio, back, v6, video} {
 		pkts = append(pkts, s.Packets()...)
 	}
-	rtxPkts := video.RTXPackets(rtx)
-	for k, x := range rtx.Sends {
-		if zero && !keepOSN && x.Pad == 0 {
-			clear(rtxPkts[k].Frame[rtpAt+12 : rtpAt+14])
-		}
-	}
-	pkts = append(pkts, rtxPkts...)
+	pkts = append(pkts, video.RTXPackets(rtx)...)
 	for k := 0; k < 5; k++ {
 		t := callgen.Epoch + int64(time.Second)*int64(k+1)
 		pkts = append(pkts, callgen.Packet{T: t, Frame: pcapgen.EtherUDP(bob, alice, callgen.RTCPRR(0x0b0b0b0b, videoSSRC))})
