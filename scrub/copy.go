@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/callpcap/callpcap/wire"
 	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zstd"
 )
@@ -97,7 +98,7 @@ func (c *checksum) apply(b []byte, st *Stats) {
 		st.ChecksumsCleared++
 	case sumRecompute:
 		b[c.field], b[c.field+1] = 0, 0
-		v := ^fold(sum(c.pseudo, b[c.l4:c.l4+c.n]))
+		v := ^wire.ChecksumFold(wire.ChecksumAdd(c.pseudo, b[c.l4:c.l4+c.n]))
 		if v == 0 && c.udp {
 			v = 0xffff
 		}

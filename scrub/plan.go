@@ -1,7 +1,6 @@
 package scrub
 
 import (
-	"encoding/binary"
 	"errors"
 	"io"
 	"net/netip"
@@ -187,11 +186,7 @@ func (pl *planner) fullSum(p *capture.Packet, n, field int, proto uint8) checksu
 	if p.Snapped || l4 < 0 || l4+n > len(p.Data) {
 		return checksum{kind: sumStale}
 	}
-	var s uint32
-	a, b := p.Src.AsSlice(), p.Dst.AsSlice()
-	s = sum(sum(s, a), b)
-	s += uint32(proto) + uint32(n&0xffff) + uint32(n>>16)
-	return checksum{kind: sumRecompute, l4: l4, n: n, field: l4 + field, pseudo: s}
+	return checksum{kind: sumRecompute, l4: l4, n: n, field: l4 + field, pseudo: wire.PseudoHeaderSum(p.Src, p.Dst, proto, n)}
 }
 
 func (pl *planner) tcpSegment(p *capture.Packet, off int64) {
@@ -390,26 +385,4 @@ func offsetIn(outer, inner []byte) (int, bool) {
 		return 0, false
 	}
 	return int(d), true
-}
-
-// sum adds b as big-endian 16-bit words to s (RFC 1071).
-func sum(s uint32, b []byte) uint32 {
-	for len(b) >= 2 {
-		s += uint32(binary.BigEndian.Uint16(b))
-		b = b[2:]
-		if s >= 1<<31 {
-			s = s&0xffff + s>>16
-		}
-	}
-	if len(b) == 1 {
-		s += uint32(b[0]) << 8
-	}
-	return s
-}
-
-func fold(s uint32) uint16 {
-	for s > 0xffff {
-		s = s&0xffff + s>>16
-	}
-	return uint16(s)
 }

@@ -5,6 +5,7 @@ import (
 	"net/netip"
 
 	"github.com/callpcap/callpcap/capture"
+	"github.com/callpcap/callpcap/wire"
 )
 
 // EtherTypes and IP protocol numbers the builders use.
@@ -149,7 +150,7 @@ func ipv4(src, dst netip.Addr, proto uint8, id uint16, off int, more bool, paylo
 	copy(b[12:], s[:])
 	copy(b[16:], d[:])
 	copy(b[20:], opts)
-	binary.BigEndian.PutUint16(b[10:], ^fold(sum(0, b[:hl])))
+	binary.BigEndian.PutUint16(b[10:], ^wire.ChecksumFold(wire.ChecksumAdd(0, b[:hl])))
 	return append(b, payload...)
 }
 
@@ -235,7 +236,7 @@ func UDP(src, dst netip.AddrPort, payload []byte) []byte {
 	binary.BigEndian.PutUint16(b[2:], dst.Port())
 	binary.BigEndian.PutUint16(b[4:], uint16(8+len(payload)))
 	b = append(b, payload...)
-	c := ^fold(sum(pseudo(src.Addr(), dst.Addr(), ProtoUDP, len(b)), b))
+	c := ^wire.ChecksumFold(wire.ChecksumAdd(wire.PseudoHeaderSum(src.Addr(), dst.Addr(), ProtoUDP, len(b)), b))
 	if c == 0 {
 		c = 0xffff // RFC 768: a computed zero is sent as all ones
 	}
@@ -292,7 +293,7 @@ func TCP(src, dst netip.AddrPort, seq, ack uint32, flags uint8, window uint16, p
 	binary.BigEndian.PutUint16(b[14:], window)
 	copy(b[20:], o)
 	b = append(b, payload...)
-	binary.BigEndian.PutUint16(b[16:], ^fold(sum(pseudo(src.Addr(), dst.Addr(), ProtoTCP, len(b)), b)))
+	binary.BigEndian.PutUint16(b[16:], ^wire.ChecksumFold(wire.ChecksumAdd(wire.PseudoHeaderSum(src.Addr(), dst.Addr(), ProtoTCP, len(b)), b)))
 	return b
 }
 
@@ -311,36 +312,4 @@ func etherIP(src, dst netip.Addr, proto uint8, payload []byte) []byte {
 		return Ether(IPv4(src, dst, proto, payload), EtherTypeIPv4)
 	}
 	return Ether(IPv6(src, dst, proto, payload), EtherTypeIPv6)
-}
-
-// pseudo returns the partial checksum of the IPv4 or IPv6 pseudo-header.
-func pseudo(src, dst netip.Addr, proto uint8, n int) uint32 {
-	var s uint32
-	if src.Is4() {
-		a, b := src.As4(), dst.As4()
-		s = sum(sum(0, a[:]), b[:])
-	} else {
-		a, b := src.As16(), dst.As16()
-		s = sum(sum(0, a[:]), b[:])
-	}
-	return s + uint32(proto) + uint32(n&0xffff) + uint32(n>>16)
-}
-
-// sum adds b as big-endian 16-bit words (RFC 1071) to s.
-func sum(s uint32, b []byte) uint32 {
-	for len(b) >= 2 {
-		s += uint32(b[0])<<8 | uint32(b[1])
-		b = b[2:]
-	}
-	if len(b) == 1 {
-		s += uint32(b[0]) << 8
-	}
-	return s
-}
-
-func fold(s uint32) uint16 {
-	for s > 0xffff {
-		s = s&0xffff + s>>16
-	}
-	return uint16(s)
 }

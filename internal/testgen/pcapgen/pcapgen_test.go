@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/callpcap/callpcap/capture"
+	"github.com/callpcap/callpcap/wire"
 	"github.com/google/go-cmp/cmp"
 	"github.com/gopacket/gopacket"
 	"github.com/gopacket/gopacket/layers"
@@ -168,7 +169,7 @@ func TestFrames(t *testing.T) {
 				t.Errorf("payload %v", app)
 			}
 			if ip4, ok := pkt.NetworkLayer().(*layers.IPv4); ok {
-				if s := fold(sum(0, ip4.Contents)); s != 0xffff {
+				if s := wire.ChecksumFold(wire.ChecksumAdd(0, ip4.Contents)); s != 0xffff {
 					t.Errorf("IPv4 header checksum wrong: %#x", s)
 				}
 			}
@@ -181,7 +182,7 @@ func TestFrames(t *testing.T) {
 				if tl.LayerType() == layers.LayerTypeTCP {
 					proto = ProtoTCP
 				}
-				if s := fold(sum(pseudo(src, dst, proto, len(seg)), seg)); s != 0xffff {
+				if s := wire.ChecksumFold(wire.ChecksumAdd(wire.PseudoHeaderSum(src, dst, proto, len(seg)), seg)); s != 0xffff {
 					t.Errorf("transport checksum wrong: %#x", s)
 				}
 			}
