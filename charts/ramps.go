@@ -20,13 +20,13 @@ var palette = []drawing.Color{colorBlue, colorOrange, colorGreen, colorRed, colo
 
 // Ramps overlays the media bitrate of several captures, one line each named by labels[i],
 // on one time axis: seconds since each capture's first media packet, the origin of its
-// direction's series (dirs[i], its first direction with media; nil draws no line). The
+// direction's series (dirs[i], its busiest direction; nil draws no line). The
 // ramps then start together, whatever each capture's own start. Each line leaves out its
 // partial last second as the direction's own chart does. ok is false when no direction
 // has a media series.
 func Ramps(labels []string, dirs []*report.Direction) (c Chart, ok bool) {
 	c = Chart{Kind: KindRamps, Direction: RampsID,
-		Title: "Media bitrate of each capture's first direction, from its first media packet",
+		Title: "Media bitrate of each capture's busiest direction, from its first media packet",
 		xName: "seconds since the capture's first media packet"}
 	var series [][]float64
 	var steps_ []float64

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/callpcap/callpcap/charts"
 	"github.com/callpcap/callpcap/report"
 )
 
@@ -70,5 +71,43 @@ func TestMarkdownComparisonFirst(t *testing.T) {
 		if !strings.Contains(s, want) {
 			t.Errorf("Markdown lacks %q:\n%s", want, s)
 		}
+	}
+}
+
+// TestRampsChartTakesTheBusiestDirection: a capture at a caller sees the callee's audio
+// first; the ramps chart draws each capture's busiest direction (its video), not its first:
+// the same SVG as the chart of the two video directions alone.
+func TestRampsChartTakesTheBusiestDirection(t *testing.T) {
+	r := &report.Report{Comparison: &report.Comparison{}}
+	var video []*report.Direction
+	files := []string{"s1-caller.pcap", "s4-caller.pcap"}
+	for i, file := range files {
+		audio := report.Direction{ID: "d1", From: "10.10.2.2:5000", To: "10.10.1.2:6000", MediaPayloadBytes: 250_000,
+			Series: report.Series{T0S: 1, StepS: 1, MediaKbps: []float64{28, 28, 28, 28}}}
+		v := report.Direction{ID: "d2", From: "10.10.1.2:6000", To: "10.10.2.2:5000", MediaPayloadBytes: 20_000_000,
+			Series: report.Series{T0S: 1.2, StepS: 1, MediaKbps: []float64{900, 1800 - 400*float64(i), 2500, 2500}}}
+		r.Captures = append(r.Captures, report.Capture{File: file, Format: "pcap", Directions: []report.Direction{audio, v}})
+		for _, d := range []report.Direction{audio, v} {
+			r.Comparison.Entries = append(r.Comparison.Entries, report.ComparisonEntry{File: file, Direction: d.From + " -> " + d.To})
+		}
+	}
+	for i := range r.Captures {
+		video = append(video, &r.Captures[i].Directions[1])
+	}
+	got, ok := RampsChart(r)
+	if !ok {
+		t.Fatal("no ramps chart")
+	}
+	labels, _ := captureLabels(files, compareLabelWidth)
+	want, _ := charts.Ramps(labels, video)
+	var g, w bytes.Buffer
+	if err := got.SVG(&g); err != nil {
+		t.Fatal(err)
+	}
+	if err := want.SVG(&w); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(g.Bytes(), w.Bytes()) {
+		t.Error("the ramps chart is not the chart of the two video directions")
 	}
 }

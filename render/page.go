@@ -124,10 +124,12 @@ func newComparison(r *report.Report) *pageComparison {
 		if !ok || dirs[j] != nil {
 			continue
 		}
+		// The busiest direction: on a call, its video, whichever direction the capture saw
+		// first (a capture at the caller often starts with the callee's audio).
 		for k := range c.Directions {
-			if len(c.Directions[k].Series.MediaKbps) > 0 {
-				dirs[j] = &c.Directions[k]
-				break
+			d := &c.Directions[k]
+			if len(d.Series.MediaKbps) > 0 && (dirs[j] == nil || d.MediaPayloadBytes > dirs[j].MediaPayloadBytes) {
+				dirs[j] = d
 			}
 		}
 	}
