@@ -197,7 +197,7 @@ func (f *finder) directions() {
 				fmt.Sprintf("%s: %s RTP packets never entered the TCP connection (a gap in RTP sequence numbers where TCP lost nothing): the sender or relay dropped them when its TCP send buffer was full.",
 					name, thousands(n)))
 		}
-		if did, t90, ok := slowRamp(d); ok && !absorbed {
+		if did, t90, ok := f.slowRamp(d); ok && !absorbed {
 			figs := map[string]float64{"ramp_target_kbps": d.Ramp.TargetKbps}
 			if t90 != nil {
 				figs["t90_s"] = *t90

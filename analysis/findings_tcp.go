@@ -55,7 +55,7 @@ func (f *finder) mediaOverTCP(l *report.Leg) {
 		o := d.OverheadBytes
 		wire += d.WireBytes
 		tcpCost += o.TCPRetransmissions + o.ACKs + o.Framing
-		if did, t90, ok := slowRamp(d); ok && !never && (t90 == nil || *t90 > slowT90) {
+		if did, t90, ok := f.slowRamp(d); ok && !never && (t90 == nil || *t90 > slowT90) {
 			slowest = "the media bitrate " + d.From + " -> " + d.To + " " + did
 			if t90 == nil {
 				never = true
@@ -110,10 +110,15 @@ func (f *finder) mediaOverTCP(l *report.Leg) {
 }
 
 // slowRamp says whether direction d ramped slowly: what its media bitrate did, for a
-// sentence, and its t90 (nil when it never reached 90% of the target).
-func slowRamp(d *report.Direction) (did string, t90 *float64, ok bool) {
+// sentence, and its t90 (nil when it never reached 90% of the target). A target the user
+// gave (--ramp-target) is a video rate: a direction without video (the other side's audio)
+// is not said to ramp slowly for falling short of it, though its ramp figures are kept.
+func (f *finder) slowRamp(d *report.Direction) (did string, t90 *float64, ok bool) {
 	r := d.Ramp
 	if r == nil || d.ActiveS < minRampDurationS || r.TargetKbps <= 0 {
+		return "", nil, false
+	}
+	if r.TargetSource == "option" && !f.hasVideo(d) {
 		return "", nil, false
 	}
 	switch {
@@ -124,4 +129,14 @@ func slowRamp(d *report.Direction) (did string, t90 *float64, ok bool) {
 			fmtSecs(*r.T90S), fmtRate(r.TargetKbps)), r.T90S, true
 	}
 	return "", nil, false
+}
+
+// hasVideo says whether direction d carries a video stream.
+func (f *finder) hasVideo(d *report.Direction) bool {
+	for _, s := range f.c.Streams {
+		if s.Direction == d.ID && s.Kind == "video" {
+			return true
+		}
+	}
+	return false
 }

@@ -128,6 +128,28 @@ func TestSlowRampOverTCPIsAFigure(t *testing.T) {
 		Legs: []string{"l1"}, Directions: []string{"d1"}, Figures: map[string]float64{"t90_s": 28, "ramp_target_kbps": 2400}}})
 }
 
+// TestRampTargetIsForVideo: a --ramp-target that the video direction reaches late and
+// the other side's audio never reaches gives one slow_ramp, the video's: the audio's ramp
+// figures stay (t90 null), but falling short of a video rate is not an audio finding.
+func TestRampTargetIsForVideo(t *testing.T) {
+	t90 := 28.0
+	c := &report.Capture{
+		Legs: []report.Leg{{ID: "l1", Transport: report.TransportUDP, Client: "10.0.0.1:51234", Server: "198.51.100.9:9", Flows: []string{}}},
+		Streams: []report.Stream{{ID: "s1", Direction: "d1", Kind: "audio"}, {ID: "s2", Direction: "d2", Kind: "video"},
+			{ID: "s3", Direction: "d2", Kind: "audio"}},
+		Directions: []report.Direction{
+			{ID: "d1", From: "198.51.100.9:9", To: "10.0.0.1:51234", Legs: []string{"l1"}, Transport: report.TransportUDP,
+				MediaPackets: 3000, WireBytes: 1000, ActiveS: 60,
+				Ramp: &report.Ramp{TargetKbps: 2500, TargetSource: "option", PlateauKbps: 28}},
+			{ID: "d2", From: "10.0.0.1:51234", To: "198.51.100.9:9", Legs: []string{"l1"}, Transport: report.TransportUDP,
+				MediaPackets: 3000, WireBytes: 1000, ActiveS: 60,
+				Ramp: &report.Ramp{TargetKbps: 2500, TargetSource: "option", PlateauKbps: 2500, T90S: &t90}}},
+	}
+	checkFindingList(t, Findings(c), []report.Finding{{Code: "slow_ramp", Severity: "warn",
+		Text: "10.0.0.1:51234 -> 198.51.100.9:9: the media bitrate took 28 s to reach 90% of 2.50 Mbps (a healthy call over UDP gets there in under 5 s).",
+		Legs: []string{"l1"}, Directions: []string{"d2"}, Figures: map[string]float64{"t90_s": 28, "ramp_target_kbps": 2500}}})
+}
+
 // serverCall is call k of serverCalls: its client 10.0.0.(k+1):51234 reaches the TURN
 // server 203.0.113.7:443 over TCP, relayed to its peer 198.51.100.(k+1):50000 from
 // 203.0.113.7:50012+2k.
