@@ -11,11 +11,64 @@ import (
 	"github.com/callpcap/callpcap/transport"
 )
 
-// bindingRequest counts an ICE connectivity check (or any Binding request: report.ICE.Checks
-// counts them all, STUN server requests included) and keeps its ufrag pair.
-func (t *Tracker) bindingRequest(e *txn) {
-	t.checks++
+// Binding transactions are matched by transaction ID alone, whatever the order their copies
+// reach the Tracker. At a TURN server the same check is seen on two flows, arriving on one
+// leg and leaving on the other, and the two legs do not come in capture order: a TCP leg's
+// messages wait in tcpframe until their delivery can be dated (at the sender side until the
+// ACK covering them, up to a second), while the UDP leg's come at once. So a relayed copy
+// may come after the response on the other leg, or a response before the request copy of
+// another flow. Nothing is decided on arrival: each flow's copies are recorded (bindLeg),
+// and the transaction is counted and timed once (finalize), when it leaves the ring of
+// transactions or when the capture has been read. The copy first seen in capture time is
+// the check as sent; a copy on another flow, first seen later, is the relay's onward copy.
+
+// bindLeg is one flow a Binding transaction was seen on: the request's copies on it and the
+// first response on the reverse flow.
+type bindLeg struct {
+	src, dst netip.AddrPort // of the request
+	proto    transport.Proto
+	via      transport.Via
+	peer     netip.AddrPort
+	at       int64 // FirstSeen of the first request copy
+	reqs     int32 // request copies (0: only the response was seen)
+	answered bool
+	success  bool
+	answerAt int64 // arrival of the first response
+}
+
+// leg returns the leg of p whose request flow is src -> dst, adding it when there is room;
+// nil for a third flow (a check seen on more than two flows: its further copies are not
+// kept).
+func (p *txn) leg(src, dst netip.AddrPort, proto transport.Proto, via transport.Via, peer netip.AddrPort) *bindLeg {
+	for i := range p.nlegs {
+		if l := &p.legs[i]; l.src == src && l.dst == dst && l.proto == proto {
+			return l
+		}
+	}
+	if int(p.nlegs) == len(p.legs) {
+		return nil
+	}
+	l := &p.legs[p.nlegs]
+	p.nlegs++
+	*l = bindLeg{src: src, dst: dst, proto: proto, via: via, peer: peer}
+	return l
+}
+
+// answered reports whether a response to the Binding transaction p was seen.
+func (p *txn) answered() bool {
+	for i := range p.nlegs {
+		if p.legs[i].answered {
+			return true
+		}
+	}
+	return false
+}
+
+// bindingRequest starts a Binding transaction with its first copy m, and keeps its ufrag
+// pair. Every Binding request counts in report.ICE.Checks (STUN server requests included).
+func (t *Tracker) bindingRequest(e *txn, m *transport.Message) {
 	e.useCandidate = t.msg.Contains(stun.AttrUseCandidate)
+	t.bindingCopy(e, m)
 	// RFC 8445, 7.2.2: USERNAME is "remote ufrag:local ufrag". Without the colon it is not
 	// an ICE check's (a STUN server's long-term credential, or pre-RFC Google ICE).
 	u, err := t.msg.Get(stun.AttrUsername)
@@ -32,28 +85,139 @@ func (t *Tracker) bindingRequest(e *txn) {
 	t.ufrags[string(u)] = struct{}{}
 }
 
-// bindingResponse counts a success or error response; matched to its request it gives a
-// round trip (placed by Tracker.sample: only this host's checks count) and, for a
-// USE-CANDIDATE request, the nominated pair.
+// bindingCopy records a copy of a Binding request: the first on its flow, or a
+// retransmission. A copy on a third flow, or after the transaction was counted, is dropped.
+func (t *Tracker) bindingCopy(p *txn, m *transport.Message) {
+	if p.done {
+		return
+	}
+	l := p.leg(m.Src, m.Dst, m.Proto, m.Via, m.Peer)
+	if l == nil {
+		return
+	}
+	if l.reqs == 0 || m.FirstSeen < l.at {
+		l.at = m.FirstSeen
+	}
+	l.reqs++
+}
+
+// bindingResponse records a Binding success or error response on the leg whose request flow
+// it answers. A response whose request was not seen (before the capture, or lost on the way
+// to it) is one success or failure on its own: it takes no room among the transactions
+// awaiting an answer.
+func (t *Tracker) bindingResponse(m *transport.Message, success bool) {
+	seq, ok := t.pending[t.msg.TransactionID]
+	var p *txn
+	if ok {
+		p = &t.txns[seq%maxPending]
+	}
+	if p == nil || p.method != stun.MethodBinding || p.done {
+		if success {
+			t.successes++
+		} else {
+			t.failures++
+		}
+		return
+	}
+	l := p.leg(m.Dst, m.Src, m.Proto, m.Via, m.Peer)
+	if l == nil || l.answered {
+		return // a retransmitted response: its transaction has its answer
+	}
+	l.answered, l.success, l.answerAt = true, success, arrival(m)
+}
+
+// finalize counts a Binding transaction once: its requests, its answer, its round trip.
 //
-// The round trip runs from the request's FirstSeen to the response's Delivered: the time
-// the agent waited, including any TCP head-of-line blocking on the way back.
-func (t *Tracker) bindingResponse(m *transport.Message, success, matched bool, e *txn) {
-	if success {
+//   - Seen on one flow: a check, with each retransmission counted (report.ICE.Checks counts
+//     requests); answered, one success or failure, and unless retransmitted (Karn's rule) a
+//     round trip from the request's FirstSeen to the response's arrival (Delivered: the time
+//     the agent waited, including any TCP head-of-line blocking on the way back), placed by
+//     Tracker.sample.
+//   - Seen on two flows: relayed (or forwarded) at the capture: one check, its copies on the
+//     flow first seen counted, those of the onward flow not (they are the same requests
+//     again). One success or failure, the onward flow's answer (the responder's) or else
+//     the relay's. The relay's two addresses, where the request arrived and where it left,
+//     are this host's. The round trip runs from the onward copy to the response that came
+//     back on that leg and covers that leg only (relayLeg); none if either flow carried a
+//     retransmission.
+//
+// A success of a USE-CANDIDATE request nominates its pair, as the check was sent.
+func (t *Tracker) finalize(p *txn) {
+	if p.done || p.method != stun.MethodBinding {
+		return
+	}
+	p.done = true
+	var in, out *bindLeg
+	for i := range p.nlegs {
+		l := &p.legs[i]
+		if l.reqs == 0 {
+			continue
+		}
+		switch {
+		case in == nil:
+			in = l
+		case l.at < in.at:
+			in, out = l, in
+		default:
+			out = l
+		}
+	}
+	answer := in
+	if out != nil && out.answered || answer == nil || !answer.answered {
+		answer = out
+	}
+	if answer == nil || !answer.answered {
+		for i := range p.nlegs { // a response on a flow no request of it was seen on
+			if p.legs[i].answered {
+				answer = &p.legs[i]
+			}
+		}
+	}
+	if in != nil {
+		t.checks += int64(in.reqs)
+	}
+	if answer == nil || !answer.answered {
+		return
+	}
+	if answer.success {
 		t.successes++
 	} else {
 		t.failures++
 	}
-	if !matched {
+	switch {
+	case in == nil:
 		return
-	}
-	if !e.retransmitted {
-		if d := arrival(m) - e.at; d >= 0 {
-			t.sample(e, float64(d)/1e6, arrival(m))
+	case out != nil:
+		t.ice.addLocal(in.dst.Addr())
+		t.ice.addLocal(out.src.Addr())
+		if out.answered && in.reqs == 1 && out.reqs == 1 {
+			if d := out.answerAt - out.at; d >= 0 {
+				t.ice.record(relayLeg(in.via, out.via), float64(d)/1e6, out.answerAt, newRTTFlow(out.src, out.dst, out.proto))
+			}
+		}
+	case in.answered && in.reqs == 1:
+		if d := in.answerAt - in.at; d >= 0 {
+			t.sample(in, float64(d)/1e6, in.answerAt)
 		}
 	}
-	if success && e.useCandidate {
-		t.nominate(e)
+	if answer.success && p.useCandidate {
+		t.nominate(in)
+	}
+}
+
+// finalizeAll counts the Binding transactions still in the ring, oldest first, once the
+// capture has been read.
+func (t *Tracker) finalizeAll() {
+	if t.finalized == t.next {
+		return
+	}
+	t.finalized = t.next
+	first := uint64(0)
+	if t.next > maxPending {
+		first = t.next - maxPending
+	}
+	for seq := first; seq < t.next; seq++ {
+		t.finalize(&t.txns[seq%maxPending])
 	}
 }
 
@@ -65,63 +229,10 @@ func arrival(m *transport.Message) int64 {
 	return m.FirstSeen
 }
 
-// relayedCheck reports whether m, a request whose transaction ID p is pending, is p's copy
-// leaving a relay (or any forwarder) the capture saw it arrive at: a Binding request on
-// another flow. It is the same check, not counted again; a retransmission of it on the
-// onward flow is not counted either (its copy on the first flow was). The relay's two
-// addresses, where the request arrived and where it left, are this host's.
-func (t *Tracker) relayedCheck(p *txn, m *transport.Message) bool {
-	if p.method != stun.MethodBinding || t.msg.Type.Method != stun.MethodBinding {
-		return false
-	}
-	if m.Src == p.src && m.Dst == p.dst && m.Proto == p.proto {
-		return false // a retransmission on the same flow
-	}
-	if p.relayed {
-		if m.Src == p.fwdSrc && m.Dst == p.fwdDst && m.Proto == p.fwdProto {
-			p.retransmitted = true
-		}
-		return true
-	}
-	p.relayed = true
-	p.fwdAt, p.fwdSrc, p.fwdDst, p.fwdProto, p.fwdVia = m.FirstSeen, m.Src, m.Dst, m.Proto, m.Via
-	t.ice.addLocal(p.dst.Addr())
-	t.ice.addLocal(m.Src.Addr())
-	return true
-}
-
-// relayedResponse handles a response to a check relayed at the capture. The first copy
-// counts the success or failure; when it came back on the onward flow it gives the round
-// trip of that leg, from the onward request, and the check stays pending for the copy the
-// relay sends back on the first flow, which is then dropped uncounted.
-func (t *Tracker) relayedResponse(m *transport.Message, success bool, p *txn) {
-	onward := m.Src == p.fwdDst && m.Dst == p.fwdSrc && m.Proto == p.fwdProto
-	if p.answered || !onward {
-		delete(t.pending, p.id)
-	}
-	if p.answered {
-		return
-	}
-	p.answered = true
-	if success {
-		t.successes++
-	} else {
-		t.failures++
-	}
-	if onward && !p.retransmitted {
-		if d := arrival(m) - p.fwdAt; d >= 0 {
-			t.ice.record(relayLeg(p.via, p.fwdVia), float64(d)/1e6, arrival(m), newRTTFlow(p.fwdSrc, p.fwdDst, p.fwdProto))
-		}
-	}
-	if success && p.useCandidate {
-		t.nominate(p)
-	}
-}
-
 // nominate records the candidate pair of a nominating request as "src -> dst". For a check
 // relayed through TURN the relay end is the allocation's relayed address (the client's
 // address when the allocation was not seen) and the other end the peer.
-func (t *Tracker) nominate(e *txn) {
+func (t *Tracker) nominate(e *bindLeg) {
 	p := [2]netip.AddrPort{e.src, e.dst}
 	if e.via != transport.Direct {
 		local := e.src
@@ -151,12 +262,16 @@ func (t *Tracker) nominate(e *txn) {
 // HostEndpoints returns the transport addresses the ICE checks showed to be the capture
 // host's own (see iceRTT.hostEndpoints): media they sent was captured at its sender. Like
 // ICE, call it once the capture is read.
-func (t *Tracker) HostEndpoints() []netip.AddrPort { return t.ice.hostEndpoints() }
+func (t *Tracker) HostEndpoints() []netip.AddrPort {
+	t.finalizeAll()
+	return t.ice.hostEndpoints()
+}
 
 // ICE returns the ICE figures of the capture. Ufrags and Nominated are sorted and never nil;
 // RTTLegs is in a fixed order and never nil. Round trips of pairs still undecided are placed
 // at the first call (see icertt.go), so call it once the capture is read.
 func (t *Tracker) ICE() report.ICE {
+	t.finalizeAll()
 	r := report.ICE{
 		Checks:    t.checks,
 		Successes: t.successes,

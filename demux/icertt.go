@@ -18,7 +18,9 @@ import (
 // time (about a millisecond), not the path. So:
 //
 //   - At a TURN server the same request (same transaction ID) is seen twice, arriving on one
-//     leg and leaving on the other. It is one check, counted once; its round trip runs from
+//     leg and leaving on the other, in whatever order the two legs' copies reach the Tracker
+//     (ice.go: the copy first seen in capture time arrived). It is one check, counted once
+//     when it is done with (Tracker.finalize), its answer likewise; its round trip runs from
 //     the copy that left the relay to the response that came back on that leg, and covers
 //     that leg only: relayed address to peer (RTTLegRelayPeer) or server to client
 //     (RTTLegRelayClient). Any other forwarder seen on both sides (a NAT captured on both
@@ -185,7 +187,7 @@ func (r *iceRTT) isLocal(a netip.Addr) bool {
 
 // sample places the round trip ms of a matched, unretransmitted, unrelayed check e, whose
 // answer came at time at.
-func (t *Tracker) sample(e *txn, ms float64, at int64) {
+func (t *Tracker) sample(e *bindLeg, ms float64, at int64) {
 	r := &t.ice
 	f := newRTTFlow(e.src, e.dst, e.proto)
 	if e.via != transport.Direct {
@@ -365,6 +367,7 @@ func (r *iceRTT) hostEndpoints() []netip.AddrPort {
 // (either order) over proto, by second; nil when none was. The capture must have ended:
 // pairs still undecided are settled first, as for the summary.
 func (t *Tracker) RTTSeries(a, b netip.AddrPort, proto transport.Proto) *secmedian.Series {
+	t.finalizeAll()
 	t.ice.settle()
 	return t.ice.byFlow[newRTTFlow(a, b, proto)]
 }

@@ -74,8 +74,9 @@ func TestICERelayedAtTheCapture(t *testing.T) {
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("ICE() mismatch (-want +got):\n%s", d)
 	}
-	if len(tr.pending) != 0 {
-		t.Errorf("%d transactions still pending, want none", len(tr.pending))
+	// Counted once: a second call reports the same.
+	if d := cmp.Diff(got, tr.ICE()); d != "" {
+		t.Errorf("second ICE() differs (-first +second):\n%s", d)
 	}
 }
 
@@ -128,5 +129,44 @@ func TestICEDecidedBehindNAT(t *testing.T) {
 	want := []report.ICERTTLeg{{Leg: RTTLegHostPeer, RTTMS: one(62)}}
 	if d := cmp.Diff(want, tr.ICE().RTTLegs); d != "" {
 		t.Errorf("RTT legs (-want +got):\n%s", d)
+	}
+}
+
+// A relayed check's four messages reach the Tracker in any order in which each flow's
+// request comes before its response (at a TURN server the TCP leg's messages wait in
+// tcpframe while the UDP leg's do not): every order gives one check, one success and the
+// round trip of the leg the check left on. Before (matching by arrival order) only the
+// capture's order was right: an answer ahead of the other leg's request copy made two checks
+// and two successes ({1 2 0 3}, {0 3 1 2}), the onward copy first or the relay's answer
+// first two successes ({1 0 2 3}, {0 1 3 2}), and {1 0 3 2} a relay_client round trip.
+func TestICERelayedAnyOrder(t *testing.T) {
+	const client, server, relayed, peer = "10.0.0.1:50000", "203.0.113.7:3478", "203.0.113.7:50012", "198.51.100.9:61000"
+	req := build(t, stun.MethodBinding, stun.ClassRequest, 1, stun.NewUsername("p:c"))
+	ok := build(t, stun.MethodBinding, stun.ClassSuccessResponse, 1, mappedAddr(relayed))
+	wrapped := func(b []byte, src, dst string, ms float64) *transport.Message {
+		m := udp(b, src, dst, ms)
+		m.Proto, m.Via, m.Channel = transport.TCP, transport.ChannelData, 0x4000
+		return m
+	}
+	// The client's check over TURN/TCP, relayed to the peer 0.5 ms later, answered 60 ms after.
+	msgs := []func() *transport.Message{
+		func() *transport.Message { return wrapped(req, client, server, 0) },
+		func() *transport.Message { return udp(req, relayed, peer, 0.5) },
+		func() *transport.Message { return udp(ok, peer, relayed, 60.5) },
+		func() *transport.Message { return wrapped(ok, server, client, 61) },
+	}
+	orders := [][4]int{{0, 1, 2, 3}, {0, 1, 3, 2}, {1, 0, 2, 3}, {1, 2, 0, 3}, {1, 0, 3, 2}, {0, 3, 1, 2}}
+	for _, order := range orders {
+		tr := NewTracker()
+		var inner transport.Message
+		for _, i := range order {
+			tr.STUN(msgs[i](), &inner)
+		}
+		got := tr.ICE()
+		want := report.ICE{Checks: 1, Successes: 1, RTTMS: one(60), Ufrags: []string{"p:c"}, Nominated: []string{},
+			RTTLegs: []report.ICERTTLeg{{Leg: RTTLegRelayPeer, RTTMS: one(60)}}}
+		if d := cmp.Diff(want, got); d != "" {
+			t.Errorf("order %v: ICE() mismatch (-want +got):\n%s", order, d)
+		}
 	}
 }

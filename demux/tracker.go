@@ -71,18 +71,14 @@ type txn struct {
 	via      transport.Via
 	peer     netip.AddrPort // Message.Peer for Binding; XOR-PEER-ADDRESS for ChannelBind
 
-	retransmitted bool // seen twice: no RTT sample (Karn's rule)
+	// A Binding transaction is kept, answered or not, until it leaves the ring or the
+	// capture ends (finalize): see bindLeg.
+	legs  [2]bindLeg
+	nlegs uint8
+	done  bool // counted (finalize)
 
-	// A Binding request seen again on another flow was relayed (or forwarded) at the
-	// capture: the onward copy's flow and time, and whether its answer was seen.
-	relayed        bool
-	answered       bool
-	fwdAt          int64
-	fwdSrc, fwdDst netip.AddrPort
-	fwdProto       transport.Proto
-	fwdVia         transport.Via
-	useCandidate   bool
-	dealloc        bool // Refresh with LIFETIME 0
+	useCandidate bool
+	dealloc      bool // Refresh with LIFETIME 0
 
 	channel      uint16
 	addedChannel bool // the request created a provisional binding
@@ -108,9 +104,10 @@ type Tracker struct {
 	// Transactions: txns is a ring in arrival order, so that the oldest is dropped first;
 	// pending maps an ID to its sequence number, txns[seq%maxPending] (a map of txn values
 	// would allocate for every request: they are too large to be stored in place).
-	pending map[[stun.TransactionIDSize]byte]uint64
-	txns    []txn
-	next    uint64
+	pending   map[[stun.TransactionIDSize]byte]uint64
+	txns      []txn
+	next      uint64
+	finalized uint64 // next when finalizeAll last ran
 
 	// TURN.
 	allocs  map[flowKey]*allocation
@@ -185,16 +182,16 @@ func (t *Tracker) STUN(m *transport.Message, inner *transport.Message) (unwrappe
 // request records a request: counts, provisional TURN state, and the pending transaction.
 func (t *Tracker) request(m *transport.Message) {
 	id := t.msg.TransactionID
+	binding := t.msg.Type.Method == stun.MethodBinding
 	if seq, ok := t.pending[id]; ok {
 		p := &t.txns[seq%maxPending]
-		if t.relayedCheck(p, m) {
-			return
+		switch {
+		case binding && p.method == stun.MethodBinding:
+			t.bindingCopy(p, m)
+		case binding:
+			t.checks++ // a Binding request reusing a TURN transaction's ID: counted, not kept
 		}
-		// A retransmission: count it, but the state it would set is already set.
-		p.retransmitted = true
-		if t.msg.Type.Method == stun.MethodBinding {
-			t.checks++
-		}
+		// Else a retransmission of a TURN request: the state it would set is already set.
 		return
 	}
 	e := txn{
@@ -207,8 +204,8 @@ func (t *Tracker) request(m *transport.Message) {
 		via:    m.Via,
 		peer:   m.Peer,
 	}
-	if e.method == stun.MethodBinding {
-		t.bindingRequest(&e)
+	if binding {
+		t.bindingRequest(&e, m)
 	} else if m.Via == transport.Direct {
 		t.turnRequest(m, &e)
 	}
@@ -221,12 +218,15 @@ func (t *Tracker) addPending(e *txn) {
 	if len(t.txns) < maxPending {
 		t.txns = append(t.txns, *e)
 	} else {
-		old := t.txns[i].id
-		if seq, ok := t.pending[old]; ok && seq == t.next-maxPending {
-			delete(t.pending, old)
-			if !t.txns[i].answered { // a relayed check waiting for its second answer was answered
+		old := &t.txns[i]
+		if seq, ok := t.pending[old.id]; ok && seq == t.next-maxPending {
+			delete(t.pending, old.id)
+			if old.method != stun.MethodBinding || !old.answered() {
 				t.stats.Untracked.Pending++
 			}
+		}
+		if old.method == stun.MethodBinding {
+			t.finalize(old)
 		}
 		t.txns[i] = *e
 	}
@@ -238,23 +238,19 @@ func (t *Tracker) addPending(e *txn) {
 func (t *Tracker) response(m *transport.Message, success bool) {
 	id := t.msg.TransactionID
 	method := t.msg.Type.Method
+	if method == stun.MethodBinding {
+		t.bindingResponse(m, success)
+		return
+	}
 	var e txn
 	seq, ok := t.pending[id]
 	if ok {
 		e = t.txns[seq%maxPending]
-		switch {
-		case e.method != method:
-			ok = false
-		case e.relayed:
-			t.relayedResponse(m, success, &t.txns[seq%maxPending])
-			return
-		default:
+		if e.method == method {
 			delete(t.pending, id)
+		} else {
+			ok = false
 		}
-	}
-	if method == stun.MethodBinding {
-		t.bindingResponse(m, success, ok, &e)
-		return
 	}
 	if !success {
 		if code := getErrorCode(&t.msg); code > 0 {

@@ -1,7 +1,9 @@
 package callgen
 
 import (
+	"cmp"
 	"net/netip"
+	"slices"
 	"time"
 
 	"github.com/pion/stun/v3"
@@ -60,6 +62,11 @@ func (c ICECall) Packets(at int) []Packet {
 // reaches the client leg Forward after it arrived, its answer 2*ClientOneWay + Answer[0]
 // later. At the client a check's round trip is all of it: 2*ClientOneWay + 2*Forward +
 // 2*PeerOneWay + Answer[1].
+//
+// With ClientTCP the client leg is TURN over TCP (TCPCall, its round trip 2*ClientOneWay,
+// opened by the client at Start and the allocation one round trip later; no loss): STUN as
+// it is, the checks in ChannelData padded to 4 bytes. At the server the capture is then at
+// the sender of the server-to-client direction, as at a real TURN server.
 type ICERelayCall struct {
 	Client, Server, Relayed, Peer netip.AddrPort
 	Channel                       uint16
@@ -69,6 +76,7 @@ type ICERelayCall struct {
 	Checks                        int
 	Interval                      time.Duration
 	Start                         time.Duration // the Allocate request, as the client sends it
+	ClientTCP                     bool
 }
 
 // Vantages of an ICERelayCall capture.
@@ -83,17 +91,30 @@ func (c ICERelayCall) Packets(at int) []Packet {
 	var out []Packet
 	// Client-leg messages: toServer is when the client sent it, fromServer when the server
 	// sent it; the capture sees them at its end of the leg.
+	// Over TCP they are writes, direction 0 the capture's end's (TCPCall models the capture
+	// next to its Client, which at the server accepted the connection).
+	var writes []TCPWrite
 	up := func(sent time.Duration, payload []byte) {
-		if at == AtServer {
+		switch {
+		case c.ClientTCP:
+			writes = append(writes, TCPWrite{T: sent, Dir: at, Data: payload})
+		case at == AtServer:
 			sent += c.ClientOneWay
+			fallthrough
+		default:
+			out = append(out, udpAt(sent, c.Client, c.Server, payload))
 		}
-		out = append(out, udpAt(sent, c.Client, c.Server, payload))
 	}
 	down := func(sent time.Duration, payload []byte) {
-		if at == AtClient {
+		switch {
+		case c.ClientTCP:
+			writes = append(writes, TCPWrite{T: sent, Dir: 1 - at, Data: payload})
+		case at == AtClient:
 			sent += c.ClientOneWay
+			fallthrough
+		default:
+			out = append(out, udpAt(sent, c.Server, c.Client, payload))
 		}
-		out = append(out, udpAt(sent, c.Server, c.Client, payload))
 	}
 	// Peer-leg messages, seen at the server only: toPeer when sent, fromPeer when arrived.
 	toPeer := func(sent time.Duration, payload []byte) {
@@ -108,6 +129,9 @@ func (c ICERelayCall) Packets(at int) []Packet {
 	}
 	req, ok := stun.ClassRequest, stun.ClassSuccessResponse
 	t := c.Start
+	if c.ClientTCP {
+		t += 2 * c.ClientOneWay // the handshake
+	}
 	srv := c.ClientOneWay + c.Forward // the server's answer leaves this long after the request
 	up(t, stunMsg(0x71, stun.MethodAllocate, req))
 	down(t+srv, stunMsg(0x71, stun.MethodAllocate, ok, xor(stun.AttrXORRelayedAddress, c.Relayed),
@@ -139,6 +163,14 @@ func (c ICERelayCall) Packets(at int) []Packet {
 		answered := onward + c.ClientOneWay + c.Answer[0] // as the client sends it
 		up(answered, wrap(answer))
 		toPeer(answered+c.ClientOneWay+c.Forward, answer)
+	}
+	if c.ClientTCP {
+		tc := TCPCall{Client: c.Client, Server: c.Server, Start: c.Start, RTT: 2 * c.ClientOneWay, ISN: [2]uint32{1000, 5000}}
+		if at == AtServer {
+			tc.Client, tc.Server, tc.Passive = c.Server, c.Client, true
+		}
+		slices.SortStableFunc(writes, func(a, b TCPWrite) int { return cmp.Compare(a.T, b.T) })
+		out = append(out, tc.Packets(writes)...)
 	}
 	return out
 }

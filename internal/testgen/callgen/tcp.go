@@ -36,6 +36,11 @@ type TCPCall struct {
 	MSS            int           // 0: 1200
 	ISN            [2]uint32     // initial sequence numbers of the client and the server
 
+	// Passive makes the capture's end (Client) the one that accepted the connection, as a
+	// TURN server does: the SYN comes from Server and is seen at Start, answered at once by
+	// the SYN/ACK, and Server's ACK is seen RTT later. The rest of the model is unchanged.
+	Passive bool
+
 	// LoseAfter (client to server): the segment is seen at the capture, then lost on the way;
 	// the capture sees it twice.
 	LoseAfter func(seg int) bool
@@ -314,10 +319,17 @@ func (s *tcpSim) run(next func() (TCPWrite, bool)) error {
 			s.push(&tcpEvent{t: s.epoch0 + int64(st.At+st.For), kind: evRead})
 		}
 	}
-	s.out(t0, pcapgen.EtherTCP(cl, sv, c.ISN[0], 0, capture.FlagSYN, 65535, nil, synOpts[0]...))
-	s.out(t0+2*s.half, pcapgen.EtherTCP(sv, cl, c.ISN[1], c.ISN[0]+1, capture.FlagSYN|capture.FlagACK, synWin, nil,
-		synOpts[1]...))
-	s.out(t0+2*s.half, pcapgen.EtherTCP(cl, sv, c.ISN[0]+1, c.ISN[1]+1, capture.FlagACK, 65535, nil))
+	if c.Passive {
+		s.out(t0, pcapgen.EtherTCP(sv, cl, c.ISN[1], 0, capture.FlagSYN, synWin, nil, synOpts[1]...))
+		s.out(t0, pcapgen.EtherTCP(cl, sv, c.ISN[0], c.ISN[1]+1, capture.FlagSYN|capture.FlagACK, 65535, nil,
+			synOpts[0]...))
+		s.out(t0+2*s.half, pcapgen.EtherTCP(sv, cl, c.ISN[1]+1, c.ISN[0]+1, capture.FlagACK, synWin, nil))
+	} else {
+		s.out(t0, pcapgen.EtherTCP(cl, sv, c.ISN[0], 0, capture.FlagSYN, 65535, nil, synOpts[0]...))
+		s.out(t0+2*s.half, pcapgen.EtherTCP(sv, cl, c.ISN[1], c.ISN[0]+1, capture.FlagSYN|capture.FlagACK, synWin, nil,
+			synOpts[1]...))
+		s.out(t0+2*s.half, pcapgen.EtherTCP(cl, sv, c.ISN[0]+1, c.ISN[1]+1, capture.FlagACK, 65535, nil))
+	}
 	w, ok := next()
 	for s.err == nil && (ok || len(s.ev) > 0) {
 		if ok && (len(s.ev) == 0 || s.epoch0+int64(w.T) <= s.ev[0].t) {
