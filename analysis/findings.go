@@ -66,6 +66,10 @@ type finder struct {
 	streams  map[string]*report.Stream
 	call     map[string]int  // leg ID → its call (report.Calls)
 	absorbed map[string]bool // direction IDs whose symptoms are figures of a media_over_tcp finding
+	// forwarded: direction IDs of media leaving a TURN relay that the capture also saw
+	// arrive at it (a TURN server's capture): its lateness, jitter and bitrate are the
+	// arriving direction's, said once, there.
+	forwarded map[string]bool
 }
 
 func newFinder(c *report.Capture) *finder {
@@ -82,7 +86,40 @@ func newFinder(c *report.Capture) *finder {
 	for i := range c.Streams {
 		f.streams[c.Streams[i].ID] = &c.Streams[i]
 	}
+	f.forwarded = forwardedDirections(c)
 	return f
+}
+
+// forwardedDirections returns the directions whose media a TURN relay in the capture
+// forwards: they start at a leg's relayed address and carry an SSRC that another direction
+// carries too (the same packets on their way in).
+func forwardedDirections(c *report.Capture) map[string]bool {
+	relayed := map[string]bool{}
+	for _, l := range c.Legs {
+		if l.Relayed != nil {
+			relayed[*l.Relayed] = true
+		}
+	}
+	out := map[string]bool{}
+	if len(relayed) == 0 {
+		return out
+	}
+	dirOf := map[string][]string{} // SSRC → the directions carrying it
+	for _, s := range c.Streams {
+		dirOf[s.SSRC] = append(dirOf[s.SSRC], s.Direction)
+	}
+	for _, d := range c.Directions {
+		if !relayed[d.From] {
+			continue
+		}
+		for _, s := range c.Streams {
+			if s.Direction == d.ID && len(dirOf[s.SSRC]) > 1 {
+				out[d.ID] = true
+				break
+			}
+		}
+	}
+	return out
 }
 
 // callLegs returns the legs of the calls of the given legs, in the report's order.
@@ -161,6 +198,9 @@ func (f *finder) directions() {
 		name := d.From + " -> " + d.To
 		legs, dirs := f.callLegs(d.Legs...), []string{d.ID}
 		absorbed := f.absorbed[d.ID]
+		// Timing leaving a relay is the timing it arrived with, said on the way in; a loss is
+		// said on either side, as a relay may drop what it received.
+		fwd := f.forwarded[d.ID]
 		if p := d.TCPRetransmittedPct; !absorbed && p != nil && *p > 0 {
 			// A direction over TCP outside any TCP leg: not built today, kept so that a
 			// retransmission is never left unsaid.
@@ -168,7 +208,7 @@ func (f *finder) directions() {
 				map[string]float64{"tcp_retransmitted_pct": *p},
 				fmt.Sprintf("%s: %s of the TCP payload bytes carrying this media were retransmissions.", name, fmtPct(*p)))
 		}
-		if l := d.Late; !absorbed && l != nil && l.Packets > 0 {
+		if l := d.Late; !absorbed && !fwd && l != nil && l.Packets > 0 {
 			figs := map[string]float64{"late_packets": float64(l.Packets), "late_pct": l.Pct}
 			text := fmt.Sprintf("%s: %s media packets (%s) arrived more than %.0f ms later than the stream's fastest, too late to be played",
 				name, thousands(l.Packets), fmtPct(l.Pct), l.BudgetMS)
@@ -197,14 +237,14 @@ func (f *finder) directions() {
 				fmt.Sprintf("%s: %s RTP packets never entered the TCP connection (a gap in RTP sequence numbers where TCP lost nothing): the sender or relay dropped them when its TCP send buffer was full.",
 					name, thousands(n)))
 		}
-		if did, t90, ok := f.slowRamp(d); ok && !absorbed {
+		if did, t90, ok := f.slowRamp(d); ok && !absorbed && !fwd {
 			figs := map[string]float64{"ramp_target_kbps": d.Ramp.TargetKbps}
 			if t90 != nil {
 				figs["t90_s"] = *t90
 			}
 			f.add(report.FindingSlowRamp, report.SeverityWarn, legs, dirs, figs, fmt.Sprintf("%s: the media bitrate %s.", name, did))
 		}
-		if r := d.Ramp; r != nil && d.ActiveS >= minRampDurationS && r.TargetKbps > 0 && r.Stable != nil && !*r.Stable &&
+		if r := d.Ramp; !fwd && r != nil && d.ActiveS >= minRampDurationS && r.TargetKbps > 0 && r.Stable != nil && !*r.Stable &&
 			r.T90S != nil && d.ActiveS-*r.T90S >= minStabilitySpanS && r.PlateauKbps > 0 {
 			figs := map[string]float64{"plateau_kbps": r.PlateauKbps}
 			cv := ""
@@ -218,7 +258,7 @@ func (f *finder) directions() {
 		f.overhead(d, legs, absorbed)
 		for _, id := range d.Streams {
 			s := f.streams[id]
-			if s == nil || s.JitterMS == nil || s.Packets < minJitterPackets || s.Kind != "audio" || s.JitterMS.Mean <= jitterWarnMS {
+			if fwd || s == nil || s.JitterMS == nil || s.Packets < minJitterPackets || s.Kind != "audio" || s.JitterMS.Mean <= jitterWarnMS {
 				continue
 			}
 			f.add(report.FindingHighJitter, report.SeverityWarn, legs, dirs,

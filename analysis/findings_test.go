@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/netip"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -148,6 +149,39 @@ func TestRampTargetIsForVideo(t *testing.T) {
 	checkFindingList(t, Findings(c), []report.Finding{{Code: "slow_ramp", Severity: "warn",
 		Text: "10.0.0.1:51234 -> 198.51.100.9:9: the media bitrate took 28 s to reach 90% of 2.50 Mbps (a healthy call over UDP gets there in under 5 s).",
 		Legs: []string{"l1"}, Directions: []string{"d2"}, Figures: map[string]float64{"t90_s": 28, "ramp_target_kbps": 2500}}})
+}
+
+// TestForwardedTimingSaidOnce: at a TURN server the media arriving from the client (d1)
+// leaves the relayed address for the peer (d2) with the same packets, held up as they
+// came: the late packets are one finding, the arriving direction's; a loss the relay adds
+// on its way out is still said (d2 lost 3 that d1 did not).
+func TestForwardedTimingSaidOnce(t *testing.T) {
+	relayed := "203.0.113.7:50012"
+	late := &report.Late{BudgetMS: 150, Packets: 30, Pct: 2}
+	pct := 2.0
+	c := &report.Capture{
+		Legs: []report.Leg{
+			{ID: "l1", Transport: report.TransportTURNUDP, Client: "10.0.0.1:51234", Server: "203.0.113.7:3478",
+				Relayed: &relayed, Peers: []string{"198.51.100.9:50000"}, Flows: []string{}},
+			{ID: "l2", Transport: report.TransportUDP, Client: relayed, Server: "198.51.100.9:50000", Flows: []string{}}},
+		Streams: []report.Stream{{ID: "s1", Direction: "d1", SSRC: "0x00000001", Kind: "video"},
+			{ID: "s2", Direction: "d2", SSRC: "0x00000001", Kind: "video"}},
+		Directions: []report.Direction{
+			{ID: "d1", From: "10.0.0.1:51234", To: "198.51.100.9:50000", Legs: []string{"l1"}, Transport: report.TransportTURNUDP,
+				Streams: []string{"s1"}, MediaPackets: 1500, Late: late},
+			{ID: "d2", From: relayed, To: "198.51.100.9:50000", Legs: []string{"l2"}, Transport: report.TransportUDP,
+				Streams: []string{"s2"}, MediaPackets: 1497, Late: late,
+				Loss: report.Loss{Expected: 150, Lost: 3, Pct: &pct}}},
+	}
+	got := Findings(c)
+	var codes []string
+	for _, f := range got {
+		codes = append(codes, string(f.Code)+" "+strings.Join(f.Directions, ","))
+	}
+	want := []string{"late_packets d1", "rtp_loss d2", "media_over_turn "}
+	if !slices.Equal(codes, want) {
+		t.Errorf("findings %q, want %q", codes, want)
+	}
 }
 
 // serverCall is call k of serverCalls: its client 10.0.0.(k+1):51234 reaches the TURN
