@@ -68,8 +68,10 @@ func copyPatched(w io.Writer, r io.Reader, comp string, patches []patch, st *Sta
 		}
 		pos = pt.off + int64(n)
 	}
-	// The rest, and whatever follows the last whole record (a record cut by the end).
-	if _, err := io.Copy(bw, br); err != nil && !isCut(err) {
+	// The rest, and whatever follows the last whole record (a record cut by the end). A
+	// compressed stream that is cut or damaged there ends the copy where it stopped
+	// decompressing, as the analysis ends its report there: the copy holds what was read.
+	if _, err := io.Copy(bw, br); err != nil && !isCut(err) && comp == "none" {
 		return err
 	}
 	return bw.Flush()

@@ -26,6 +26,10 @@ type Stats struct {
 	// Checksums of rewritten packets: set to 0 (UDP over IPv4), recomputed (TCP, UDP over
 	// IPv6), or left stale because the snap length cut the segment.
 	ChecksumsCleared, ChecksumsRecomputed, ChecksumsStale int64
+	// Damaged says the capture is damaged after its header (a cut or corrupt record, a cut
+	// or corrupt compressed stream), as the analysis' report does (truncated): the copy
+	// holds the Packets read before the damage, and the bytes that followed them.
+	Damaged bool
 }
 
 // Scrub writes to w a copy of the capture that open returns (name is for messages), with its media payload
@@ -37,7 +41,7 @@ type Stats struct {
 // reads it.
 func Scrub(ctx context.Context, name string, open func() (io.ReadCloser, error), w io.Writer) (Stats, error) {
 	var st Stats
-	facts, err := learn(ctx, name, open)
+	facts, err := learn(ctx, name, open, &st)
 	if err != nil {
 		return st, err
 	}
@@ -76,7 +80,7 @@ type facts struct {
 
 // learn analyses the capture. Streams of any size count (MinPackets 1): an RTX stream too
 // short to be reported still repairs packets of a reported one.
-func learn(ctx context.Context, name string, open func() (io.ReadCloser, error)) (facts, error) {
+func learn(ctx context.Context, name string, open func() (io.ReadCloser, error), st *Stats) (facts, error) {
 	f := facts{rtx: map[uint32]bool{}, media: map[connKey]bool{}}
 	var c report.Capture
 	_, err := withInput(open, func(r io.Reader) (string, error) {
@@ -87,6 +91,7 @@ func learn(ctx context.Context, name string, open func() (io.ReadCloser, error))
 	if err != nil {
 		return f, err
 	}
+	st.Damaged = c.Truncated
 	for _, s := range c.Streams {
 		if s.Kind != "rtx" && s.RTXOf == nil {
 			continue

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"slices"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/callpcap/callpcap/analysis"
 	"github.com/callpcap/callpcap/capture"
+	"github.com/callpcap/callpcap/internal/testgen/callgen"
 	"github.com/callpcap/callpcap/report"
 )
 
@@ -164,5 +166,39 @@ func TestScrubUnreadable(t *testing.T) {
 	}
 	if out.Len() != 0 {
 		t.Errorf("wrote %d bytes", out.Len())
+	}
+}
+
+// TestScrubDamagedGzip: a gzip'd capture cut short (a download stopped half way) or
+// damaged half way is scrubbed as far as it reads: no error, Damaged, and the copy's records
+// are the records the input gives before the damage.
+func TestScrubDamagedGzip(t *testing.T) {
+	pkts := turnTCPCall(false)
+	slices.SortStableFunc(pkts, func(x, y callgen.Packet) int { return compare64(x.T, y.T) })
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write(pcapOf(false, 0)(pkts))
+	zw.Close()
+	half := gz.Len() / 2
+	corrupt := bytes.Clone(gz.Bytes())
+	for i := half; i < half+64; i++ {
+		corrupt[i] = 0xff
+	}
+	for name, in := range map[string][]byte{"cut": gz.Bytes()[:half], "corrupt": corrupt} {
+		t.Run(name, func(t *testing.T) {
+			var out bytes.Buffer
+			st, err := Scrub(context.Background(), name+".pcap.gz", opener(in), &out)
+			if err != nil {
+				t.Fatalf("Scrub: %v", err)
+			}
+			ri, erri := records(in)
+			ro, _ := records(out.Bytes())
+			if !st.Damaged || erri == nil || len(ri) == 0 || st.Packets != int64(len(ri)) {
+				t.Fatalf("damaged %v, %d packets; the input reads %d records then %v", st.Damaged, st.Packets, len(ri), erri)
+			}
+			if diff := cmp.Diff(ri, ro); diff != "" {
+				t.Errorf("records (-input +copy):\n%s", diff)
+			}
+		})
 	}
 }

@@ -108,6 +108,10 @@ func runScrub(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 			" (%d TCP bytes between messages); checksums %d cleared, %d recomputed, %d left stale (snapped); %d fragmented datagrams kept\n",
 			name, st.Packets, st.ZeroedBytes, st.RTPPackets, st.DTLSRecords, st.UnplacedBytes,
 			st.ChecksumsCleared, st.ChecksumsRecomputed, st.ChecksumsStale, st.Fragmented)
+		if st.Damaged {
+			fmt.Fprintf(stderr, "analyze scrub: %s: the capture is damaged after its %d packets: the copy holds them; `analyze` on the original says where the damage is\n",
+				name, st.Packets)
+		}
 	}
 	return nil
 }
