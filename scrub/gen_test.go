@@ -45,45 +45,14 @@ const (
 	rtxSSRC   = 0x1a2b3c4e
 )
 
-// udpCall is a direct call over UDP: audio each way, video with losses that an RTX stream
-// repairs 30 ms later (plus padding-only probes), RTCP, audio over IPv6, and DTLS datagrams
-// holding a handshake record and an application_data record.
+// udpCall is callgen.RTXRepairCall (a direct call over UDP: audio each way, video with
+// losses that an RTX stream repairs 30 ms later plus padding-only probes, RTCP, audio over
+// IPv6) with DTLS datagrams holding a handshake record and an application_data record.
 // The RTX packets' OSNs are kept in the zeroed form too: the analysis reads them.
 func udpCall(zero bool) []callgen.Packet {
-	const n = 300
-	audio := callgen.Stream{Src: alice, Dst: bob, SSRC: 0x0a0a0a0a, PT: 111, ClockRate: 48000,
-		Interval: 20 * time.Millisecond, PayloadSize: 80, Count: n, Start: 100 * time.Millisecond, ASTID: 3}
-	audio.Fill = fill(audio.SSRC, zero)
-	back := audio
-	back.Src, back.Dst, back.SSRC, back.ASTID = bob, alice, 0x0b0b0b0b, 0
-	back.Fill = fill(back.SSRC, zero)
-	v6 := audio
-	v6.Src, v6.Dst, v6.SSRC = alice6, bob6, 0x0c0c0c0c
-	v6.Fill = fill(v6.SSRC, zero)
-	video := callgen.Stream{Src: alice, Dst: bob, SSRC: videoSSRC, PT: 96, ClockRate: 90000,
-		Interval: 10 * time.Millisecond, PayloadSize: 1100, Count: 2 * n, Start: 100 * time.Millisecond,
-		Lose: func(i int) bool { return i%40 == 39 }}
-	video.Fill = fill(video.SSRC, zero)
-	var rtx callgen.RTX
-	rtx.SSRC, rtx.PT = rtxSSRC, 97
-	seq := uint16(100)
-	for i := 39; i < video.Count; i += 40 {
-		at := video.Start + time.Duration(i)*video.Interval + 30*time.Millisecond
-		rtx.Sends = append(rtx.Sends, callgen.RTXSend{I: i, At: at, Seq: seq})
-		seq++
-		if i%80 == 79 { // a bandwidth probe: padding only
-			rtx.Sends = append(rtx.Sends, callgen.RTXSend{I: i, At: at + time.Millisecond, Seq: seq, Pad: 200})
-			seq++
-		}
-	}
-	var pkts []callgen.Packet
-	for _, s := range []callgen.Stream{audio, back, v6, video} {
-		pkts = append(pkts, s.Packets()...)
-	}
-	pkts = append(pkts, video.RTXPackets(rtx)...)
+	pkts := callgen.RTXRepairCall(func(ssrc uint32) func(i int, b []byte) { return fill(ssrc, zero) })
 	for k := 0; k < 5; k++ {
 		t := callgen.Epoch + int64(time.Second)*int64(k+1)
-		pkts = append(pkts, callgen.Packet{T: t, Frame: pcapgen.EtherUDP(bob, alice, callgen.RTCPRR(0x0b0b0b0b, videoSSRC))})
 		pkts = append(pkts, callgen.Packet{T: t + 1000, Frame: pcapgen.EtherUDP(alice, bob, dtlsDatagram(k, zero))})
 	}
 	return pkts
