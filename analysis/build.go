@@ -50,9 +50,10 @@ func (a *analyzer) build(name string, rd *capture.Reader) report.Capture {
 		// spans between them.
 		c.DurationS = new(numfmt.Round(float64(a.covered+a.segHi-a.segLo)/1e9, 6))
 	}
+	all := a.rtp().Streams() // attributes encrypted feedback too, which unanalysed reports on
 	a.unanalysed(rd)
 
-	notMedia, streams := a.notMedia(a.rtp().Streams())
+	notMedia, streams := a.notMedia(all)
 	legOf := a.buildLegs(&c, streams, notMedia)
 	a.buildFlows(&c, legOf, notMedia)
 	a.buildStreamsAndDirections(&c, streams, legOf)

@@ -235,3 +235,32 @@ func TestEncryptedFeedbackGoesToTheVideo(t *testing.T) {
 		t.Errorf("nacked_packets %d from encrypted NACKs, want null", *v.RTCP.NACKedPackets)
 	}
 }
+
+// TestEncryptedFeedbackUnattributed: two video streams travel alice → bob, so which one
+// bob's 4 SRTCP NACKs are about cannot be told. They go to neither, and a warning says so.
+func TestEncryptedFeedbackUnattributed(t *testing.T) {
+	v1 := callgen.Stream{Src: alice, Dst: bob, SSRC: 0xC1, PT: 96, ClockRate: 90000,
+		Interval: 10 * time.Millisecond, PayloadSize: 1000, Count: 500, StartSeq: 30000, StartTS: 1}
+	v2 := v1
+	v2.SSRC, v2.StartSeq = 0xC3, 500
+	back := audio()
+	back.Src, back.Dst, back.SSRC, back.Count = bob, alice, 0xD1, 250
+	pkts := append(append(v1.Packets(), v2.Packets()...), back.Packets()...)
+	for k := 0; k < 4; k++ {
+		pkts = append(pkts, v1.RTCPAt(time.Duration(k+1)*500*time.Millisecond, srtcpFeedback(205, 1, 0xD1)))
+	}
+	c := analyze(t, pcapOf(t, pkts), Options{})
+	for _, ssrc := range []uint32{0xC1, 0xC3} {
+		if v := streamBySSRC(c, ssrc); v == nil || v.RTCP != nil && v.RTCP.Packets != 0 {
+			t.Errorf("video %#x rtcp %+v, want no feedback", ssrc, v)
+		}
+	}
+	want := "4 encrypted feedback messages (NACK, PLI, FIR) could not be given to a video stream"
+	found := false
+	for _, w := range c.Warnings {
+		found = found || strings.HasPrefix(w, want)
+	}
+	if !found {
+		t.Errorf("warnings %q, want one starting %q", c.Warnings, want)
+	}
+}
