@@ -30,10 +30,12 @@ type mediaBatch struct {
 	bytes  []byte // extension elements and RTCP messages; a new array when it would grow
 }
 
+// mediaBatches in flight: 8 rather than 4 lets the media goroutine fall further behind
+// before the analysis waits for it (2-3% on the TCP captures, nothing on UDP).
 const (
 	mediaBatchEvents = 1024
 	mediaBatchBytes  = 64 << 10
-	mediaBatches     = 4
+	mediaBatches     = 8
 )
 
 type mediaEvent struct {
