@@ -71,7 +71,7 @@ func (a *analyzer) unanalysed(rd *capture.Reader) {
 		a.warnf("%d RTCP reports about SSRCs beyond the RTCP table were counted, not followed", rc.RTCPUntracked)
 	}
 	if rc.RTCPUnattributed > 0 {
-		a.warnf("%s (NACK, PLI, FIR) could not be given to a video stream: their path carried none, or several, and SRTCP hides which: counted on no stream",
+		a.warnf("%s (NACK, PLI, FIR) could not be given to a video stream (SRTCP hides which one they are about, and their path carried none or several): counted on no stream",
 			numfmt.Count(rc.RTCPUnattributed, "encrypted feedback message", "encrypted feedback messages"))
 	}
 
