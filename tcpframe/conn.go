@@ -99,8 +99,8 @@ type Conn struct {
 	gen          uint32 // calls to Detach: what is borrowed is tagged with it
 	emit         func(m *transport.Message)
 	msg          transport.Message
-	chans        channels  // TURN channels carried in step (channels.go)
-	turnResync   probeFunc // probeTURNKnown, made once
+	chans        known[uint16] // TURN channels carried in step, both ways (known.go)
+	turnResync   probeFunc     // probeTURNKnown, made once
 }
 
 // handshake measures the handshake round trip: (first SYN/ACK − the last SYN before it) +

@@ -39,6 +39,10 @@ type dir struct {
 
 	st store
 	fr framer
+	// ssrcs are the SSRCs this direction carried in step in RFC 4571 framing, and
+	// rfc4571Resync the probe that resynchronises on them (known.go), made once.
+	ssrcs         known[uint32]
+	rfc4571Resync probeFunc
 
 	ackSeen bool
 	ackHigh int64 // the peer's highest cumulative ACK of this direction

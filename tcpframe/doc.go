@@ -13,8 +13,8 @@
 // already handed out, bytes no message carried) is exactly the direction's wire bytes. Each
 // direction buffers at most Config.Window bytes; holes the capture never fills are skipped
 // as capture gaps (when the peer's ACK passes them, or half a window of data piles up behind
-// them) and the unframer resynchronises after them (TURN: on a channel the connection
-// carried, channels.go). Retransmissions are bytes seen before,
+// them) and the unframer resynchronises after them, on what the connection carried (TURN: a
+// channel; RFC 4571: an SSRC; known.go). Retransmissions are bytes seen before,
 // or a segment filling a hole more than one minimum RTT after the bytes beyond it; they are
 // spurious when the peer had ACKed them (or a D-SACK says so). Close flushes everything at the
 // end of the capture; Summary gives the report's figures.
