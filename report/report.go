@@ -157,7 +157,7 @@ type Stream struct {
 	Packets           int64      `json:"packets"`
 	PayloadBytes      int64      `json:"payload_bytes"`
 	HeaderBytes       int64      `json:"header_bytes"`
-	PaddingBytes      *int64     `json:"padding_bytes"`   // null when a count was unreadable (SRTP, RFC 3711 3.1): then in PayloadBytes
+	PaddingBytes      *int64     `json:"padding_bytes"`   // null when a count was unreadable (SRTP, RFC 3711 3.1) or cut by the snap length: then in PayloadBytes
 	PaddingPackets    *int64     `json:"padding_packets"` // null with PaddingBytes
 	PaddedPackets     int64      `json:"padded_packets"`
 	Markers           int64      `json:"markers"`

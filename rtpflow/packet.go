@@ -36,6 +36,9 @@ type Packet struct {
 	// PadUnread says the padding count was not read (wire.RTP.PaddingUnread: an SRTP flow,
 	// or a count that cannot be one): PadLen is 0 and PayloadLen holds the padding too.
 	PadUnread bool
+	// PadCut says the P bit is set but the snap length cut the padding count (the last
+	// byte): PadLen is 0, and PayloadLen holds the padding, of unknown length.
+	PadCut bool
 
 	Delivered, Complete int64
 	Retransmitted       bool // some of the message's bytes were carried twice by TCP
@@ -59,6 +62,7 @@ func PacketOf(pk *Packet, p Path, m *transport.Message, h *wire.RTP) {
 	pk.Extension, pk.ExtProfile, pk.ExtBody = h.Extension, h.ExtensionProfile, h.ExtensionBody
 	pk.HeaderLen, pk.PayloadLen, pk.PadLen, pk.Padded = h.HeaderLen, payloadLen, h.PaddingLen(), h.Padding
 	pk.PadUnread = h.PaddingUnread
+	pk.PadCut = m.Snapped && h.Padding
 	// The captured bytes: a snapped packet may hold fewer than PayloadLen. A padding-only
 	// packet (libwebrtc's RTX probe) has no OSN: its first bytes after the header are padding.
 	// Nor has a padded packet whose count was not read: it may be padding only.

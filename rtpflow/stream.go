@@ -21,7 +21,11 @@ type Stream struct {
 	// padUnread: some packet's padding count was not read (Packet.PadUnread), so the
 	// stream is SRTP and none of its counts is a count: padding is folded into payload
 	// (unpad) and padding_bytes and padding_packets cannot be measured.
-	padUnread       bool
+	padUnread bool
+	// padCut: some padded packet had its count cut by the snap length (Packet.PadCut): its
+	// padding is in the payload and, unknown, leaves padding_bytes and padding_packets
+	// unmeasured too. Other packets' counts are still read: the stream need not be SRTP.
+	padCut          bool
 	markers         int64
 	firstAt, lastAt int64
 	wire            WireTotals // per stream, summed over its messages
@@ -101,6 +105,7 @@ func (s *Stream) add(pk *Packet) {
 	if pk.PadUnread && !s.padUnread {
 		s.unpad()
 	}
+	s.padCut = s.padCut || pk.PadCut
 	if s.padUnread && pk.PadLen > 0 {
 		// A count read before the stream showed it is SRTP (no DTLS in the capture) is an
 		// auth tag's byte too.

@@ -146,7 +146,7 @@ func (s *Stream) Summary(t0 int64) report.Stream {
 		Reordered:         s.seq.reordered,
 		Restarts:          s.seq.restarts,
 	}
-	if !s.padUnread {
+	if !s.padUnread && !s.padCut {
 		out.PaddingBytes, out.PaddingPackets = ptr(s.paddingBytes), ptr(s.paddingPackets)
 	}
 	clock := s.clock
