@@ -23,15 +23,7 @@ func TestCaptureGapResyncOnKnownChannel(t *testing.T) {
 	for k := 0; k < frames; k++ {
 		stream = append(stream, channelData(0x4000, 200, true, byte(0x41+k%14))...)
 	}
-	for k := 0; k*100 < len(stream); k++ {
-		end := min(k*100+100, len(stream))
-		at := 100 + float64(k)
-		if k != 10 { // [1000, 1100) is missing from the capture
-			f.send(seg(ms(at), true, fACK|fPSH, 1001+uint32(k*100), 5001, stream[k*100:end]))
-		}
-		f.send(seg(ms(at+0.1), false, fACK, 5001, 1001+uint32(end), nil)) // B has it all
-	}
-	f.close()
+	sendWithGap(f, stream)
 	var fills []byte
 	for _, m := range f.dirMsgs(0) {
 		if len(m.payload) != size || m.payload[0] != 0x40 || m.payload[1] != 0 {
@@ -58,6 +50,20 @@ func TestCaptureGapResyncOnKnownChannel(t *testing.T) {
 	if h := f.c.Hold(); h != (Hold{Messages: frames - 2, FramedBytes: (frames - 2) * size}) {
 		t.Errorf("hold %+v, want %d messages of %d bytes, no break", h, frames-2, (frames-2)*size)
 	}
+}
+
+// sendWithGap sends stream from A in segments of 100 bytes 1 ms apart, each ACKed by B, but
+// the capture misses the segment of bytes [1000, 1100); then it closes the feeder.
+func sendWithGap(f *feeder, stream []byte) {
+	for k := 0; k*100 < len(stream); k++ {
+		end := min(k*100+100, len(stream))
+		at := 100 + float64(k)
+		if k != 10 {
+			f.send(seg(ms(at), true, fACK|fPSH, 1001+uint32(k*100), 5001, stream[k*100:end]))
+		}
+		f.send(seg(ms(at+0.1), false, fACK, 5001, 1001+uint32(end), nil)) // B has it all
+	}
+	f.close()
 }
 
 // Until the connection carried ChannelData in step, resynchronisation is detection's rule;
@@ -136,15 +142,7 @@ func TestCaptureGapResyncOnKnownSSRC(t *testing.T) {
 	for k := 0; k < frames; k++ {
 		stream = append(stream, rfc4571(rtpWith(200, uint16(k), 0x11223344, 0x80))...)
 	}
-	for k := 0; k*100 < len(stream); k++ {
-		end := min(k*100+100, len(stream))
-		at := 100 + float64(k)
-		if k != 10 { // [1000, 1100) is missing from the capture
-			f.send(seg(ms(at), true, fACK|fPSH, 1001+uint32(k*100), 5001, stream[k*100:end]))
-		}
-		f.send(seg(ms(at+0.1), false, fACK, 5001, 1001+uint32(end), nil)) // B has it all
-	}
-	f.close()
+	sendWithGap(f, stream)
 	var seqs []uint16
 	for _, m := range f.dirMsgs(0) {
 		if len(m.payload) != 200 || binary.BigEndian.Uint32(m.payload[8:]) != 0x11223344 {
