@@ -23,14 +23,14 @@ import "github.com/callpcap/callpcap/wire"
 // (probeTURN). A channel bound while the capture was blind is seen again once the
 // unframer is back in step on a known one; its frames before that are skipped.
 
-// maxKnown is how many channel numbers, or SSRCs, a connection remembers: a TURN client
+// maxKnown is how many channel numbers (per connection) or SSRCs (per direction) are
+// remembered: a TURN client
 // rarely talks to more than a few peers over one allocation, and an ICE-TCP connection
 // carries a few streams each way (audio, video, their RTX, simulcast layers); beyond it,
 // the oldest is forgotten.
 const maxKnown = 16
 
-// known is a set of the numbers a connection carried in step (channels or SSRCs), the
-// latest first.
+// known is a set of the numbers carried in step (channels or SSRCs), the latest first.
 type known[T uint16 | uint32] struct {
 	n    int
 	next int // where the next new number goes once the set is full
