@@ -24,10 +24,9 @@ import "github.com/callpcap/callpcap/wire"
 // unframer is back in step on a known one; its frames before that are skipped.
 
 // maxKnown is how many channel numbers (per connection) or SSRCs (per direction) are
-// remembered: a TURN client
-// rarely talks to more than a few peers over one allocation, and an ICE-TCP connection
-// carries a few streams each way (audio, video, their RTX, simulcast layers); beyond it,
-// the oldest is forgotten.
+// remembered: a TURN client rarely talks to more than a few peers over one allocation, and
+// an ICE-TCP connection carries a few streams each way (audio, video, their RTX, simulcast
+// layers); beyond it, the oldest is forgotten.
 const maxKnown = 16
 
 // known is a set of the numbers carried in step (channels or SSRCs), the latest first.
