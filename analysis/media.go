@@ -135,6 +135,8 @@ func (md *media) flush() {
 	}
 	md.full <- md.cur
 	md.cur = <-md.free
+	reclaim(md.cur.events)
+	reclaim(md.cur.pkts)
 }
 
 // finish waits for every event to be analysed; the tracker may be read afterwards.
