@@ -74,6 +74,7 @@ func readBatches(ctx context.Context, rd *capture.Reader) *pipe {
 			// behind while reading it can be reused.
 			rd.Release(&b.held)
 			reclaim(b.pkts)
+			reclaim(b.digests)
 			b.pkts, b.digests, b.err = b.pkts[:0], b.digests[:0], nil
 			for n := 0; len(b.pkts) < batchPackets && n < batchBytes; {
 				b.pkts = b.pkts[:len(b.pkts)+1]
