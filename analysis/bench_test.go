@@ -66,7 +66,7 @@ func benchAnalyze(b *testing.B, write func(io.Writer, int) error) {
 		buf := make([]byte, 1<<20)
 		for b.Loop() {
 			f, _ := os.Open(path)
-			io.CopyBuffer(io.Discard, struct{ io.Reader }{f}, buf)
+			io.CopyBuffer(struct{ io.Writer }{io.Discard}, struct{ io.Reader }{f}, buf)
 			f.Close()
 		}
 	})
