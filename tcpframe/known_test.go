@@ -42,14 +42,7 @@ func TestCaptureGapResyncOnKnownChannel(t *testing.T) {
 		t.Errorf("frames (-want +got):\n%s", d)
 	}
 	// Skipped: 184 bytes of frame 4 before the gap, 124 bytes of frame 5 after it.
-	s := f.c.Summary().AToB
-	if s.Messages != frames-2 || s.CaptureGapBytes != 100 || s.ResyncSkippedBytes != 308 {
-		t.Errorf("messages %d, capture gap %d, resync skipped %d; want %d, 100, 308",
-			s.Messages, s.CaptureGapBytes, s.ResyncSkippedBytes, frames-2)
-	}
-	if h := f.c.Hold(); h != (Hold{Messages: frames - 2, FramedBytes: (frames - 2) * size}) {
-		t.Errorf("hold %+v, want %d messages of %d bytes, no break", h, frames-2, (frames-2)*size)
-	}
+	checkTwoFramesCut(t, f, frames, size, 308)
 }
 
 // sendWithGap sends stream from A in segments of 100 bytes 1 ms apart, each ACKed by B, but
@@ -161,10 +154,18 @@ func TestCaptureGapResyncOnKnownSSRC(t *testing.T) {
 		t.Errorf("frames (-want +got):\n%s", d)
 	}
 	// Skipped: 192 bytes of frame 4 before the gap, 112 bytes of frame 5 after it.
+	checkTwoFramesCut(t, f, frames, size, 304)
+}
+
+// checkTwoFramesCut checks f's figures after sendWithGap cut two of frames frames of size
+// bytes: the others framed without a break, 100 bytes lost to the gap and skipped bytes of
+// the two cut frames skipped to resynchronise.
+func checkTwoFramesCut(t *testing.T, f *feeder, frames, size, skipped int64) {
+	t.Helper()
 	s := f.c.Summary().AToB
-	if s.Messages != frames-2 || s.CaptureGapBytes != 100 || s.ResyncSkippedBytes != 304 {
-		t.Errorf("messages %d, capture gap %d, resync skipped %d; want %d, 100, 304",
-			s.Messages, s.CaptureGapBytes, s.ResyncSkippedBytes, frames-2)
+	if s.Messages != frames-2 || s.CaptureGapBytes != 100 || s.ResyncSkippedBytes != skipped {
+		t.Errorf("messages %d, capture gap %d, resync skipped %d; want %d, 100, %d",
+			s.Messages, s.CaptureGapBytes, s.ResyncSkippedBytes, frames-2, skipped)
 	}
 	if h := f.c.Hold(); h != (Hold{Messages: frames - 2, FramedBytes: (frames - 2) * size}) {
 		t.Errorf("hold %+v, want %d messages of %d bytes, no break", h, frames-2, (frames-2)*size)
