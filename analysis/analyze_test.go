@@ -28,10 +28,13 @@ func audio() callgen.Stream {
 }
 
 // pcapOf writes packets as an Ethernet pcap in memory.
-func pcapOf(t *testing.T, pkts []callgen.Packet) []byte {
+func pcapOf(t *testing.T, pkts []callgen.Packet) []byte { return snappedPcapOf(t, pkts, 0) }
+
+// snappedPcapOf is pcapOf with a snap length (0: none).
+func snappedPcapOf(t *testing.T, pkts []callgen.Packet, snap int) []byte {
 	t.Helper()
 	var buf bytes.Buffer
-	w := pcapgen.NewPcap(&buf, capture.LinkEthernet, false, false, 0)
+	w := pcapgen.NewPcap(&buf, capture.LinkEthernet, false, false, snap)
 	if err := callgen.Write(w, pkts); err != nil {
 		t.Fatal(err)
 	}

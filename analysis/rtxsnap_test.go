@@ -1,15 +1,12 @@
 package analysis
 
 import (
-	"bytes"
 	"math/rand/v2"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/callpcap/callpcap/capture"
 	"github.com/callpcap/callpcap/internal/testgen/callgen"
-	"github.com/callpcap/callpcap/internal/testgen/pcapgen"
 	"github.com/callpcap/callpcap/report"
 )
 
@@ -63,11 +60,7 @@ func TestSnappedRTXProbes(t *testing.T) {
 		Repairs: 14, Probes: 8, VideoLost: 14, VideoRecovered: 14}
 	for _, snap := range []int{0, 200} {
 		for _, minPackets := range []int{1, 0} {
-			var b bytes.Buffer
-			if err := callgen.Write(pcapgen.NewPcap(&b, capture.LinkEthernet, false, false, snap), snapRTXCall()); err != nil {
-				t.Fatal(err)
-			}
-			c := analyze(t, b.Bytes(), Options{MinPackets: minPackets})
+			c := analyze(t, snappedPcapOf(t, snapRTXCall(), snap), Options{MinPackets: minPackets})
 			if d := cmp.Diff(want, snapRTXOf(c)); d != "" {
 				t.Errorf("snap %d, min packets %d (-want +got):\n%s", snap, minPackets, d)
 			}

@@ -1,14 +1,11 @@
 package analysis
 
 import (
-	"bytes"
 	"math/rand/v2"
 	"testing"
 	"time"
 
-	"github.com/callpcap/callpcap/capture"
 	"github.com/callpcap/callpcap/internal/testgen/callgen"
-	"github.com/callpcap/callpcap/internal/testgen/pcapgen"
 	"github.com/callpcap/callpcap/report"
 )
 
@@ -137,11 +134,7 @@ func TestClearRTPPadding(t *testing.T) {
 			PaddingBytes: &padding, PaddingPackets: ptrTo(int64(10)), MediaPayload: 500*160 - padding, OverheadPadding: padding}},
 		{54, padFigures{Packets: 500, Lost: 0, Padded: 50, PayloadBytes: 500 * 160, MediaPayload: 500 * 160}},
 	} {
-		var b bytes.Buffer
-		if err := callgen.Write(pcapgen.NewPcap(&b, capture.LinkEthernet, false, false, tt.snap), s.Packets()); err != nil {
-			t.Fatal(err)
-		}
-		got, want := padFiguresOf(t, analyze(t, b.Bytes(), Options{})), tt.want
+		got, want := padFiguresOf(t, analyze(t, snappedPcapOf(t, s.Packets(), tt.snap), Options{})), tt.want
 		if got.Packets != want.Packets || got.Lost != want.Lost || got.Padded != want.Padded || got.PayloadBytes != want.PayloadBytes ||
 			!eqPtr(got.PaddingBytes, want.PaddingBytes) || !eqPtr(got.PaddingPackets, want.PaddingPackets) ||
 			got.MediaPayload != want.MediaPayload || got.OverheadPadding != want.OverheadPadding {

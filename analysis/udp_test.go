@@ -151,10 +151,7 @@ func TestCaptureDuplicates(t *testing.T) {
 // come from the original lengths.
 func TestSnappedPackets(t *testing.T) {
 	s := audio()
-	var b bytes.Buffer
-	w := pcapgen.NewPcap(&b, capture.LinkEthernet, false, false, 54)
-	callgen.Write(w, s.Packets())
-	c := analyze(t, b.Bytes(), Options{})
+	c := analyze(t, snappedPcapOf(t, s.Packets(), 54), Options{})
 	st := onlyStream(t, c)
 	if c.SnappedPackets != 500 || st.Packets != 500 || deref(st.Lost) != 0 {
 		t.Errorf("snapped %d, stream packets %d lost %d", c.SnappedPackets, st.Packets, deref(st.Lost))
