@@ -133,6 +133,5 @@ func (p *pipe) flush() {
 // The other goroutine read it on the other core, which still holds its cache lines: each
 // line written back costs a round trip to that core first, and written field by field, one
 // packet after another, the trips follow one another. Cleared at once, the lines are asked
-// for together. On a two-core VM the hand-over of packets to a goroutine that reads one
-// field of each took twice as long without it (BenchmarkTCP/pipe).
+// for together (BenchmarkTCP/pipe shows the difference; README, Speed).
 func reclaim[T any](s []T) { clear(s[:cap(s)]) }
