@@ -23,12 +23,18 @@ func (m *pending) payload(d *dir) []byte {
 	return d.st.bytes(m.pay, m.pay+m.payLen)
 }
 
+// compactQueue is how many emitted messages the queue's front may leave behind before the
+// ones still held move to its start. A queue held back for a round trip rarely empties, so
+// the array grows until a compaction: kept small, the part of it in use stays in the cache
+// (a direction holds about as many messages as a round trip carries).
+const compactQueue = 32
+
 // enqueue returns a new message at the end of the queue, zeroed, to be filled in place and
 // then given to queued.
 func (d *dir) enqueue() *pending {
 	if d.qh > 0 && d.qh == len(d.q) {
 		d.q, d.qh = d.q[:0], 0
-	} else if d.qh > 256 && d.qh > len(d.q)/2 {
+	} else if d.qh > compactQueue && d.qh > len(d.q)/2 {
 		n := copy(d.q, d.q[d.qh:])
 		d.q, d.qh = d.q[:n], 0
 	}
