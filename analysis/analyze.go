@@ -97,6 +97,7 @@ type analyzer struct {
 	truncated, interrupted      bool
 	warnings                    []string
 	jumps                       int64 // steps in capture time (more than timeJump between two packets)
+	touched                     byte  // what touchPayloads read, kept so that its loads stay
 	clockJumps                  int64 // packets whose time stamp was a clock jump (clockJump)
 
 	demux  demux.Classifier  // classifies each message, keeping the RTP header it decoded
@@ -151,6 +152,7 @@ func (a *analyzer) run(ctx context.Context, rd *capture.Reader) {
 	for ok {
 		a.batchNo++
 		n := len(b.pkts)
+		a.touched ^= touchPayloads(b.pkts)
 		for i := range n - 1 {
 			a.packet(&b.pkts[i], b.digests[i], b.pkts[i+1].Time, true)
 		}
