@@ -82,6 +82,18 @@ func Detect(data []byte, atEOF, exactOK bool) (f Framing, skip int, ok bool) {
 	return FramingNone, 0, false
 }
 
+// IsWholeFrame reports whether a segment's payload is one whole frame of TURN over TCP,
+// RFC 4571 or TLS (a message per segment, as TURN clients and ICE-TCP usually send):
+// its bytes are then read where they lie, while those of a segment that joins frames
+// which straddle it are copied, every one of them. It is a guess from the bytes alone, for
+// reading ahead (analysis.touchPayloads), never for unframing.
+func IsWholeFrame(payload []byte) bool {
+	whole := func(size, alt int, r probeResult) bool {
+		return r == probeValid && (size == len(payload) || alt == len(payload))
+	}
+	return whole(probeTURN(payload)) || whole(probeRFC4571(payload)) || whole(probeTLS(payload))
+}
+
 // framer is the unframing state of one direction.
 type framer struct {
 	kind Framing

@@ -288,3 +288,26 @@ func TestOpenHoleAtEnd(t *testing.T) {
 		}
 	}
 }
+
+func TestIsWholeFrame(t *testing.T) {
+	two := cat(channelData(0x4000, 100, true, 1), channelData(0x4000, 50, true, 2))
+	for _, tc := range []struct {
+		name    string
+		payload []byte
+		want    bool
+	}{
+		{"ChannelData, padded", channelData(0x4000, 101, true, 1), true},
+		{"ChannelData, unpadded", channelData(0x4001, 101, false, 1), true},
+		{"STUN", stunMsg(0x0101, 12), true},
+		{"RFC 4571", rfc4571(rtpPacket(100, 1)), true},
+		{"TLS record", tlsRecord(23, 300), true},
+		{"two ChannelData messages", two, false},
+		{"the first of two, cut", two[:60], false},
+		{"the end of one and the start of the next", two[60:], false},
+		{"empty", nil, false},
+	} {
+		if got := IsWholeFrame(tc.payload); got != tc.want {
+			t.Errorf("%s: IsWholeFrame = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
