@@ -13,9 +13,10 @@ import (
 // into the reader's own buffers, which the reader holds until the batch comes back
 // (capture.Reader.Hold): nothing is copied. The reader also takes the dedup digests, while
 // the packet's bytes are in its core's cache (see digests). Finished batches go back to
-// the reader half of them at a time (pipe.release): the goroutine waiting for them is then
-// woken once per group, not once per batch (a wake-up costs the waker a futex call), and
-// each stage runs for a while without waiting for the other.
+// the reader four at a time (pipe.release): the goroutine waiting for them is then woken
+// once per group, not once per batch (a wake-up costs the waker a futex call), and each
+// stage runs for a while without waiting for the other; in larger groups the reader
+// waited longer for buffers it could have reused.
 const (
 	batchPackets = 256
 	// batchBytes ends a batch early when its packets' bytes reach it, which bounds the
@@ -23,7 +24,7 @@ const (
 	batchBytes = 512 << 10
 	// batches is how many batches exist; giveBack how many finished ones go back together.
 	batches  = 16
-	giveBack = 8
+	giveBack = 4
 )
 
 // batch is a run of decoded packets.
