@@ -4,7 +4,6 @@ import (
 	"context"
 
 	"github.com/callpcap/callpcap/capture"
-	"github.com/callpcap/callpcap/tcpframe"
 )
 
 // The capture is read and decoded on one goroutine and analysed on another, so that the
@@ -137,28 +136,3 @@ func (p *pipe) flush() {
 // packet after another, the trips follow one another. Cleared at once, the lines are asked
 // for together (BenchmarkTCP/pipe shows the difference; README, Speed).
 func reclaim[T any](s []T) { clear(s[:cap(s)]) }
-
-// touchPayloads reads the first bytes of every payload in a batch, in one loop, before the
-// batch is analysed, and returns them XORed (for the caller to keep). The reader's core
-// copied them out of the page cache and still holds them: read packet by packet, as the
-// analysis reads them (the TCP framing probe, then the demux's ChannelData and RTP
-// headers), each costs a round trip to that core in turn; loaded together, the trips
-// overlap. Two bytes, 48 apart, reach the lines those headers lie in. Of a TCP segment
-// that is not one whole frame it reads a byte of every line: the unframer will copy them
-// all to join the frames that straddle the segment (tcpframe.IsWholeFrame).
-func touchPayloads(pkts []capture.Packet) byte {
-	var x byte
-	for i := range pkts {
-		b := pkts[i].Payload
-		if len(b) == 0 {
-			continue
-		}
-		x ^= b[0] ^ b[min(len(b)-1, 48)]
-		if pkts[i].Kind == capture.KindTCP && len(b) > 112 && !tcpframe.IsWholeFrame(b) {
-			for j := 112; j < len(b); j += 64 {
-				x ^= b[j]
-			}
-		}
-	}
-	return x
-}
