@@ -23,6 +23,7 @@ func main() {
 		cancel(interruption{sig})
 		os.Exit(interruption{<-sigs}.exitCode())
 	}()
+	deferFirstGC()
 	err := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	os.Exit(exitCode(err, os.Stderr))
 }
