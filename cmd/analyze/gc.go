@@ -2,6 +2,7 @@ package main
 
 import (
 	"math"
+	"os"
 	"runtime"
 	"runtime/debug"
 )
@@ -16,11 +17,17 @@ const firstGC = 24 << 20
 // collections come at heaps of 4 and 8 MB, while the buffers are still being made, and
 // free almost nothing: on one TCP call they took 10 ms of CPU and 200 first touches of
 // memory (README, Speed). A capture with many calls, whose state outgrows firstGC, is
-// collected from there on as before, so peak memory stays where it was.
+// collected from there on as before, so peak memory stays where it was. GOGC or GOMEMLIMIT
+// in the environment is the user's choice, and is left alone.
 func deferFirstGC() {
+	if os.Getenv("GOGC") != "" || os.Getenv("GOMEMLIMIT") != "" {
+		return
+	}
 	debug.SetGCPercent(-1)
 	debug.SetMemoryLimit(firstGC)
 	// A finalizer runs after the collection that finds its object unreachable: the first.
+	// 16 bytes, so that the object is not one of the tiny ones that share a block, whose
+	// finalizers may never run.
 	runtime.SetFinalizer(new([16]byte), func(*[16]byte) {
 		debug.SetGCPercent(100)
 		debug.SetMemoryLimit(math.MaxInt64)

@@ -11,6 +11,8 @@ import (
 // TestDeferFirstGC checks that the collector is off until the first collection and paced
 // as usual (GOGC=100, no memory limit) after it.
 func TestDeferFirstGC(t *testing.T) {
+	t.Setenv("GOGC", "")
+	t.Setenv("GOMEMLIMIT", "")
 	percent, limit := debug.SetGCPercent(100), debug.SetMemoryLimit(-1)
 	defer func() { debug.SetGCPercent(percent); debug.SetMemoryLimit(limit) }()
 
@@ -32,5 +34,16 @@ func TestDeferFirstGC(t *testing.T) {
 	}
 	if l := debug.SetMemoryLimit(-1); l != math.MaxInt64 {
 		t.Errorf("after the first collection: memory limit %d, want none", l)
+	}
+}
+
+// TestDeferFirstGCLeavesTheUsersSetting checks that GOGC in the environment is left alone.
+func TestDeferFirstGCLeavesTheUsersSetting(t *testing.T) {
+	percent := debug.SetGCPercent(150)
+	defer debug.SetGCPercent(percent)
+	t.Setenv("GOGC", "150")
+	deferFirstGC()
+	if p := debug.SetGCPercent(150); p != 150 {
+		t.Errorf("GOGC=150 in the environment: GOGC %d after deferFirstGC", p)
 	}
 }
