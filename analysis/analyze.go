@@ -277,13 +277,13 @@ func (a *analyzer) packet(p *capture.Packet, dg digests, next int64, hasNext boo
 	}
 	a.prev = p.Time
 	a.segLo, a.segHi = min(a.segLo, p.Time), max(a.segHi, p.Time)
-	if len(p.Data) < int(p.FrameLen) {
+	if p.CapLen < p.FrameLen {
 		a.snapped++
-		if i := int(p.Iface); i < maxIfaceCounts {
-			for len(a.snappedIn) <= i {
+		if p.Iface < maxIfaceCounts {
+			for len(a.snappedIn) <= p.Iface {
 				a.snappedIn = append(a.snappedIn, 0)
 			}
-			a.snappedIn[i]++
+			a.snappedIn[p.Iface]++
 		}
 	}
 	switch p.Kind {
@@ -340,9 +340,9 @@ func (a *analyzer) packet(p *capture.Packet, dg digests, next int64, hasNext boo
 		Proto:     transport.UDP,
 		Src:       src,
 		Dst:       dst,
-		Iface:     int(p.Iface),
+		Iface:     p.Iface,
 		FirstSeen: p.Time, Complete: p.Time, Delivered: p.Time,
-		Wire:    transport.Wire{Total: int64(p.WireLen), Headers: int64(p.WireLen) - int64(p.PayloadLen)},
+		Wire:    transport.Wire{Total: int64(p.WireLen), Headers: int64(p.WireLen - p.PayloadLen)},
 		Snapped: p.Snapped,
 	}
 	a.message(f, &m, true)

@@ -41,7 +41,7 @@ func TestDigestPacket(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p := capture.Packet{Kind: tc.kind, Src: netip.MustParseAddr(tc.src), Dst: netip.MustParseAddr(tc.dst),
-				SrcPort: 40000, DstPort: 3478, IPProto: 17, Payload: tc.payload, PayloadLen: int32(len(tc.payload) + 3),
+				SrcPort: 40000, DstPort: 3478, IPProto: 17, Payload: tc.payload, PayloadLen: len(tc.payload) + 3,
 				TCP: capture.TCPHeader{Seq: 0xdeadbeef, Ack: 0x01020304}}
 			if got, want := digestPacket(&p), digestPacketBytes(&p); got != want {
 				t.Errorf("digestPacket = %#x, want %#x", got, want)

@@ -86,7 +86,7 @@ func BenchmarkRead(b *testing.B) {
 				n := 0
 				for r.Next(&p) == nil {
 					n++
-					payload += int(p.PayloadLen)
+					payload += p.PayloadLen
 				}
 				f.Close()
 				if n != benchPackets {

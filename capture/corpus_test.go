@@ -78,7 +78,7 @@ func readAll(path string) (*Reader, corpusResult, error) {
 		if (p.Kind == KindUDP || p.Kind == KindTCP) && p.HeaderLen+p.PayloadLen != p.WireLen {
 			return r, res, errors.New("HeaderLen + PayloadLen != WireLen")
 		}
-		if len(p.Payload) > int(p.PayloadLen) || p.Time < 0 {
+		if len(p.Payload) > p.PayloadLen || p.CapLen != len(p.Data) || p.Time < 0 {
 			return r, res, errors.New("inconsistent packet")
 		}
 	}

@@ -75,8 +75,8 @@ func TestDataOffset(t *testing.T) {
 					if got := tc.file[off : off+int64(len(p.Data))]; !bytes.Equal(got, p.Data) {
 						t.Errorf("packet %d: the file at DataOffset %d is not its Data", n, off)
 					}
-					if k := len(tc.wantL4) - 1; n < k && int(p.TransportOff) != tc.wantL4[n] ||
-						p.Reassembled && int(p.TransportOff) != tc.wantL4[k] {
+					if k := len(tc.wantL4) - 1; n < k && p.TransportOff != tc.wantL4[n] ||
+						p.Reassembled && p.TransportOff != tc.wantL4[k] {
 						t.Errorf("packet %d: TransportOff %d (reassembled %v)", n, p.TransportOff, p.Reassembled)
 					}
 				}

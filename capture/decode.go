@@ -48,17 +48,13 @@ const (
 	nfulaPayload            = 9 // NFLOG TLV holding the packet
 )
 
-// maxWireLen bounds a frame's length on the wire, which a damaged record may claim to be up
-// to 4 GiB: the largest real one, a segmentation offload's, is 256 KiB. Lengths are int32
-// (Packet), and a length and a header length together stay within one.
-const maxWireLen = 1 << 30
-
 // decode resets p to the record and decodes it in place.
 func (r *Reader) decode(p *Packet, t int64, ifIndex int, link LinkType, data []byte, orig int) {
 	// A record claiming fewer bytes on the wire than it holds is damaged; the captured
 	// length is then the better bound for wire accounting.
-	wire := int32(min(max(orig, len(data)), maxWireLen))
-	*p = Packet{Time: t, Iface: int32(ifIndex), LinkType: link, WireLen: wire, FrameLen: wire, Data: data}
+	wire := max(orig, len(data))
+	*p = Packet{Time: t, Iface: ifIndex, LinkType: link, WireLen: wire, FrameLen: wire,
+		CapLen: len(data), Data: data}
 	switch link {
 	case LinkEthernet:
 		// dst(6) src(6) ethertype(2)
@@ -145,7 +141,7 @@ func (r *Reader) nflog(p *Packet) {
 // says whether the snap length is why.
 func short(p *Packet) {
 	p.Kind = KindUndecodable
-	p.Snapped = len(p.Data) < int(p.WireLen)
+	p.Snapped = p.CapLen < p.WireLen
 }
 
 func bad(p *Packet) { p.Kind = KindUndecodable }

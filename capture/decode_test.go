@@ -25,9 +25,9 @@ type decoded struct {
 
 func summary(p capture.Packet) decoded {
 	d := decoded{Kind: p.Kind, IPProto: p.IPProto, SrcPort: p.SrcPort, DstPort: p.DstPort,
-		HeaderLen: int(p.HeaderLen), PayloadLen: int(p.PayloadLen), Payload: string(p.Payload),
+		HeaderLen: p.HeaderLen, PayloadLen: p.PayloadLen, Payload: string(p.Payload),
 		Snapped: p.Snapped, Reassembled: p.Reassembled, Fragment: p.Fragment,
-		WireLen: int(p.WireLen), FrameLen: int(p.FrameLen), Iface: int(p.Iface)}
+		WireLen: p.WireLen, FrameLen: p.FrameLen, Iface: p.Iface}
 	if p.Src.IsValid() {
 		d.Src, d.Dst = p.Src.String(), p.Dst.String()
 	}
@@ -99,8 +99,8 @@ func TestLinkTypes(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p := onePacket(t, pcapFile(t, tc.link, tc.frame))
-			if p.LinkType != tc.link || p.Time != t0 || p.CapLen() != len(tc.frame) {
-				t.Errorf("link %v time %d caplen %d", p.LinkType, p.Time, p.CapLen())
+			if p.LinkType != tc.link || p.Time != t0 || p.CapLen != len(tc.frame) {
+				t.Errorf("link %v time %d caplen %d", p.LinkType, p.Time, p.CapLen)
 			}
 			if d := cmp.Diff(tc.want, summary(p)); d != "" {
 				t.Errorf("(-want +got):\n%s", d)
@@ -176,7 +176,7 @@ func TestUDPLengths(t *testing.T) {
 	shortLen := pcapgen.EtherUDP(a4, b4, []byte("hello"))
 	binary.BigEndian.PutUint16(shortLen[14+20+4:], 8+2)
 	p = onePacket(t, pcapFile(t, capture.LinkEthernet, shortLen))
-	if p.PayloadLen != 2 || string(p.Payload) != "he" || int(p.HeaderLen) != len(shortLen)-2 {
+	if p.PayloadLen != 2 || string(p.Payload) != "he" || p.HeaderLen != len(shortLen)-2 {
 		t.Errorf("short UDP length: %+v", summary(p))
 	}
 
@@ -309,8 +309,8 @@ func TestSnapped(t *testing.T) {
 			w := pcapgen.NewPcap(&buf, capture.LinkEthernet, false, false, tc.snap)
 			must(t, w.Write(t0, 0, tc.frame, 0))
 			p := onePacket(t, buf.Bytes())
-			if p.Kind != tc.kind || !p.Snapped || len(p.Payload) != tc.payload || p.CapLen() != tc.snap ||
-				int(p.WireLen) != len(tc.frame) {
+			if p.Kind != tc.kind || !p.Snapped || len(p.Payload) != tc.payload || p.CapLen != tc.snap ||
+				p.WireLen != len(tc.frame) {
 				t.Errorf("%+v", summary(p))
 			}
 			if tc.kind != capture.KindUndecodable && (p.PayloadLen != 200 || p.HeaderLen+p.PayloadLen != p.WireLen) {

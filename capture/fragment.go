@@ -118,7 +118,7 @@ func (f *reassembler) add(p *Packet, key fragKey, off int, more bool, data []byt
 	}
 	e.spans = append(e.spans, span{int32(off), int32(end)})
 	e.have += length
-	e.wire += int(p.FrameLen)
+	e.wire += p.FrameLen
 	if off == 0 {
 		e.proto = proto
 	}
@@ -126,7 +126,7 @@ func (f *reassembler) add(p *Packet, key fragKey, off int, more bool, data []byt
 		return fragResult{}, false
 	}
 	res := fragResult{data: e.buf[:min(e.valid, e.total)], total: e.total, proto: e.proto}
-	p.Reassembled, p.Fragment, p.WireLen = true, false, int32(min(e.wire, maxWireLen))
+	p.Reassembled, p.Fragment, p.WireLen = true, false, e.wire
 	// The payload points into the buffer until the next Next: keep it out of the free list.
 	f.last, e.buf = e.buf, nil
 	f.bytes -= cap(f.last)

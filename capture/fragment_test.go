@@ -106,9 +106,9 @@ func TestReassembly(t *testing.T) {
 				wire -= len(tc.frames[1].frame) // the repeat is not part of the datagram
 			}
 			if p.Kind != capture.KindUDP || !p.Reassembled || p.Fragment || p.Snapped ||
-				!bytes.Equal(p.Payload, tc.payload) || int(p.PayloadLen) != len(tc.payload) ||
-				int(p.WireLen) != wire || int(p.FrameLen) != len(tc.frames[len(tc.frames)-1].frame) ||
-				int(p.HeaderLen) != tc.headers || p.HeaderLen+p.PayloadLen != p.WireLen {
+				!bytes.Equal(p.Payload, tc.payload) || p.PayloadLen != len(tc.payload) ||
+				p.WireLen != wire || p.FrameLen != len(tc.frames[len(tc.frames)-1].frame) ||
+				p.HeaderLen != tc.headers || p.HeaderLen+p.PayloadLen != p.WireLen {
 				t.Errorf("reassembled: %+v", summary(p))
 			}
 			if d := cmp.Diff(tc.stats, r.Stats()); d != "" {
@@ -199,7 +199,7 @@ func TestReassemblySnapped(t *testing.T) {
 	must(t, err)
 	p := ps[len(ps)-1]
 	if p.Kind != capture.KindUDP || !p.Reassembled || !p.Snapped || p.PayloadLen != 3000 ||
-		!bytes.Equal(p.Payload, p4[:200-14-20-8]) || int(p.WireLen) != wireSum(in4) {
+		!bytes.Equal(p.Payload, p4[:200-14-20-8]) || p.WireLen != wireSum(in4) {
 		t.Errorf("%+v", summary(p))
 	}
 }

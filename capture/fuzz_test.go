@@ -104,12 +104,12 @@ func FuzzReader(f *testing.F) {
 				}
 				break
 			}
-			if p.Time < 0 || int(p.FrameLen) < p.CapLen() || p.WireLen < p.FrameLen && !p.Reassembled {
-				t.Fatalf("lengths: caplen %d data %d frame %d wire %d time %d", p.CapLen(), len(p.Data), p.FrameLen, p.WireLen, p.Time)
+			if p.CapLen != len(p.Data) || p.Time < 0 || p.FrameLen < p.CapLen || p.WireLen < p.FrameLen && !p.Reassembled {
+				t.Fatalf("lengths: caplen %d data %d frame %d wire %d time %d", p.CapLen, len(p.Data), p.FrameLen, p.WireLen, p.Time)
 			}
 			if p.Kind == capture.KindUDP || p.Kind == capture.KindTCP {
 				if p.HeaderLen+p.PayloadLen != p.WireLen || p.HeaderLen < 0 || p.PayloadLen < 0 ||
-					len(p.Payload) > int(p.PayloadLen) || p.Snapped != (len(p.Payload) < int(p.PayloadLen)) && p.Kind == capture.KindUDP {
+					len(p.Payload) > p.PayloadLen || p.Snapped != (len(p.Payload) < p.PayloadLen) && p.Kind == capture.KindUDP {
 					t.Fatalf("header %d payload %d (%d captured) wire %d snapped %v", p.HeaderLen, p.PayloadLen, len(p.Payload), p.WireLen, p.Snapped)
 				}
 			}

@@ -38,7 +38,7 @@ func (r *Reader) ipv4(p *Packet, off int) {
 		short(p)
 		return
 	}
-	avail := int(p.WireLen) - off // bytes of the frame from the IP header on
+	avail := p.WireLen - off // bytes of the frame from the IP header on
 	tl := int(binary.BigEndian.Uint16(b[2:]))
 	if tl == 0 {
 		tl = avail // segmentation offload writes 0
@@ -63,7 +63,7 @@ func (r *Reader) ipv4(p *Packet, off int) {
 		r.transport(p, p.IPProto, res.data, res.total)
 		return
 	}
-	p.TransportOff = int32(off + ihl)
+	p.TransportOff = off + ihl
 	r.transport(p, p.IPProto, b[ihl:end], tl-ihl)
 }
 
@@ -83,7 +83,7 @@ func (r *Reader) ipv6(p *Packet, off int) {
 		bad(p)
 		return
 	}
-	avail := int(p.WireLen) - off - ipv6Len
+	avail := p.WireLen - off - ipv6Len
 	pl := int(binary.BigEndian.Uint16(b[4:]))
 	if pl == 0 {
 		pl = avail // jumbogram (RFC 2675) or segmentation offload
@@ -149,7 +149,7 @@ func (r *Reader) ipv6Ext(p *Packet, b []byte, h, end int, nh uint8, reassembled 
 			// The last extension header may end beyond the captured bytes.
 			p.TransportOff = -1
 			if !reassembled {
-				p.TransportOff = int32(len(p.Data) - len(b) + min(h, len(b))) // b is Data[off:]
+				p.TransportOff = len(p.Data) - len(b) + min(h, len(b)) // b is Data[off:]
 			}
 			r.transport(p, nh, b[min(h, len(b)):min(end, len(b))], end-h)
 			return

@@ -32,11 +32,11 @@ type SACKBlock struct{ Left, Right uint32 }
 // TCPHeader is the part of a TCP header the analysis uses.
 type TCPHeader struct {
 	Seq, Ack uint32
+	Flags    uint8
+	Window   uint16
 	// SACK holds the first NSACK blocks of the SACK option (at most 4).
-	SACK   [4]SACKBlock
-	Window uint16
-	Flags  uint8
-	NSACK  uint8
+	SACK  [4]SACKBlock
+	NSACK int
 	// WScale is the window scale shift (RFC 7323, 2.2) when HasWScale: the option only
 	// counts on a SYN, and scales the windows its sender advertises after the handshake.
 	WScale    uint8
@@ -47,53 +47,48 @@ type TCPHeader struct {
 //
 // Data, and Payload which points into it (or into a reassembly buffer for IP fragments), are
 // valid only until the next call to Reader.Next: copy what must outlive the packet.
-//
-// It takes three cache lines (192 bytes: lengths are int32, the fields ordered so that
-// none is padded), which the reading goroutine writes and the analysing one reads on the
-// other core: each line costs a trip between them (README, Speed).
 type Packet struct {
-	Time    int64 // capture time, nanoseconds since the Unix epoch
-	Data    []byte
-	Payload []byte // the captured part of the transport payload: see PayloadLen
-	// Set for IP packets (KindIPOther, KindUDP, KindTCP).
-	Src, Dst netip.Addr
-
-	Iface    int32 // interface index: pcapng interface id, or 0 for classic pcap
+	Time     int64 // capture time, nanoseconds since the Unix epoch
+	Iface    int   // interface index: pcapng interface id, or 0 for classic pcap
 	LinkType LinkType
-	WireLen  int32 // original length of the frame on the wire (orig_len)
+	WireLen  int // original length of the frame on the wire (orig_len)
+	CapLen   int // captured length (len(Data))
+	Data     []byte
 	// FrameLen is this record's own original length, even for a reassembled datagram
 	// (whose WireLen covers all its fragments): sum FrameLen for the capture's bytes.
-	FrameLen int32
-	// HeaderLen is the wire bytes before the transport payload: link, IP (with options and
-	// extension headers) and UDP/TCP headers. For a reassembled datagram it is the total of
-	// every fragment's headers. Set for UDP and TCP.
-	HeaderLen int32
-	// PayloadLen is the transport payload length the headers declare (UDP length - 8, or
-	// IP length minus headers for TCP). Payload holds the captured part of it: shorter when
-	// the snap length cut the frame (Snapped).
-	PayloadLen int32
-	// TransportOff is where the UDP or TCP header starts in Data, or -1 when the datagram
-	// was reassembled from fragments (it is then in a reassembly buffer): so that a tool
-	// that rewrites payload bytes (scrub) can fix the checksum.
-	TransportOff int32
-	// Set for UDP and TCP.
-	SrcPort, DstPort uint16
+	FrameLen int
 
-	Kind    Kind
-	IPProto uint8
+	Kind Kind
+
+	// Set for IP packets (KindIPOther, KindUDP, KindTCP).
+	Src, Dst netip.Addr
+	IPProto  uint8
 	// Reassembled is true when the datagram was rebuilt from IP fragments; WireLen is then
 	// the sum of the fragments' frame lengths.
 	Reassembled bool
 	// Fragment is true for an IP fragment held for reassembly (Kind is KindIPOther). When
 	// its datagram completes, its bytes are counted again in that datagram's WireLen.
 	Fragment bool
-	Snapped  bool
+
+	// Set for UDP and TCP.
+	SrcPort, DstPort uint16
+	// HeaderLen is the wire bytes before the transport payload: link, IP (with options and
+	// extension headers) and UDP/TCP headers. For a reassembled datagram it is the total of
+	// every fragment's headers.
+	HeaderLen int
+	// PayloadLen is the transport payload length the headers declare (UDP length - 8, or
+	// IP length minus headers for TCP). Payload holds the captured part of it: shorter when
+	// the snap length cut the frame (Snapped).
+	PayloadLen int
+	Payload    []byte
+	Snapped    bool
+	// TransportOff is where the UDP or TCP header starts in Data, or -1 when the datagram
+	// was reassembled from fragments (it is then in a reassembly buffer): so that a tool
+	// that rewrites payload bytes (scrub) can fix the checksum.
+	TransportOff int
 
 	TCP TCPHeader // set for KindTCP
 }
-
-// CapLen is the captured length: len(Data).
-func (p *Packet) CapLen() int { return len(p.Data) }
 
 // SrcAddrPort and DstAddrPort return the transport endpoints.
 func (p *Packet) SrcAddrPort() netip.AddrPort { return netip.AddrPortFrom(p.Src, p.SrcPort) }

@@ -38,9 +38,9 @@ func udp(p *Packet, data []byte, length int) {
 		// Malformed: the IP length is the better bound (tcpdump's rtp-seg-fault captures).
 		ulen = length
 	}
-	p.PayloadLen = int32(ulen - udpLen)
+	p.PayloadLen = ulen - udpLen
 	p.Payload = data[udpLen:min(ulen, len(data))]
-	p.Snapped = len(p.Payload) < int(p.PayloadLen)
+	p.Snapped = len(p.Payload) < p.PayloadLen
 	p.HeaderLen = p.WireLen - p.PayloadLen
 	p.Kind = KindUDP
 }
@@ -71,9 +71,9 @@ func tcp(p *Packet, data []byte, length int) {
 	p.TCP.Window = binary.BigEndian.Uint16(data[14:])
 	hdr := min(doff, len(data))
 	tcpOptions(&p.TCP, data[tcpMinLen:hdr])
-	p.PayloadLen = int32(length - doff)
+	p.PayloadLen = length - doff
 	p.Payload = data[hdr:]
-	p.Snapped = len(p.Payload) < int(p.PayloadLen) || hdr < doff
+	p.Snapped = len(p.Payload) < p.PayloadLen || hdr < doff
 	p.HeaderLen = p.WireLen - p.PayloadLen
 	p.Kind = KindTCP
 }
@@ -100,7 +100,7 @@ func tcpOptions(h *TCPHeader, o []byte) {
 			return
 		}
 		if o[0] == tcpOptSACK {
-			for s := o[2:n]; len(s) >= 8 && int(h.NSACK) < len(h.SACK); s = s[8:] {
+			for s := o[2:n]; len(s) >= 8 && h.NSACK < len(h.SACK); s = s[8:] {
 				h.SACK[h.NSACK] = SACKBlock{Left: binary.BigEndian.Uint32(s), Right: binary.BigEndian.Uint32(s[4:])}
 				h.NSACK++
 			}

@@ -160,7 +160,7 @@ func (pl *planner) udpPacket(p *capture.Packet, off int64) {
 	}
 	m := &pl.udp
 	*m = transport.Message{Payload: p.Payload, Proto: transport.UDP, Src: p.SrcAddrPort(), Dst: p.DstAddrPort(),
-		Iface: int(p.Iface), FirstSeen: p.Time, Complete: p.Time, Delivered: p.Time, Snapped: p.Snapped,
+		Iface: p.Iface, FirstSeen: p.Time, Complete: p.Time, Delivered: p.Time, Snapped: p.Snapped,
 		Wire: transport.Wire{Total: int64(p.WireLen), Headers: int64(p.HeaderLen)}}
 	pl.message(m, false)
 	if len(pl.spans) == 0 {
@@ -171,9 +171,9 @@ func (pl *planner) udpPacket(p *capture.Packet, off int64) {
 		pt.zeros[i] = span{pay + s.lo, pay + s.hi}
 	}
 	if p.Src.Is4() {
-		pt.sum = checksum{kind: sumClear, field: int(p.TransportOff) + 6}
+		pt.sum = checksum{kind: sumClear, field: p.TransportOff + 6}
 	} else {
-		pt.sum = pl.fullSum(p, 8+int(p.PayloadLen), 6, uint8(transport.UDP))
+		pt.sum = pl.fullSum(p, 8+p.PayloadLen, 6, uint8(transport.UDP))
 		pt.sum.udp = true
 	}
 	pl.patches = append(pl.patches, pt)
@@ -182,7 +182,7 @@ func (pl *planner) udpPacket(p *capture.Packet, off int64) {
 // fullSum is the checksum fix of p, whose transport header and payload are n bytes with the
 // checksum at field within the header.
 func (pl *planner) fullSum(p *capture.Packet, n, field int, proto uint8) checksum {
-	l4 := int(p.TransportOff)
+	l4 := p.TransportOff
 	if p.Snapped || l4 < 0 || l4+n > len(p.Data) {
 		return checksum{kind: sumStale}
 	}
@@ -210,11 +210,14 @@ func (pl *planner) tcpSegment(p *capture.Packet, off int64) {
 	if !ok || !ok2 {
 		return
 	}
-	n := min(len(p.Payload), max(int(p.PayloadLen), 0))
+	n := len(p.Payload)
+	if p.PayloadLen < n {
+		n = max(p.PayloadLen, 0)
+	}
 	seg := segment{c: c, dir: dir, stream: so, n: n, off: off, pay: pay}
-	if l4 := int(p.TransportOff); l4+13 <= len(p.Data) {
+	if l4 := p.TransportOff; l4+13 <= len(p.Data) {
 		hdr := int(p.Data[l4+12]>>4) * 4
-		seg.sum = pl.fullSum(p, hdr+int(p.PayloadLen), 16, uint8(transport.TCP))
+		seg.sum = pl.fullSum(p, hdr+p.PayloadLen, 16, uint8(transport.TCP))
 	} else {
 		seg.sum = checksum{kind: sumStale}
 	}

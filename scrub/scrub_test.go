@@ -66,7 +66,7 @@ func records(b []byte) ([]record, error) {
 		if err != nil {
 			return out, err
 		}
-		out = append(out, record{p.Time, int(p.Iface), p.CapLen(), int(p.FrameLen)})
+		out = append(out, record{p.Time, p.Iface, p.CapLen, p.FrameLen})
 	}
 }
 

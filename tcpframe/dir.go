@@ -110,7 +110,7 @@ func (d *dir) segment(p *capture.Packet) {
 	rst := h.Flags&capture.FlagRST != 0
 	d.stats.segments++
 	d.stats.wireBytes += w
-	d.iface = int(p.Iface)
+	d.iface = p.Iface
 	peer := d.peer()
 
 	if syn && (!d.init || d.st.highest == 0 && d.st.cs.n() == 0 && d.st.framed == 0) {

@@ -199,7 +199,7 @@ func feedFuzzConn(t *testing.T, data []byte, borrow bool) fuzzRun {
 		}
 		*p = capture.Packet{Time: now, Kind: capture.KindTCP, IPProto: 6, HeaderLen: hdrLen,
 			Src: src.Addr(), Dst: dst.Addr(), SrcPort: src.Port(), DstPort: dst.Port(),
-			WireLen: int32(hdrLen + n), PayloadLen: int32(n), Payload: payload,
+			WireLen: hdrLen + n, PayloadLen: n, Payload: payload,
 			TCP: capture.TCPHeader{Seq: seq, Ack: ack, Flags: h[1], Window: 1000}}
 		if h[0]&4 != 0 {
 			p.Payload, p.Snapped = payload[:n/2], true

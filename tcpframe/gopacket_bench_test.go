@@ -121,7 +121,7 @@ func newCmpTrace() *cmpTrace {
 			tr.flows[i] = ba
 		}
 		tr.ctxs[i].ci = gopacket.CaptureInfo{
-			Timestamp: time.Unix(0, p.Time), CaptureLength: p.CapLen(), Length: int(p.WireLen),
+			Timestamp: time.Unix(0, p.Time), CaptureLength: p.CapLen, Length: p.WireLen,
 		}
 		tr.wire += int64(len(p.Payload))
 	}

@@ -40,8 +40,8 @@ func seg(t int64, fromA bool, flags uint8, seq, ack uint32, payload []byte) *cap
 	return &capture.Packet{
 		Time: t, Kind: capture.KindTCP, Src: src.Addr(), Dst: dst.Addr(), IPProto: 6,
 		SrcPort: src.Port(), DstPort: dst.Port(),
-		HeaderLen: int32(hdrLen), WireLen: int32(hdrLen + len(payload)),
-		PayloadLen: int32(len(payload)), Payload: payload,
+		HeaderLen: hdrLen, WireLen: hdrLen + len(payload), CapLen: hdrLen + len(payload),
+		PayloadLen: len(payload), Payload: payload,
 		TCP: capture.TCPHeader{Seq: seq, Ack: ack, Flags: flags, Window: 65535},
 	}
 }
