@@ -309,5 +309,15 @@ func TestIsWholeFrame(t *testing.T) {
 		if got := IsWholeFrame(tc.payload); got != tc.want {
 			t.Errorf("%s: IsWholeFrame = %v, want %v", tc.name, got, tc.want)
 		}
+		// IsWholeFrame names the probes, for speed: it must agree with every framing that
+		// Detect tries.
+		whole := false
+		for _, k := range detectOrder {
+			size, alt, r := probeOf(k)(tc.payload)
+			whole = whole || r == probeValid && (size == len(tc.payload) || alt == len(tc.payload))
+		}
+		if whole != tc.want {
+			t.Errorf("%s: the probes of detectOrder say %v, want %v", tc.name, whole, tc.want)
+		}
 	}
 }
