@@ -18,6 +18,9 @@ type media struct {
 	full    chan *mediaBatch
 	free    chan *mediaBatch
 	done    chan struct{}
+	// waitFull is where the media goroutine waits for events, waitFree where the analysis
+	// waits for the media goroutine to give a batch back.
+	waitFull, waitFree waiter
 }
 
 // mediaBatch is a run of events, with the bytes they point to.
@@ -73,7 +76,11 @@ func newMedia(cfg rtpflow.Config) *media {
 
 func (md *media) run() {
 	defer close(md.done)
-	for b := range md.full {
+	for {
+		b, ok := recv(&md.waitFull, md.full, nil)
+		if !ok {
+			return
+		}
 		for _, ev := range b.events {
 			switch ev.kind {
 			case eventRTP:
@@ -136,7 +143,7 @@ func (md *media) flush() {
 		return
 	}
 	md.full <- md.cur
-	md.cur = <-md.free
+	md.cur, _ = recv(&md.waitFree, md.free, nil)
 	reclaim(md.cur.events)
 	reclaim(md.cur.pkts)
 }

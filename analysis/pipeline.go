@@ -2,6 +2,8 @@ package analysis
 
 import (
 	"context"
+	"runtime"
+	"time"
 
 	"github.com/callpcap/callpcap/capture"
 )
@@ -39,6 +41,7 @@ type pipe struct {
 	full <-chan *batch
 	free chan<- *batch
 	done []*batch // finished, not yet given back
+	wait waiter
 }
 
 // readBatches reads rd on its own goroutine and hands out its batches through the pipe, the
@@ -50,6 +53,7 @@ func readBatches(ctx context.Context, rd *capture.Reader) *pipe {
 	fullc := make(chan *batch, batches)
 	freec := make(chan *batch, batches)
 	made := 0
+	var w waiter
 	rd.Hold()
 	go func() {
 		defer close(fullc)
@@ -65,9 +69,8 @@ func readBatches(ctx context.Context, rd *capture.Reader) *pipe {
 					b = &batch{pkts: make([]capture.Packet, 0, batchPackets), digests: make([]digests, 0, batchPackets)}
 					break
 				}
-				select {
-				case b = <-freec:
-				case <-ctx.Done():
+				var ok bool
+				if b, ok = recv(&w, freec, ctx.Done()); !ok {
 					return
 				}
 			}
@@ -109,8 +112,58 @@ func (p *pipe) next() (*batch, bool) {
 	default:
 	}
 	p.flush()
-	b, ok := <-p.full
-	return b, ok
+	return recv(&p.wait, p.full, nil)
+}
+
+// waiter is where one stage waits for batches (recv), with how long it yields there before
+// it parks. A parked goroutine, once a send readies it, waits in the runnext slot of the
+// sender's P, and the idle P takes it from there only after usleep(3) (runtime.runqgrab),
+// which on a virtual machine can take 50-100 µs: longer than most batches take to
+// analyse, and the stage woken then sits that long on a core that has nothing to do
+// (README, Speed). Yielding instead, the waiting goroutine stays runnable and needs no
+// wake-up. How long it yields adapts: halved after a wait that ended parked, doubled after
+// one that did not, between spinMin and spinMax, so that a slow input (a live pipe), whose
+// waits are long, costs little spinning.
+type waiter struct{ spin time.Duration }
+
+const (
+	spinMin = 16 * time.Microsecond
+	spinMax = time.Millisecond
+)
+
+// recv receives from ch, or returns false once ch is closed or done is.
+func recv[T any](w *waiter, ch <-chan T, done <-chan struct{}) (T, bool) {
+	if w.spin == 0 {
+		w.spin = spinMax
+	}
+	var since time.Time
+	for i := 0; ; i++ {
+		select {
+		case v, ok := <-ch:
+			w.spin = min(2*w.spin, spinMax)
+			return v, ok
+		case <-done:
+			var zero T
+			return zero, false
+		default:
+		}
+		if i%16 == 0 {
+			if i == 0 {
+				since = time.Now()
+			} else if time.Since(since) > w.spin {
+				break
+			}
+		}
+		runtime.Gosched()
+	}
+	w.spin = max(w.spin/2, spinMin)
+	select {
+	case v, ok := <-ch:
+		return v, ok
+	case <-done:
+		var zero T
+		return zero, false
+	}
 }
 
 // release gives b back to the reader, with the batches before it, giveBack at a time.
