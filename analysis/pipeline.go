@@ -138,14 +138,17 @@ func recv[T any](w *waiter, ch <-chan T, done <-chan struct{}) (T, bool) {
 	}
 	var since time.Time
 	for i := 0; ; i++ {
-		select {
-		case v, ok := <-ch:
-			w.spin = min(2*w.spin, spinMax)
-			return v, ok
-		case <-done:
-			var zero T
-			return zero, false
-		default:
+		// A select locks the channel: between looks, len (a load) says whether to look.
+		if len(ch) > 0 || i%16 == 0 {
+			select {
+			case v, ok := <-ch:
+				w.spin = min(2*w.spin, spinMax)
+				return v, ok
+			case <-done:
+				var zero T
+				return zero, false
+			default:
+			}
 		}
 		if i%16 == 0 {
 			if i == 0 {
