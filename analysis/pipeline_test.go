@@ -20,7 +20,7 @@ func TestRecv(t *testing.T) {
 		}
 	}
 	go func() {
-		time.Sleep(10 * spinMax)
+		time.Sleep(50 * spinMax) // far beyond the spin, even on a loaded machine
 		ch <- 3
 		close(ch)
 	}()
