@@ -324,7 +324,7 @@ func (a *analyzer) packet(p *capture.Packet, dg digests, next int64, hasNext boo
 		if f.conn == nil {
 			// The batch's packets stay put until run gives it back: the Conn may point into
 			// them until then (detach).
-			f.conn = tcpframe.NewConn(tcpframe.Config{LateBudget: a.opts.lateBudget(), BorrowPayload: true,
+			f.conn = tcpframe.NewConn(tcpframe.Config{LateBudget: a.opts.lateBudget(), BorrowPayload: true, HeadsOnly: true,
 				Framing: a.opts.forcedFraming(f.a.Port(), f.b.Port())}, f.a, f.b)
 		}
 		a.cur = f

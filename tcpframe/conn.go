@@ -32,6 +32,15 @@ type Config struct {
 	// before the previous call, whose bytes may then be reused. Segments in order are then
 	// unframed without a copy, and most messages are handed out before their packet goes.
 	BorrowPayload bool
+	// HeadsOnly keeps of each RTP message (RFC 4571 framed, or in a TURN ChannelData
+	// message; not RTCP, not one the snap length cut) only its first HeadLen bytes, when
+	// its RTP header and the two bytes after it (an RTX packet's original sequence number)
+	// lie within them, and its last byte (RTP's padding count): in the Payload it is
+	// emitted with, the bytes between read as zeros. Messages of at most HeadLen bytes are
+	// kept whole. A caller that reads no more of RTP than that (the analysis) thus lets the
+	// messages held back for the ACK that dates them keep no bytes: none to copy out of
+	// the packets (Detach), none to buffer.
+	HeadsOnly bool
 }
 
 const (
@@ -92,6 +101,8 @@ type Rest struct {
 type Conn struct {
 	window, late int64
 	borrow       bool
+	headsOnly    bool
+	expanded     []byte // where HeadsOnly payloads are laid out to be emitted: zeros between uses
 	dirs         [2]dir
 	hs           handshake
 	now          int64
@@ -126,7 +137,7 @@ func NewConn(cfg Config, a, b netip.AddrPort) *Conn {
 	if late <= 0 {
 		late = int64(report.DefaultLateBudget)
 	}
-	c := &Conn{window: w, late: late, borrow: cfg.BorrowPayload, msg: transport.Message{Proto: transport.TCP}}
+	c := &Conn{window: w, late: late, borrow: cfg.BorrowPayload, headsOnly: cfg.HeadsOnly, msg: transport.Message{Proto: transport.TCP}}
 	c.hs.client = -1
 	c.dirs[0] = dir{c: c, idx: 0, src: a, dst: b, st: store{window: w}}
 	c.dirs[1] = dir{c: c, idx: 1, src: b, dst: a, st: store{window: w}}

@@ -7,17 +7,24 @@ import (
 
 // pending is a message unframed and held back until its delivery can be dated: the stream
 // range [start, end) with its framing, the payload's payLen bytes at pay, and what its
-// bytes carried (piece). Its payload is piece.ext while that still points into its packet,
-// else in the store's buffer, which keeps every byte from the oldest message held back.
+// bytes carried (piece). Its payload is its head and last byte when compact (HeadsOnly),
+// else piece.ext while that still points into its packet, else in the store's buffer,
+// which keeps every byte from the oldest such message held back (bufFrom).
 type pending struct {
 	start, end  int64
 	pay, payLen int64
 	piece
+	compact bool
+	last    byte
+	head    [HeadLen]byte
 }
 
-// payload returns the message's payload bytes.
+// payload returns the message's payload bytes; those of a compact one until unexpand.
 func (m *pending) payload(d *dir) []byte {
-	if m.ext != nil {
+	switch {
+	case m.compact:
+		return d.c.expand(m)
+	case m.ext != nil:
 		return m.ext
 	}
 	return d.st.bytes(m.pay, m.pay+m.payLen)
@@ -46,9 +53,11 @@ func (d *dir) enqueue() *pending {
 // framed offset.
 func (d *dir) queued(m *pending) {
 	d.qBytes += m.end - m.start
-	if m.ext == nil {
+	switch {
+	case m.compact:
+	case m.ext == nil:
 		d.qBuf++
-	} else {
+	default:
 		d.lent++
 	}
 	if len(d.q)-d.qh > maxQueued {
@@ -66,7 +75,7 @@ func (d *dir) detachQueue(before uint32) {
 	for i := d.qh; i < len(d.q); i++ {
 		m := &d.q[i]
 		switch {
-		case m.ext == nil:
+		case m.ext == nil: // in the buffer, or compact
 		case m.gen < before:
 			copy(d.st.bytes(m.pay, m.pay+m.payLen), m.ext)
 			m.ext = nil
@@ -206,12 +215,15 @@ func (d *dir) emitHead() {
 	if rb := m.xBytes + m.lateBytes; rb > 0 && delivered-m.first > c.late {
 		d.stats.uselessBytes += rb
 	}
-	if m.ext == nil {
+	if m.ext == nil && !m.compact {
 		d.qBuf--
 	}
 	d.qh++
 	d.qBytes -= m.end - m.start
 	if c.emit != nil {
 		c.emit(msg)
+	}
+	if m.compact {
+		c.unexpand(int(m.payLen))
 	}
 }

@@ -97,6 +97,21 @@ func (d *dir) released() int64 {
 	return d.st.framed
 }
 
+// bufFrom is the lowest offset whose bytes the store's buffer keeps: the oldest message
+// held back whose payload is in the buffer, or in a packet (Detach copies it into the
+// buffer), else the store's framed offset. A message held as its head (HeadsOnly) needs
+// none of its bytes.
+func (d *dir) bufFrom() int64 {
+	if d.qBuf+d.lent > 0 {
+		for i := d.qh; i < len(d.q); i++ {
+			if !d.q[i].compact {
+				return d.q[i].start
+			}
+		}
+	}
+	return d.st.framed
+}
+
 // segment classifies one segment of this direction: a pure ACK, a control segment (SYN,
 // FIN, RST), a keep-alive or zero-window probe (RFC 9293 3.8.4: one byte, or none, below
 // the next expected one), or data; the ACK it carries is the peer direction's business.

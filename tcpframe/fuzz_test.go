@@ -1,11 +1,13 @@
 package tcpframe
 
 import (
+	"bytes"
 	"encoding/binary"
 	"fmt"
 	"net/netip"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -114,15 +116,44 @@ func encodeSegs(segs []fuzzSeg) []byte {
 
 // runFuzzConn decodes segments from data, feeds them to a Conn and checks its invariants,
 // then feeds them again to a Conn that borrows the payloads (Config.BorrowPayload) and checks
-// that it emits the same messages and figures.
+// that it emits the same messages and figures, and to one that also keeps only the heads of
+// RTP messages (Config.HeadsOnly), which must differ from the first only there.
 func runFuzzConn(t *testing.T, data []byte) {
-	copied := feedFuzzConn(t, data, false)
-	borrowed := feedFuzzConn(t, data, true)
-	if reflect.DeepEqual(copied, borrowed) {
+	copied := feedFuzzConn(t, data, Config{})
+	borrowed := feedFuzzConn(t, data, Config{BorrowPayload: true})
+	sameRun(t, "borrowing payloads", copied, borrowed)
+	heads := feedFuzzConn(t, data, Config{BorrowPayload: true, HeadsOnly: true})
+	for i, p := range heads.payload {
+		if !sameHead(copied.payload[i], p) {
+			t.Fatalf("message %d: HeadsOnly payload % x, whole % x", i, p, copied.payload[i])
+		}
+	}
+	heads.payload = copied.payload
+	sameRun(t, "keeping only heads", copied, heads)
+}
+
+// sameHead says whether p is whole, or the head of whole as HeadsOnly gives it: the same
+// length, first HeadLen bytes and last byte, zeros between.
+func sameHead(whole, p []byte) bool {
+	n := len(whole)
+	if len(p) != n || n == 0 {
+		return len(p) == n
+	}
+	h := min(n, HeadLen)
+	if !bytes.Equal(p[:h], whole[:h]) || p[n-1] != whole[n-1] {
+		return false
+	}
+	mid := p[h:max(h, n-1)]
+	return bytes.Equal(mid, whole[h:max(h, n-1)]) || !slices.ContainsFunc(mid, func(b byte) bool { return b != 0 })
+}
+
+func sameRun(t *testing.T, what string, want, got fuzzRun) {
+	t.Helper()
+	if reflect.DeepEqual(want, got) {
 		return // cmp.Diff, equal or not, took nine tenths of the time
 	}
-	if diff := cmp.Diff(copied, borrowed, cmp.AllowUnexported(fuzzRun{}), cmpopts.EquateComparable(netip.AddrPort{})); diff != "" {
-		t.Fatalf("borrowing payloads changed the result (-copied +borrowed):\n%s", diff)
+	if diff := cmp.Diff(want, got, cmp.AllowUnexported(fuzzRun{}), cmpopts.EquateComparable(netip.AddrPort{})); diff != "" {
+		t.Fatalf("%s changed the result (-copied +changed):\n%s", what, diff)
 	}
 }
 
@@ -134,11 +165,13 @@ type fuzzRun struct {
 	rest    [2]Rest
 }
 
-// feedFuzzConn runs FuzzConn's input through one Conn. With borrow, every payload is in a
-// buffer of its own, and the buffers are overwritten once the Conn is detached from them
-// (after every third segment, or after any segment with bit 5 of its control byte set).
-func feedFuzzConn(t *testing.T, data []byte, borrow bool) fuzzRun {
-	c := NewConn(Config{BorrowPayload: borrow}, addrA, addrB)
+// feedFuzzConn runs FuzzConn's input through one Conn. With cfg.BorrowPayload, every
+// payload is in a buffer of its own, and the buffers are overwritten once the Conn is
+// detached from them (after every third segment, or after any segment with bit 5 of its
+// control byte set).
+func feedFuzzConn(t *testing.T, data []byte, cfg Config) fuzzRun {
+	borrow := cfg.BorrowPayload
+	c := NewConn(cfg, addrA, addrB)
 	var run fuzzRun
 	// Payloads given since the last Detach (lent) and before it (old): a Detach lets the
 	// old ones be overwritten, as a reused read buffer would be.
@@ -245,6 +278,8 @@ func feedFuzzConn(t *testing.T, data []byte, borrow bool) fuzzRun {
 func fuzzConnSeeds() [][]byte {
 	turn := cat(stunMsg(3, 8), channelData(0x4000, 100, true, 1), channelData(0x4001, 101, true, 2), channelData(0x4000, 50, true, 3))
 	fr := cat(frame4571(0), frame4571(1), frame4571(2))
+	media := cat(channelDataOf(0x4000, rtpWith(150, 1, 7, 0xAB), true), stunMsg(0x0117, 4),
+		channelDataOf(0x4000, rtpWith(90, 2, 7, 0xCD), true), channelDataOf(0x4000, rtpWith(301, 3, 7, 0xEF), true))
 	return [][]byte{
 		encodeSegs([]fuzzSeg{
 			{flags: fSYN},
@@ -267,7 +302,23 @@ func fuzzConnSeeds() [][]byte {
 			{flags: fACK, seqDelta: -1, dt: 1},
 			{flags: fRST, dt: 1},
 		}),
+		// RTP in ChannelData, the frames straddling the segments: what HeadsOnly keeps the
+		// heads of.
+		encodeSegs([]fuzzSeg{
+			{flags: fACK | fPSH, payload: media[:100], dt: 1},
+			{flags: fACK | fPSH, payload: media[100:330], dt: 1},
+			{ctl: 1, flags: fACK, ackDelta: -230, dt: 1},
+			{flags: fACK | fPSH, payload: media[330:], dt: 1},
+			{ctl: 1, flags: fACK, dt: 1},
+		}),
 	}
+}
+
+// channelDataOf wraps msg in a ChannelData message on channel ch, padded to 4 with pad.
+func channelDataOf(ch uint16, msg []byte, pad bool) []byte {
+	b := channelData(ch, len(msg), pad, 0)
+	copy(b[channelDataHeaderLen:], msg)
+	return b
 }
 
 func FuzzConn(f *testing.F) {

@@ -46,7 +46,9 @@ func (d *dir) data(g *dataSeg) {
 	}
 	prevHighest := st.highest
 	if lo < hi {
-		st.reserve(d.released(), hi, d.qBuf > 0)
+		if !st.fits(hi) {
+			st.reserve(d.bufFrom(), hi, d.qBuf > 0)
+		}
 		seen += st.insert(g, lo, hi, late, d.c.borrow)
 	}
 	if hi < e {

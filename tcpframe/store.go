@@ -57,12 +57,15 @@ type piece struct {
 // bytes returns the buffered stream bytes [x, y); they must not be borrowed.
 func (st *store) bytes(x, y int64) []byte { return st.buf[x-st.bufOff : y-st.bufOff] }
 
+// fits says whether the buffer reaches hi already.
+func (st *store) fits(hi int64) bool { return hi-st.bufOff <= int64(len(st.buf)) }
+
 // reserve makes the buffer hold [keep, hi): it moves the bytes that matter (chunks not
 // borrowed, and held messages when heldInBuf) to the start of the buffer, which it first
 // grows when they would fill more than half of it, so that over time a move copies no more
 // bytes than the stream advanced since the last one.
 func (st *store) reserve(keep, hi int64, heldInBuf bool) {
-	if hi-st.bufOff <= int64(len(st.buf)) {
+	if st.fits(hi) {
 		return
 	}
 	live := heldInBuf

@@ -76,7 +76,7 @@ func (d *dir) frame(until stop) {
 		default:
 			d.carried(msg)
 			off := int64(cap(data) - cap(msg))
-			d.take(int64(adv), off, int64(len(msg)))
+			d.take(int64(adv), off, msg)
 			data = data[adv:]
 		}
 	}
@@ -98,14 +98,16 @@ func (d *dir) discard(n int64, other bool) {
 }
 
 // take turns the in-order bytes [framed, framed+adv) into a message held back, whose
-// payload is the payLen bytes at off within them.
-func (d *dir) take(adv, off, payLen int64) {
-	start := d.st.framed
+// payload, msg, lies at off within them.
+func (d *dir) take(adv, off int64, msg []byte) {
+	start, payLen := d.st.framed, int64(len(msg))
 	d.stats.framedBytes += adv
 	m := d.enqueue()
 	m.start, m.end, m.pay, m.payLen = start, start+adv, start+off, payLen
 	d.st.take(start+adv, &m.piece)
-	if m.ext != nil {
+	switch {
+	case d.c.headsOnly && d.keepHead(m, msg): // held as its head
+	case m.ext != nil:
 		m.ext = m.ext[off : off+payLen : off+payLen]
 	}
 	d.queued(m)

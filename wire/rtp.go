@@ -119,6 +119,14 @@ func (r *RTP) Unmarshal(b []byte, truncated bool) error {
 	return nil
 }
 
+// RTPHeaderLen returns the length of the RTP header at the start of b (12 + 4·CC + the
+// header extension with its 4-byte header), which may run beyond b when b holds only its
+// first bytes. b holds at least the fixed header.
+func RTPHeaderLen(b []byte) int {
+	n, _ := headerLen(b)
+	return n
+}
+
 // headerLen returns the length of b's header (12 + 4·CC + extension) and the extension's
 // body, without reading beyond b: a length beyond b means the header does not fit.
 func headerLen(b []byte) (n int, ext []byte) {
