@@ -15,6 +15,7 @@ type pending struct {
 	pay, payLen int64
 	piece
 	compact bool
+	headN   uint8 // the bytes of head held
 	last    byte
 	head    [HeadLen]byte
 }
@@ -224,6 +225,6 @@ func (d *dir) emitHead() {
 		c.emit(msg)
 	}
 	if m.compact {
-		c.unexpand(int(m.payLen))
+		c.unexpand(m)
 	}
 }

@@ -1,7 +1,6 @@
 package tcpframe
 
 import (
-	"bytes"
 	"encoding/binary"
 	"fmt"
 	"net/netip"
@@ -19,15 +18,31 @@ import (
 	"github.com/callpcap/callpcap/transport"
 )
 
-// checkSplit drives split over data as Conn does and checks what it returns.
-func checkSplit(t *testing.T, name string, split SplitFunc, probe probeFunc, data []byte) {
+// checkSplit drives split over data as Conn does and checks what it returns; with measure
+// (framer.measure on the same state), that measure reads the frames from their first bytes
+// as split cuts them, wherever it answers.
+func checkSplit(t *testing.T, name string, split SplitFunc, measure func([]byte) (int, int, int, bool), probe probeFunc, data []byte) {
 	for _, atEOF := range []bool{false, true} {
 		rest := data
 		for steps := 0; len(rest) > 0; steps++ {
 			if steps > len(data)+1 {
 				t.Fatalf("%s: no progress", name)
 			}
+			var madv, moff, mn int
+			mok := false
+			if measure != nil && !atEOF {
+				madv, moff, mn, mok = measure(rest[:min(len(rest), channelDataHeaderLen+HeadLen)])
+			}
 			adv, msg, err := split(rest, atEOF)
+			switch {
+			case !mok:
+			case err != nil:
+				t.Fatalf("%s: measure read a frame of %d where split found a bad header", name, madv)
+			case adv == 0 && madv <= len(rest):
+				t.Fatalf("%s: measure read a frame of %d, split needs more than %d", name, madv, len(rest))
+			case adv > 0 && (madv != adv || msg == nil || moff != cap(rest)-cap(msg) || mn != len(msg)):
+				t.Fatalf("%s: measure read [%d,+%d) of %d, split cut %d", name, moff, mn, madv, adv)
+			}
 			if adv < 0 || adv > len(rest) {
 				t.Fatalf("%s: advance %d of %d", name, adv, len(rest))
 			}
@@ -63,7 +78,8 @@ func FuzzRFC4571(f *testing.F) {
 	f.Add(cat(rfc4571(stunMsg(1, 12)), rfc4571(dtlsRecord(40)), rfc4571(rtpPacket(100, 1))))
 	f.Add([]byte{0x00, 0x10, 0x80, 0x60})
 	f.Fuzz(func(t *testing.T, data []byte) {
-		checkSplit(t, "rfc4571", SplitRFC4571, probeRFC4571, data)
+		fr := framer{kind: FramingRFC4571, sync: true}
+		checkSplit(t, "rfc4571", SplitRFC4571, fr.measure, probeRFC4571, data)
 	})
 }
 
@@ -72,8 +88,8 @@ func FuzzTURNTCP(f *testing.F) {
 	f.Add(cat(channelData(0x4000, 101, false, 0xEE), channelData(0x4000, 5, false, 0xEE), stunMsg(0x0103, 4)))
 	f.Add(cat(stunMsg(9, 8), channelData(0x7FFE, 101, true, 1), channelData(0x5001, 6, false, 2), stunMsg(0x0109, 0)))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		var ts TURNSplitter
-		checkSplit(t, "turn", ts.Split, probeTURN, data)
+		fr := framer{kind: FramingTURN, sync: true}
+		checkSplit(t, "turn", fr.turn.Split, fr.measure, probeTURN, data)
 	})
 }
 
@@ -81,7 +97,7 @@ func FuzzTLS(f *testing.F) {
 	f.Add(cat(tlsRecord(22, 100), tlsRecord(20, 1), tlsRecord(23, 300)))
 	f.Add([]byte{23, 3, 3, 0x48, 0x01})
 	f.Fuzz(func(t *testing.T, data []byte) {
-		checkSplit(t, "tls", SplitTLS, probeTLS, data)
+		checkSplit(t, "tls", SplitTLS, nil, probeTLS, data)
 	})
 }
 
@@ -132,19 +148,20 @@ func runFuzzConn(t *testing.T, data []byte) {
 	sameRun(t, "keeping only heads", copied, heads)
 }
 
-// sameHead says whether p is whole, or the head of whole as HeadsOnly gives it: the same
-// length, first HeadLen bytes and last byte, zeros between.
+// sameHead says whether p is whole, or whole as HeadsOnly may hold it: the same length,
+// the same first bytes (those of an RTP header and the two after it at least: 14), zeros
+// after them, and the last byte or zero.
 func sameHead(whole, p []byte) bool {
 	n := len(whole)
 	if len(p) != n || n == 0 {
 		return len(p) == n
 	}
-	h := min(n, HeadLen)
-	if !bytes.Equal(p[:h], whole[:h]) || p[n-1] != whole[n-1] {
-		return false
+	k := 0
+	for k < n && p[k] == whole[k] {
+		k++
 	}
-	mid := p[h:max(h, n-1)]
-	return bytes.Equal(mid, whole[h:max(h, n-1)]) || !slices.ContainsFunc(mid, func(b byte) bool { return b != 0 })
+	return k == n || k >= min(n-1, 14) && !slices.ContainsFunc(p[k:n-1], func(b byte) bool { return b != 0 }) &&
+		(p[n-1] == whole[n-1] || p[n-1] == 0)
 }
 
 func sameRun(t *testing.T, what string, want, got fuzzRun) {

@@ -274,6 +274,61 @@ func (st *store) inOrder() []byte {
 	return st.bytes(st.framed, st.delivered)
 }
 
+// firstRun returns the first run of in-order bytes when more in-order bytes follow it (in
+// runs after it), else nil.
+func (st *store) firstRun() []byte {
+	if st.framed == st.delivered {
+		return nil
+	}
+	c := &st.cs.list[st.cs.head]
+	switch {
+	case c.end >= st.delivered:
+		return nil
+	case c.ext != nil:
+		return c.ext
+	}
+	return st.bytes(c.start, c.end)
+}
+
+// gather copies into b the in-order bytes from framed, as many as b holds and are in order,
+// and returns how many.
+func (st *store) gather(b []byte) int {
+	n := 0
+	for _, c := range st.cs.live() {
+		if n == len(b) || c.start >= st.delivered {
+			break
+		}
+		src := c.ext
+		if src == nil {
+			src = st.bytes(c.start, c.end)
+		}
+		n += copy(b[n:], src)
+	}
+	return n
+}
+
+// byteAt returns the present byte at offset off.
+func (st *store) byteAt(off int64) byte {
+	c := &st.cs.live()[st.cs.search(off)]
+	if c.ext != nil {
+		return c.ext[off-c.start]
+	}
+	return st.buf[off-st.bufOff]
+}
+
+// snappedBefore says whether the snap length cut any byte present before offset y.
+func (st *store) snappedBefore(y int64) bool {
+	for _, c := range st.cs.live() {
+		if c.start >= y {
+			break
+		}
+		if c.snapped {
+			return true
+		}
+	}
+	return false
+}
+
 // unborrow copies a borrowed chunk's bytes into the buffer.
 func (st *store) unborrow(c *chunk) {
 	if c.ext == nil {

@@ -16,10 +16,18 @@ const (
 func (d *dir) frame(until stop) {
 	atEOF := until != stopMore
 	st := &d.st
-	var data []byte // the in-order bytes [framed, delivered), fetched again when they moved
+	// The in-order bytes from framed: all of [framed, delivered), or only the first run of
+	// them (headsAcross); fetched again when they moved, or when they were only a run.
+	var data []byte
 	for st.framed < st.delivered {
 		if int64(len(data)) != st.delivered-st.framed {
-			data = st.inOrder()
+			data = nil
+			if !atEOF && d.headsAcross() {
+				data = st.firstRun()
+			}
+			if data == nil {
+				data = st.inOrder()
+			}
 		}
 		switch d.fr.kind {
 		case FramingNone:
@@ -65,6 +73,15 @@ func (d *dir) frame(until stop) {
 				d.discard(1, false)
 				data = data[1:]
 			}
+		case adv == 0 && int64(len(data)) < st.delivered-st.framed:
+			// The frame runs past the first run: taken by its head, or else the runs are
+			// joined in the buffer and it is cut from there.
+			switch d.takeAcross() {
+			case acrossWait:
+				return
+			case acrossNo:
+				data = st.inOrder()
+			}
 		case adv == 0:
 			return
 		case msg == nil && until == stopEnd:
@@ -100,15 +117,33 @@ func (d *dir) discard(n int64, other bool) {
 // take turns the in-order bytes [framed, framed+adv) into a message held back, whose
 // payload, msg, lies at off within them.
 func (d *dir) take(adv, off int64, msg []byte) {
-	start, payLen := d.st.framed, int64(len(msg))
+	payLen := int64(len(msg))
+	m := d.taken(adv, off, payLen)
+	if d.c.headsOnly && !m.snapped {
+		if keep, withLast, ok := headOf(d.fr.kind, msg, len(msg)); ok {
+			var last byte
+			if withLast {
+				last = msg[payLen-1]
+			}
+			m.holdHead(msg[:keep], last)
+			d.queued(m)
+			return
+		}
+	}
+	if m.ext != nil {
+		m.ext = m.ext[off : off+payLen : off+payLen]
+	}
+	d.queued(m)
+}
+
+// taken removes the in-order bytes [framed, framed+adv) from the store into a new message
+// held back, whose payload is the payLen bytes at off within them, and returns it to be
+// given to queued.
+func (d *dir) taken(adv, off, payLen int64) *pending {
+	start := d.st.framed
 	d.stats.framedBytes += adv
 	m := d.enqueue()
 	m.start, m.end, m.pay, m.payLen = start, start+adv, start+off, payLen
 	d.st.take(start+adv, &m.piece)
-	switch {
-	case d.c.headsOnly && d.keepHead(m, msg): // held as its head
-	case m.ext != nil:
-		m.ext = m.ext[off : off+payLen : off+payLen]
-	}
-	d.queued(m)
+	return m
 }
