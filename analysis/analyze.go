@@ -207,8 +207,9 @@ func (a *analyzer) run(ctx context.Context, rd *capture.Reader) {
 // analysis reads them (the TCP framing probe, then the demux's ChannelData and RTP
 // headers), each costs a round trip to that core in turn; loaded together, the trips
 // overlap. Two bytes, 48 apart, reach the lines those headers lie in. Of a TCP segment
-// that is not one whole frame it reads a byte of every line: the unframer will copy them
-// all to join the frames that straddle the segment (tcpframe.IsWholeFrame). It runs right
+// that is not one whole frame it reads a byte of every line: the unframer reads the head
+// of each frame in it, which may lie on any of them (tcpframe.IsWholeFrame); without, eight
+// TCP calls took 1.22x as long, and with a byte of every other line no less. It runs right
 // before the batch is analysed, not when the pipe hands the batch over: the detach and
 // release of the batch before would come in between and push the lines out again.
 func touchPayloads(pkts []capture.Packet) byte {

@@ -84,8 +84,8 @@ func Detect(data []byte, atEOF, exactOK bool) (f Framing, skip int, ok bool) {
 
 // IsWholeFrame reports whether a segment's payload is one whole frame of TURN over TCP,
 // RFC 4571 or TLS (a message per segment, as TURN clients and ICE-TCP usually send):
-// its bytes are then read where they lie, while those of a segment that joins frames
-// which straddle it are copied, every one of them. It is a guess from the bytes alone, for
+// its frame's head is then at its start, while in a segment that joins frames which
+// straddle it the heads may lie anywhere. It is a guess from the bytes alone, for
 // reading ahead (analysis.touchPayloads), never for unframing. It names the probes of
 // detectOrder rather than loop over probeOf: called for every TCP payload, the calls then
 // inline (3% faster on the TCP captures, side by side); TestIsWholeFrame holds the two to
