@@ -33,15 +33,15 @@ type Config struct {
 	// unframed without a copy, and most messages are handed out before their packet goes.
 	BorrowPayload bool
 	// HeadsOnly keeps of each RTP message (RFC 4571 framed, or in a TURN ChannelData
-	// message; not RTCP, not one the snap length cut) of more than HeadLen bytes only its
-	// bytes up to the end of its RTP header and the two after it (an RTX packet's original
-	// sequence number), when they lie within its first HeadLen, and its last byte when its P
-	// bit makes that the padding count: in the Payload it is emitted with, the other bytes
-	// read as zeros. Messages of at most HeadLen bytes are kept whole. A caller that reads no
-	// more of RTP than that (the analysis) lets the messages held back for the ACK that
-	// dates them keep no bytes: none to copy out of the packets (Detach), none to buffer,
-	// and a frame that straddles two segments is read where it lies, not joined in the
-	// buffer.
+	// message; not RTCP, not one the snap length cut) of more than HeadLen bytes and at most
+	// MaxHeadsOnly only its bytes up to the end of its RTP header and the two after it (an
+	// RTX packet's original sequence number), when they lie within its first HeadLen, and
+	// its last byte when its P bit makes that the padding count: in the Payload it is
+	// emitted with, the other bytes read as zeros. Messages of at most HeadLen bytes are
+	// kept whole. A caller that reads no more of RTP than that (the analysis) lets the
+	// messages held back for the ACK that dates them keep no bytes: none to copy out of the
+	// packets (Detach), none to buffer, and a frame that straddles two segments is read
+	// where it lies, not joined in the buffer.
 	HeadsOnly bool
 }
 

@@ -8,17 +8,26 @@ import "github.com/callpcap/callpcap/wire"
 // kept whole.
 const HeadLen = 64
 
+// MaxHeadsOnly is the longest message HeadsOnly holds as its head: a Conn lays each one out
+// whole to emit it (expand), in a scratch as long as the longest, and a connection's
+// memory should not follow the lengths its frames claim. RTP over TCP carries a datagram:
+// longer ones are held whole.
+const MaxHeadsOnly = 2048
+
 // headOf says how HeadsOnly holds a message of framing kind and n bytes, given head, at
 // least its first min(n, HeadLen) bytes: by its first keep bytes, and by its last byte
 // when last (the padding count of RTP with its P bit set; a message kept whole has its
 // last byte among the first). ok is false when it is held whole as before: not RTP (or
 // RTCP) of more than HeadLen bytes whose header and the two bytes after it lie within its
-// first HeadLen. The last byte is read only where RTP says it counts: the line it lies in
-// is seldom one the analysis reads otherwise, and read for every message it was a cache
-// miss each (25% slower on one TURN/TCP call).
+// first HeadLen, or longer than MaxHeadsOnly. The last byte is read only where RTP says
+// it counts: the line it lies in is seldom one the analysis reads otherwise, and read for
+// every message it was a cache miss each (25% slower on one TURN/TCP call).
 func headOf(kind Framing, head []byte, n int) (keep int, last, ok bool) {
 	if n <= HeadLen {
 		return n, true, n > 0
+	}
+	if n > MaxHeadsOnly {
+		return 0, false, false
 	}
 	o := 0
 	switch kind {

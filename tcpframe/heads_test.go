@@ -55,6 +55,8 @@ func TestHeadOf(t *testing.T) {
 		{"RFC 4571, RTCP", FramingRFC4571, rtcp, 0, false},
 		{"RFC 4571, DTLS", FramingRFC4571, dtlsRecord(200), 0, false},
 		{"TLS", FramingTLS, rtpWith(200, 1, 7, 0xAB), 0, false},
+		{"RFC 4571, RTP of MaxHeadsOnly bytes", FramingRFC4571, rtpWith(MaxHeadsOnly, 1, 7, 0xAB), 12 + 2, false},
+		{"RFC 4571, RTP of more", FramingRFC4571, rtpWith(MaxHeadsOnly+1, 1, 7, 0xAB), 0, false},
 	} {
 		keep, last, ok := headOf(tc.kind, tc.msg, len(tc.msg))
 		if !ok {
