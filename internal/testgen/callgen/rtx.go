@@ -35,33 +35,39 @@ type RTX struct {
 func (s *Stream) RTXPackets(r RTX) []Packet {
 	out := make([]Packet, 0, len(r.Sends))
 	for k, x := range r.Sends {
-		orig := s.RTP(x.I)
-		var b []byte
-		if x.Pad > 0 {
-			b = make([]byte, 12, 12+x.Pad)
-			copy(b, orig[:12])
-			b[0] |= 0x20 // padding
-			b = append(b, make([]byte, x.Pad-1)...)
-			b = append(b, byte(x.Pad))
-		} else {
-			b = make([]byte, 12, 14+len(orig)-12)
-			copy(b, orig[:12])
-			b = binary.BigEndian.AppendUint16(b, s.StartSeq+uint16(x.I))
-			b = append(b, orig[12:]...)
-		}
-		if r.Fill != nil {
-			r.Fill(k, b[12:])
-		}
-		b[1] = b[1]&0x80 | r.PT&0x7f
-		binary.BigEndian.PutUint16(b[2:], x.Seq)
-		binary.BigEndian.PutUint32(b[8:], r.SSRC)
-		payload := b
+		payload := s.RTXPacket(r, k)
 		if s.Channel != 0 {
 			payload = ChannelData(s.Channel, payload)
 		}
 		out = append(out, Packet{T: Epoch + int64(x.At), Frame: etherUDP(s.Src, s.Dst, payload)})
 	}
 	return out
+}
+
+// RTXPacket returns the RTP packet of r.Sends[k], which retransmits a packet of s.
+func (s *Stream) RTXPacket(r RTX, k int) []byte {
+	x := r.Sends[k]
+	orig := s.RTP(x.I)
+	var b []byte
+	if x.Pad > 0 {
+		b = make([]byte, 12, 12+x.Pad)
+		copy(b, orig[:12])
+		b[0] |= 0x20 // padding
+		b = append(b, make([]byte, x.Pad-1)...)
+		b = append(b, byte(x.Pad))
+	} else {
+		b = make([]byte, 12, 14+len(orig)-12)
+		copy(b, orig[:12])
+		b = binary.BigEndian.AppendUint16(b, s.StartSeq+uint16(x.I))
+		b = append(b, orig[12:]...)
+	}
+	if r.Fill != nil {
+		r.Fill(k, b[12:])
+	}
+	b[1] = b[1]&0x80 | r.PT&0x7f
+	binary.BigEndian.PutUint16(b[2:], x.Seq)
+	binary.BigEndian.PutUint32(b[8:], r.SSRC)
+	return b
 }
 
 // RTCPNACK is a plain RTCP generic NACK (RFC 4585, 6.2.1) from sender about media SSRC
