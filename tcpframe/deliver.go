@@ -7,23 +7,27 @@ import (
 
 // pending is a message unframed and held back until its delivery can be dated: the stream
 // range [start, end) with its framing, the payload's payLen bytes at pay, and what its
-// bytes carried (piece). Its payload is its head and last byte when compact (HeadsOnly),
+// bytes carried (piece). Its payload is its head and last byte when byHead (HeadsOnly),
 // else piece.ext while that still points into its packet, else in the store's buffer,
 // which keeps every byte from the oldest such message held back (bufFrom).
 type pending struct {
 	start, end  int64
 	pay, payLen int64
 	piece
-	compact bool
-	headN   uint8 // the bytes of head held
-	last    byte
-	head    [HeadLen]byte
+	headN uint8 // the bytes of head held: not 0 when the message is held by them (HeadsOnly)
+	last  byte
+	head  [HeadLen]byte
 }
 
-// payload returns the message's payload bytes; those of a compact one until unexpand.
+// byHead says whether the message is held as its head and last byte (HeadsOnly), with no
+// bytes in the store or its packet.
+func (m *pending) byHead() bool { return m.headN > 0 }
+
+// payload returns the message's payload bytes; those of one held by its head until
+// unexpand.
 func (m *pending) payload(d *dir) []byte {
 	switch {
-	case m.compact:
+	case m.byHead():
 		return d.c.expand(m)
 	case m.ext != nil:
 		return m.ext
@@ -55,7 +59,7 @@ func (d *dir) enqueue() *pending {
 func (d *dir) queued(m *pending) {
 	d.qBytes += m.end - m.start
 	switch {
-	case m.compact:
+	case m.byHead():
 	case m.ext == nil:
 		d.qBuf++
 	default:
@@ -76,7 +80,7 @@ func (d *dir) detachQueue(before uint32) {
 	for i := d.qh; i < len(d.q); i++ {
 		m := &d.q[i]
 		switch {
-		case m.ext == nil: // in the buffer, or compact
+		case m.ext == nil: // in the buffer, or held by its head
 		case m.gen < before:
 			copy(d.st.bytes(m.pay, m.pay+m.payLen), m.ext)
 			m.ext = nil
@@ -216,7 +220,7 @@ func (d *dir) emitHead() {
 	if rb := m.xBytes + m.lateBytes; rb > 0 && delivered-m.first > c.late {
 		d.stats.uselessBytes += rb
 	}
-	if m.ext == nil && !m.compact {
+	if m.ext == nil && !m.byHead() {
 		d.qBuf--
 	}
 	d.qh++
@@ -224,7 +228,7 @@ func (d *dir) emitHead() {
 	if c.emit != nil {
 		c.emit(msg)
 	}
-	if m.compact {
+	if m.byHead() {
 		c.unexpand(m)
 	}
 }

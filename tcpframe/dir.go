@@ -104,7 +104,7 @@ func (d *dir) released() int64 {
 func (d *dir) bufFrom() int64 {
 	if d.qBuf+d.lent > 0 {
 		for i := d.qh; i < len(d.q); i++ {
-			if !d.q[i].compact {
+			if !d.q[i].byHead() {
 				return d.q[i].start
 			}
 		}

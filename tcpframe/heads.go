@@ -51,15 +51,15 @@ func headOf(kind Framing, head []byte, n int) (keep int, last, ok bool) {
 // rtpPaddingBit is RTP's P bit, in its first byte (RFC 3550, 5.1).
 const rtpPaddingBit = 0x20
 
-// holdHead makes m hold its payload as head, its first bytes, and last, its last byte
-// (zero when it does not count): no longer read from the store or the packet.
+// holdHead makes m hold its payload as head, its first bytes (at least one), and last, its
+// last byte (zero when it does not count): no longer read from the store or the packet.
 func (m *pending) holdHead(head []byte, last byte) {
 	m.headN = uint8(copy(m.head[:], head))
 	m.last = last
-	m.compact, m.ext = true, nil
+	m.ext = nil
 }
 
-// expand returns the payload of a message held as its head (pending.compact): its head,
+// expand returns the payload of a message held as its head (pending.byHead): its head,
 // zeros, its last byte, laid out in the Conn's scratch, valid until unexpand.
 func (c *Conn) expand(m *pending) []byte {
 	n := int(m.payLen)
@@ -116,7 +116,7 @@ func (d *dir) takeAcross() across {
 	}
 	var last byte
 	if withLast {
-		last = st.byteAt(st.framed + int64(off+payLen-1))
+		last = st.byteAt(st.framed + int64(off+payLen-1)) // before taken drops the runs
 	}
 	d.carried(head)
 	m := d.taken(int64(adv), int64(off), int64(payLen))

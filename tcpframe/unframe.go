@@ -119,18 +119,16 @@ func (d *dir) discard(n int64, other bool) {
 func (d *dir) take(adv, off int64, msg []byte) {
 	payLen := int64(len(msg))
 	m := d.taken(adv, off, payLen)
+	keep, withLast, byHead := 0, false, false
 	if d.c.headsOnly && !m.snapped {
-		if keep, withLast, ok := headOf(d.fr.kind, msg, len(msg)); ok {
-			var last byte
-			if withLast {
-				last = msg[payLen-1]
-			}
-			m.holdHead(msg[:keep], last)
-			d.queued(m)
-			return
-		}
+		keep, withLast, byHead = headOf(d.fr.kind, msg, len(msg))
 	}
-	if m.ext != nil {
+	switch {
+	case byHead && withLast:
+		m.holdHead(msg[:keep], msg[payLen-1])
+	case byHead:
+		m.holdHead(msg[:keep], 0)
+	case m.ext != nil:
 		m.ext = m.ext[off : off+payLen : off+payLen]
 	}
 	d.queued(m)
