@@ -86,7 +86,7 @@ func Detect(data []byte, atEOF, exactOK bool) (f Framing, skip int, ok bool) {
 // RFC 4571 or TLS (a message per segment, as TURN clients and ICE-TCP usually send):
 // its frame's head is then at its start, while in a segment that joins frames which
 // straddle it the heads may lie anywhere. It is a guess from the bytes alone, for
-// reading ahead (analysis.touchPayloads), never for unframing. It names the probes of
+// reading ahead (analysis.touchBatch), never for unframing. It names the probes of
 // detectOrder rather than loop over probeOf: called for every TCP payload, the calls then
 // inline (3% faster on the TCP captures, side by side); TestIsWholeFrame holds the two to
 // the same answers.
