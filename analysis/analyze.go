@@ -74,11 +74,6 @@ func Analyze(ctx context.Context, name string, r io.Reader, opts Options) (repor
 	return a.build(name, rd), nil
 }
 
-// tcpHeadsOnly is whether TCP connections hold RTP messages by their heads while they wait
-// for the ACK that dates them (tcpframe.Config.HeadsOnly): the analysis reads no more of
-// them. A test turns it off to check that it changes no figure.
-var tcpHeadsOnly = true
-
 // analyzer holds the state of one capture's analysis.
 type analyzer struct {
 	opts  Options
@@ -335,7 +330,7 @@ func (a *analyzer) packet(p *capture.Packet, dg digests, next int64, hasNext boo
 		if f.conn == nil {
 			// The batch's packets stay put until run gives it back: the Conn may point into
 			// them until then (detach).
-			f.conn = tcpframe.NewConn(tcpframe.Config{LateBudget: a.opts.lateBudget(), BorrowPayload: true, HeadsOnly: tcpHeadsOnly,
+			f.conn = tcpframe.NewConn(tcpframe.Config{LateBudget: a.opts.lateBudget(), BorrowPayload: true, HeadsOnly: !a.opts.wholeMessages,
 				Framing: a.opts.forcedFraming(f.a.Port(), f.b.Port())}, f.a, f.b)
 		}
 		a.cur = f

@@ -77,22 +77,17 @@ func TestHeadsOnlyChangesNoFigure(t *testing.T) {
 	captures["testdata"] = data
 
 	for name, data := range captures {
-		heads := reportJSON(t, data)
-		var whole []byte
-		func() {
-			tcpHeadsOnly = false
-			defer func() { tcpHeadsOnly = true }() // also when reportJSON fails the test
-			whole = reportJSON(t, data)
-		}()
+		heads := reportJSON(t, data, Options{})
+		whole := reportJSON(t, data, Options{wholeMessages: true})
 		if diff := cmp.Diff(string(whole), string(heads)); diff != "" {
 			t.Errorf("%s: holding RTP messages by their heads changed the report (-whole +heads):\n%s", name, diff)
 		}
 	}
 }
 
-func reportJSON(t *testing.T, data []byte) []byte {
+func reportJSON(t *testing.T, data []byte, opts Options) []byte {
 	t.Helper()
-	b, err := json.Marshal(analyze(t, data, Options{}))
+	b, err := json.Marshal(analyze(t, data, opts))
 	if err != nil {
 		t.Fatal(err)
 	}

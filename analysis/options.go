@@ -19,6 +19,11 @@ type Options struct {
 	MinPackets     int           // 0: report.DefaultMinPackets
 	DecodeAs       []DecodeAs
 	MaxFlows       int // 0: 100,000 flows tracked; beyond that counted in a warning
+
+	// wholeMessages makes TCP connections hold RTP messages whole while they wait for the
+	// ACK that dates them, rather than by their heads (tcpframe.Config.HeadsOnly), of which
+	// the analysis reads all it reads: a test sets it to check that no figure changes.
+	wholeMessages bool
 }
 
 // DecodeAs forces the class of every datagram to or from Port, whatever the heuristics say.
