@@ -23,6 +23,9 @@ func main() {
 		cancel(interruption{sig})
 		os.Exit(interruption{<-sigs}.exitCode())
 	}()
+	if largeInput(os.Args[1:]) {
+		_ = hugeHeap(hugeHeapBytes) // best effort: without huge pages, the heap is as before
+	}
 	deferFirstGC()
 	err := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	os.Exit(exitCode(err, os.Stderr))
