@@ -206,16 +206,15 @@ func (a *analyzer) run(ctx context.Context, rd *capture.Reader) {
 // copied them out of the page cache and still holds them: read packet by packet, as the
 // analysis reads them (the TCP framing probe, then the demux's ChannelData and RTP
 // headers), each costs a round trip to that core in turn; loaded together, the trips
-// overlap. Two bytes, 48 apart, reach the lines those headers lie in. Of a TCP segment
-// that is not one whole frame it reads a byte of every line: the unframer reads the head
-// of each frame in it, which may lie on any of them (tcpframe.IsWholeFrame); without, eight
-// TCP calls took 1.22x as long, and with a byte of every other line no less. It also reads
-// the first and the last line of each packet's struct, which the reader wrote on its core
-// and the analysis reads first (the time) and for TCP (the header): eight TCP calls spent
-// 7% of their analysis stalled on the time of the packet before it was touched, and took
-// 0.95-0.96x as long with it (21 alternated pairs, twice). It runs right
-// before the batch is analysed, not when the pipe hands the batch over: the detach and
-// release of the batch before would come in between and push the lines out again.
+// overlap. Two bytes, 48 apart, reach the lines those headers lie in. Of a TCP segment that
+// is not one whole frame it reads a byte of every line: the unframer reads the head of each
+// frame in it, which may lie on any of them (tcpframe.IsWholeFrame); without, eight TCP
+// calls took 1.22x as long, and with a byte of every other line no less. It also reads the
+// first and the last line of each packet's struct, the time (read first) and the TCP
+// header, which the reader wrote on its core: the analysis stalled on them packet by packet
+// otherwise (README, Speed). It runs right before the batch is analysed, not when the pipe
+// hands the batch over: the detach and release of the batch before would come in between
+// and push the lines out again.
 func touchBatch(pkts []capture.Packet) byte {
 	var x byte
 	for i := range pkts {
