@@ -143,6 +143,7 @@ func NewConn(cfg Config, a, b netip.AddrPort) *Conn {
 	c.hs.client = -1
 	c.dirs[0] = dir{c: c, idx: 0, src: a, dst: b, st: store{window: w}}
 	c.dirs[1] = dir{c: c, idx: 1, src: b, dst: a, st: store{window: w}}
+	c.dirs[0].other, c.dirs[1].other = &c.dirs[1], &c.dirs[0]
 	if probeOf(cfg.Framing) != nil {
 		c.dirs[0].fr.kind, c.dirs[1].fr.kind = cfg.Framing, cfg.Framing
 	}

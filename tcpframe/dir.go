@@ -25,6 +25,7 @@ import (
 // store's framed offset; only [released, highest) is buffered, at most window bytes.
 type dir struct {
 	c        *Conn
+	other    *dir // the peer direction: &c.dirs[1-idx], kept for the per-packet path
 	idx      int
 	src, dst netip.AddrPort
 	iface    int
@@ -81,7 +82,7 @@ type stats struct {
 	framedBytes, breaks, brokenBytes                                            int64 // Hold
 }
 
-func (d *dir) peer() *dir { return &d.c.dirs[1-d.idx] }
+func (d *dir) peer() *dir { return d.other }
 
 // rel unwraps a sequence number into a stream offset near the highest offset seen.
 func (d *dir) rel(seq uint32) int64 {

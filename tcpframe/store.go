@@ -69,8 +69,8 @@ func (st *store) reserve(keep, hi int64, heldInBuf bool) {
 		return
 	}
 	live := heldInBuf
-	for _, c := range st.cs.live() {
-		live = live || c.ext == nil
+	for i, l := 0, st.cs.live(); i < len(l) && !live; i++ {
+		live = l[i].ext == nil
 	}
 	n := int64(len(st.buf))
 	if need := hi - keep; 2*need > n {
@@ -294,7 +294,9 @@ func (st *store) firstRun() []byte {
 // and returns how many.
 func (st *store) gather(b []byte) int {
 	n := 0
-	for _, c := range st.cs.live() {
+	l := st.cs.live()
+	for i := range l {
+		c := &l[i] // not a copy of the chunk: its struct is too large to be kept in registers
 		if n == len(b) || c.start >= st.delivered {
 			break
 		}
@@ -318,7 +320,9 @@ func (st *store) byteAt(off int64) byte {
 
 // snappedBefore says whether the snap length cut any byte present before offset y.
 func (st *store) snappedBefore(y int64) bool {
-	for _, c := range st.cs.live() {
+	l := st.cs.live()
+	for i := range l {
+		c := &l[i]
 		if c.start >= y {
 			break
 		}
