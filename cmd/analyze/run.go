@@ -13,7 +13,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/pflag"
 	"golang.org/x/term"
 
@@ -356,15 +355,9 @@ func analyzeFile(ctx context.Context, name string, stdin io.Reader, stderr io.Wr
 		r = newRelay(ctx, r)
 	}
 	if !cfg.quiet && isTerminal(stderr) {
-		bar := progressbar.NewOptions64(size,
-			progressbar.OptionSetWriter(stderr),
-			progressbar.OptionSetDescription(filepath.Base(name)),
-			progressbar.OptionShowBytes(true),
-			progressbar.OptionClearOnFinish(),
-			progressbar.OptionThrottle(100*time.Millisecond))
-		pr := progressbar.NewReader(r, bar)
-		defer bar.Finish()
-		r = &pr
+		pr := newProgress(stderr, filepath.Base(name), size, r)
+		defer pr.close()
+		r = pr
 	}
 	return analysis.Analyze(ctx, name, r, cfg.opts)
 }
