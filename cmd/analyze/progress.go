@@ -24,18 +24,16 @@ func newProgress(w io.Writer, name string, size int64, r io.Reader) *progress {
 	// that the test sees it drawn into a buffer.
 	p := mpb.New(mpb.WithOutput(w), mpb.WithWidth(40), mpb.WithRefreshRate(100*time.Millisecond),
 		mpb.WithAutoRefresh())
-	var bar *mpb.Bar
+	var filler mpb.BarFillerBuilder = mpb.SpinnerStyle()
+	label := []decor.Decorator{decor.Name(name, decor.WCSyncSpaceR)}
+	count := decor.Current(decor.SizeB1024(0), "% .1f")
 	if size > 0 {
-		bar = p.New(size, mpb.BarStyle(), mpb.BarRemoveOnComplete(),
-			mpb.PrependDecorators(decor.Name(name, decor.WCSyncSpaceR), decor.Percentage(decor.WCSyncSpace)),
-			mpb.AppendDecorators(decor.Counters(decor.SizeB1024(0), "% .1f / % .1f"),
-				decor.AverageSpeed(decor.SizeB1024(0), "  % .1f")))
-	} else {
-		bar = p.New(0, mpb.SpinnerStyle(), mpb.BarRemoveOnComplete(),
-			mpb.PrependDecorators(decor.Name(name, decor.WCSyncSpaceR)),
-			mpb.AppendDecorators(decor.Current(decor.SizeB1024(0), "% .1f"),
-				decor.AverageSpeed(decor.SizeB1024(0), "  % .1f")))
+		filler = mpb.BarStyle()
+		label = append(label, decor.Percentage(decor.WCSyncSpace))
+		count = decor.Counters(decor.SizeB1024(0), "% .1f / % .1f")
 	}
+	bar := p.New(max(size, 0), filler, mpb.BarRemoveOnComplete(), mpb.PrependDecorators(label...),
+		mpb.AppendDecorators(count, decor.AverageSpeed(decor.SizeB1024(0), "  % .1f")))
 	pr := &progress{Reader: r, p: p, bar: bar}
 	if rc, err := bar.ProxyReader(r); err == nil { // an error only for a nil reader
 		pr.Reader = rc
