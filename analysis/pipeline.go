@@ -55,6 +55,7 @@ func readBatches(ctx context.Context, rd *capture.Reader) *pipe {
 	made := 0
 	var w waiter
 	rd.Hold()
+	rd.GivenZero() // reclaim clears each batch whole
 	go func() {
 		defer close(fullc)
 		for {

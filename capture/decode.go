@@ -53,8 +53,11 @@ func (r *Reader) decode(p *Packet, t int64, ifIndex int, link LinkType, data []b
 	// A record claiming fewer bytes on the wire than it holds is damaged; the captured
 	// length is then the better bound for wire accounting.
 	wire := max(orig, len(data))
-	*p = Packet{Time: t, Iface: ifIndex, LinkType: link, WireLen: wire, FrameLen: wire,
-		CapLen: len(data), Data: data}
+	if !r.zero {
+		*p = Packet{}
+	}
+	p.Time, p.Iface, p.LinkType, p.WireLen, p.FrameLen = t, ifIndex, link, wire, wire
+	p.CapLen, p.Data = len(data), data
 	switch link {
 	case LinkEthernet:
 		// dst(6) src(6) ethertype(2)
