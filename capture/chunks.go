@@ -60,6 +60,10 @@ func (c *chunkReader) Peek(n int) ([]byte, error) {
 	return c.buf[c.r : c.r+n], nil
 }
 
+// Buffered returns the bytes read and not yet consumed, without reading more; they stay
+// valid as a Peek's do.
+func (c *chunkReader) Buffered() []byte { return c.buf[c.r:c.w] }
+
 // Discard skips n bytes that a Peek has returned.
 func (c *chunkReader) Discard(n int) { c.r += n; c.consumed += int64(n) }
 

@@ -42,12 +42,18 @@ func (r *Reader) openPcap(magic uint32) error {
 //
 //	ts_sec(4) ts_usec_or_nsec(4) incl_len(4) orig_len(4) data(incl_len)
 func (r *Reader) nextPcap(p *Packet) error {
-	h, err := r.br.Peek(pcapRecHdrLen)
+	// The record usually lies whole in the chunk: taken from there at once, its header and
+	// data cost one look at the buffer instead of two Peeks.
+	h := r.br.Buffered()
 	if len(h) < pcapRecHdrLen {
-		if len(h) == 0 && err == io.EOF && r.src.err == nil {
-			return io.EOF
+		var err error
+		h, err = r.br.Peek(pcapRecHdrLen)
+		if len(h) < pcapRecHdrLen {
+			if len(h) == 0 && err == io.EOF && r.src.err == nil {
+				return io.EOF
+			}
+			return r.readErr(err, "record header")
 		}
-		return r.readErr(err, "record header")
 	}
 	sec, frac, caplen, orig := r.u32(h), r.u32(h[4:]), r.u32(h[8:]), r.u32(h[12:])
 	if r.swapLens || r.maybeSwapLens && caplen > orig {
@@ -56,10 +62,16 @@ func (r *Reader) nextPcap(p *Packet) error {
 	if caplen > r.maxCap {
 		return fmt.Errorf("%w: record length %d above the limit %d", ErrCorrupt, caplen, r.maxCap)
 	}
-	r.br.Discard(pcapRecHdrLen)
-	data, err := r.readN(int(caplen), "record")
-	if err != nil {
-		return err
+	var data []byte
+	if rest := h[pcapRecHdrLen:]; uint64(len(rest)) >= uint64(caplen) {
+		data = rest[:caplen]
+		r.br.Discard(pcapRecHdrLen + int(caplen))
+	} else {
+		r.br.Discard(pcapRecHdrLen)
+		var err error
+		if data, err = r.readN(int(caplen), "record"); err != nil {
+			return err
+		}
 	}
 	r.dataOff = r.br.consumed - int64(caplen)
 	// Unsigned seconds and a fractional part up to 2^32 units cannot overflow or go
