@@ -229,7 +229,8 @@ func (r *Reader) readN(n int, what string) ([]byte, error) {
 	return r.big, nil
 }
 
-// Next reads the next packet into p, overwriting every field. It returns io.EOF at the end
+// Next reads the next packet into p, overwriting every field (after GivenZero, p must be
+// zero: only the fields it decodes are set). It returns io.EOF at the end
 // of the capture, an error wrapping ErrTruncated when the file ends mid-record and one
 // wrapping ErrCorrupt when a block is damaged. p's slices are valid until the next call.
 func (r *Reader) Next(p *Packet) error {
