@@ -109,3 +109,26 @@ func TestStreamOldCopy(t *testing.T) {
 		t.Errorf("second 3 carries %v kbps, want 64 (the copy's payload is not media)", sec)
 	}
 }
+
+// TestStreamLateLast: packet 200 arrives last, 100 packets late, beyond A.1's MAX_MISORDER,
+// and is held on probation; no packet follows to settle it, so the end of the stream does,
+// as the next packet would have: it fills its gap (reordered, not lost) and is timed.
+func TestStreamLateLast(t *testing.T) {
+	as := segment(0, 0, 300, 100, 1000)
+	last := as[100]
+	last.m.FirstSeen, last.m.Complete, last.m.Delivered = T0+300*20*ms1, T0+300*20*ms1, T0+300*20*ms1
+	as = append(append(as[:100:100], as[101:]...), last)
+	tr := NewTracker(Config{})
+	feed(t, tr, as)
+	st := only(t, tr).Summary(T0)
+	type figures struct {
+		Packets, Expected, Lost, Dups, Reordered, Samples, Late int64
+		DelayMax                                               float64
+	}
+	got := figures{st.Packets, st.Expected, *st.Lost, st.Duplicates, st.Reordered, st.DelayMS.Samples,
+		st.Late.Packets, st.DelayMS.Max}
+	want := figures{Packets: 300, Expected: 300, Reordered: 1, Samples: 300, Late: 1, DelayMax: 4000}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("(-want +got):\n%s", d)
+	}
+}

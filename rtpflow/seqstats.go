@@ -102,6 +102,16 @@ func (q *seqStats) late(seq uint16) seqEvent {
 	return q.step(seq)
 }
 
+// settle accounts the packet still on probation when the stream ends: no packet came to
+// confirm a restart, so it is what late makes of it, as when the next packet does not.
+func (q *seqStats) settle() seqEvent {
+	if !q.bad {
+		return seqEvent{}
+	}
+	q.bad = false
+	return q.late(q.badSeq - 1)
+}
+
 // restartAt closes the current segment and begins one at first, the held packet's number.
 func (q *seqStats) restartAt(first uint16) {
 	q.restarts++

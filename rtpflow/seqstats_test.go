@@ -273,3 +273,56 @@ func TestSeqStatsEmpty(t *testing.T) {
 		t.Errorf("expected %d lost %d before any packet", q.expected(), q.lost())
 	}
 }
+
+// A packet held on probation when the stream ends is settled as the next packet would have
+// settled it had it not confirmed a restart.
+func TestSeqStatsSettle(t *testing.T) {
+	tests := []struct {
+		name   string
+		seqs   []uint16
+		settle seqEvent
+		want   seqTotals
+	}{
+		{
+			name:   "nothing held",
+			seqs:   run(1000, 5),
+			settle: ev{},
+			want:   seqTotals{Lowest: 1000, Highest: 1004, Expected: 5},
+		},
+		{
+			name:   "a packet later than MAX_MISORDER comes last: it fills its gap",
+			seqs:   append(append(run(0, 100), run(101, 199)...), 100),
+			settle: ev{filled: true},
+			want:   seqTotals{Lowest: 0, Highest: 299, Expected: 300, Reordered: 1},
+		},
+		{
+			name:   "a copy older than MAX_MISORDER comes last: a duplicate",
+			seqs:   append(run(0, 300), 100),
+			settle: ev{dup: true},
+			want:   seqTotals{Lowest: 0, Highest: 299, Expected: 300, Dups: 1},
+		},
+		{
+			name:   "a jump ahead comes last: a stray",
+			seqs:   append(run(0, 50), 5000),
+			settle: ev{},
+			want:   seqTotals{Lowest: 0, Highest: 49, Expected: 50},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			q := newSeqStats()
+			for _, s := range tt.seqs {
+				q.add(s)
+			}
+			if diff := cmp.Diff(tt.settle, q.settle(), cmp.AllowUnexported(seqEvent{})); diff != "" {
+				t.Errorf("settle (-want +got):\n%s", diff)
+			}
+			if got := q.settle(); got != (seqEvent{}) {
+				t.Errorf("second settle = %+v, want nothing", got)
+			}
+			if diff := cmp.Diff(tt.want, totalsOf(&q)); diff != "" {
+				t.Errorf("totals (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

@@ -58,6 +58,10 @@ func (s *Stream) SeriesBroken() bool { return s.series.broken }
 
 // finish takes the decisions still pending at the end of the capture. It is idempotent.
 func (s *Stream) finish() {
+	if ev := s.seq.settle(); ev.dup || ev.filled {
+		s.lateHeld(ev.dup) // the last packet was held on probation, and no restart followed
+	}
+	s.held.ok = false
 	s.decide()
 	s.delay.flush()
 	s.decideRTX(true)
