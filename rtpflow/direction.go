@@ -52,7 +52,9 @@ func (dm *DirectionMetrics) Kbps(bytes int64) *float64 {
 //     stream in that second) and delay_max_ms the exact maximum;
 //   - goodput is MediaPayloadBytes over LastNs − FirstNs, null (with Unmeasured saying
 //     why) when RateSpan says the packets of the media streams span too little time;
-//   - the ramp is Ramp(media_kbps, Config.RampTargetKbps), nil when goodput is.
+//   - the ramp is Ramp(media_kbps, Config.RampTargetKbps) over the seconds of the active
+//     time, up to the one of LastNs (RTX that came after the last media packet may extend
+//     the series by a second of no media), nil when goodput is.
 func (t *Tracker) Direction(streams []*Stream, t0 int64) DirectionMetrics {
 	var dm DirectionMetrics
 	var media []*Stream
@@ -134,7 +136,8 @@ func (t *Tracker) Direction(streams []*Stream, t0 int64) DirectionMetrics {
 	if dm.Unmeasured == "" {
 		// The plateau and the moving averages are rates too: over packets that span no
 		// time, the series holds one meaningless second.
-		dm.Ramp = Ramp(dm.Series.MediaKbps, t.cfg.RampTargetKbps)
+		active := min(int64(len(dm.Series.MediaKbps)), floorDiv(dm.LastNs-dm.SeriesT0Ns, 1e9)+1)
+		dm.Ramp = Ramp(dm.Series.MediaKbps[:max(active, 0)], t.cfg.RampTargetKbps)
 	}
 	return dm
 }

@@ -163,3 +163,47 @@ func TestDirectionSeriesAlignment(t *testing.T) {
 		t.Errorf("goodput %v, want %v", *dm.GoodputKbps, wantGoodput)
 	}
 }
+
+// TestRampOverActiveTime: RTX that arrives after the last media packet, past a second's
+// end, adds a second of no media to the series; the ramp is taken over the direction's
+// active time only. Video 0xB0 sends 100 packets a second for 10 s, second s with payloads
+// of 1000+10s bytes; six packets of the first half and the last four are lost and resent
+// in RTX 0xB1, the last four at 10.01 s.
+func TestRampOverActiveTime(t *testing.T) {
+	lost := map[int]bool{100: true, 150: true, 200: true, 250: true, 300: true, 350: true,
+		996: true, 997: true, 998: true, 999: true}
+	var as []arrival
+	at := func(i int) int64 { return T0 + int64(i)*10*ms1 }
+	size := func(i int) int { return 1000 + 10*(i/100) }
+	rtxSeq := uint16(7)
+	for i := 0; i < 1000; i++ {
+		if lost[i] {
+			when := at(i) + 40*ms1
+			if i >= 996 {
+				when = T0 + 10010*ms1 + int64(i-996)*ms1
+			}
+			payload := append(u16(uint16(1000+i)), make([]byte, size(i))...)
+			b := rp{pt: 97, seq: rtxSeq, ts: uint32(900 * i), ssrc: 0xB1, payload: payload}.bytes()
+			rtxSeq++
+			as = append(as, arrival{pathA, msg(b, when)})
+			continue
+		}
+		b := rp{pt: 96, seq: uint16(1000 + i), ts: uint32(900 * i), ssrc: 0xB0, payload: make([]byte, size(i))}.bytes()
+		as = append(as, arrival{pathA, msg(b, at(i))})
+	}
+	tr := NewTracker(Config{})
+	feed(t, tr, as)
+	media, rtx := bySSRC(t, tr, 0xB0), bySSRC(t, tr, 0xB1)
+	if rtx.RTXOf() != media {
+		t.Fatalf("0xB1 is not 0xB0's RTX")
+	}
+	dm := tr.Direction([]*Stream{media, rtx}, T0)
+	if n := len(dm.Series.MediaKbps); n != 11 || dm.Series.MediaKbps[10] != 0 {
+		t.Fatalf("series %v, want 11 seconds, the last without media", dm.Series.MediaKbps)
+	}
+	// The second half of the 10 active seconds: 840, 848, 856, 864 and 96·1090·8/1000.
+	// With the eleventh second's 0 it would be (840+848)/2.
+	if dm.Ramp == nil || dm.Ramp.PlateauKbps != 848 {
+		t.Errorf("ramp %+v, want a plateau of 848 kbps", dm.Ramp)
+	}
+}
