@@ -123,7 +123,7 @@ func TestStreamLateLast(t *testing.T) {
 	st := only(t, tr).Summary(T0)
 	type figures struct {
 		Packets, Expected, Lost, Dups, Reordered, Samples, Late int64
-		DelayMax                                               float64
+		DelayMax                                                float64
 	}
 	got := figures{st.Packets, st.Expected, *st.Lost, st.Duplicates, st.Reordered, st.DelayMS.Samples,
 		st.Late.Packets, st.DelayMS.Max}
