@@ -172,13 +172,22 @@ func (d *dir) emitHead() {
 	complete, delivered := m.complete, m.dlv
 	if d.vantage() == VantageSender {
 		// The receiver's delivery: the first ACK covering the last byte less half the minimum
-		// RTT; its completion: the last copy sent plus half the minimum RTT. A message whose
-		// ACK the capture never shows (its end, or a hold cut short) is dated on the same
-		// clock, half an RTT after the sender had it all: mixing in sender-side times would
-		// move the stream's delay baseline by half an RTT.
-		half := c.rtt() / 2
-		complete = m.lastCopy + half
-		if at, ok := d.acks.firstCovering(m.end); ok {
+		// RTT; its completion: the copy that reached the receiver plus half the minimum RTT.
+		// That copy is the last one sent, unless the ACK came less than a round trip after
+		// it: then it answers an earlier copy and the last was spurious, and the message was
+		// complete when the sender first had it all. A message whose ACK the capture never
+		// shows (its end, or a hold cut short) is dated on the same clock, half an RTT after
+		// the sender had it all: mixing in sender-side times would move the stream's delay
+		// baseline by half an RTT.
+		rtt := c.rtt()
+		half := rtt / 2
+		at, acked := d.acks.firstCovering(m.end)
+		sent := m.lastCopy
+		if acked && at-sent < rtt {
+			sent = m.complete
+		}
+		complete = sent + half
+		if acked {
 			delivered = max(at-half, complete)
 		} else {
 			delivered = max(m.dlv+half, complete)
