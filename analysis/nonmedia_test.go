@@ -38,16 +38,18 @@ func nonMediaConns() []nonMediaConn {
 		return c.Packets(w)
 	}
 	at := 600 * time.Millisecond // after the handshake (60 ms)
-	// Detection finds RFC 4571 in the first three (the first byte after a 16-bit length of
-	// text is often 0x20-0x3F, a DTLS 1.3 unified header), whose frames, cut at random
-	// lengths, are few and huge and break again; the TLS records are read whole.
+	// Detection finds no framing in the first three: a frame at their first byte needs a
+	// valid successor, and one further on a later frame that repeats its SSRC or channel
+	// (tcpframe's confirmRun), which neither text nor random bytes make. Before, it found
+	// RFC 4571 in all three, whose frames, cut at random lengths, were few and huge and
+	// broke again. The TLS records are read whole.
 	return []nonMediaConn{
 		{"xmpp", conn(50001, "203.0.113.20:5222", callgen.XMPPWrites(at, 10*time.Millisecond, 200)),
-			tcpframe.Hold{Messages: 3, FramedBytes: 51394, Breaks: 1, BrokenBytes: 13}, tcpMessages{all: 3}},
+			tcpframe.Hold{}, tcpMessages{}},
 		{"http", conn(50002, "203.0.113.21:8080", callgen.HTTPWrites(at, 20*time.Millisecond, 100)),
-			tcpframe.Hold{Messages: 2, FramedBytes: 33669, Breaks: 1, BrokenBytes: 4}, tcpMessages{all: 2, real: 1}},
+			tcpframe.Hold{}, tcpMessages{}},
 		{"vpn", conn(50003, "203.0.113.22:1194", callgen.RandomWrites(at, 5*time.Millisecond, 400, 1400, 1)),
-			tcpframe.Hold{Messages: 15, FramedBytes: 513340, Breaks: 6, BrokenBytes: 213}, tcpMessages{all: 15, real: 1, rtp: 1}},
+			tcpframe.Hold{}, tcpMessages{}},
 		{"tls", conn(50004, "203.0.113.23:993", callgen.TLSWrites(at, 5*time.Millisecond, 400, 1400, 2)),
 			tcpframe.Hold{Messages: 800, FramedBytes: 561235}, tcpMessages{all: 800}},
 	}

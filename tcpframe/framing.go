@@ -40,6 +40,18 @@ const detectLimit = 2 * (1<<16 + wire.STUNHeaderLen + 4)
 // detectOrder is the order in which framings are tried; an earlier one wins a tie.
 var detectOrder = [...]Framing{FramingTURN, FramingRFC4571, FramingTLS}
 
+// keyOf is the key function that confirms a framing's detection mid-stream (confirmRun);
+// nil for TLS, whose record header (a content type and a version) random bytes seldom make.
+func keyOf(f Framing) keyFunc {
+	switch f {
+	case FramingRFC4571:
+		return keyRFC4571
+	case FramingTURN:
+		return keyTURN
+	}
+	return nil
+}
+
 func probeOf(f Framing) probeFunc {
 	switch f {
 	case FramingRFC4571:
@@ -53,7 +65,8 @@ func probeOf(f Framing) probeFunc {
 }
 
 // Detect recognises the framing of a direction from its first in-order bytes: the framing
-// that finds, earliest in data, a header whose successor validates too. skip is the number
+// that finds, earliest in data, a header whose successor validates too (at data[0] when
+// exactOK), or, mid-stream, whose run of frames confirms it (confirmRun). skip is the number
 // of bytes before that header (a capture that starts mid-message). ok is false when more
 // data is needed; FramingUnknown is returned once detectLimit bytes (or atEOF) gave no
 // answer. exactOK says data starts at a frame boundary (the stream was seen from its SYN), so
@@ -62,7 +75,7 @@ func Detect(data []byte, atEOF, exactOK bool) (f Framing, skip int, ok bool) {
 	best, bestAt, bestRank := FramingNone, len(data)+1, 0
 	waitAt, waitRank := len(data)+1, 0
 	for rank, k := range detectOrder {
-		i, found := resync(probeOf(k), data, atEOF, exactOK)
+		i, found := resync(probeOf(k), keyOf(k), data, atEOF, exactOK)
 		switch {
 		case found && i < bestAt:
 			best, bestAt, bestRank = k, i, rank

@@ -56,7 +56,7 @@ func checkSplit(t *testing.T, name string, split SplitFunc, measure func([]byte)
 				if adv != 0 || msg != nil {
 					t.Fatalf("%s: error with advance %d", name, adv)
 				}
-				skip, _ := resync(probe, rest[1:], atEOF, false)
+				skip, _ := resync(probe, nil, rest[1:], atEOF, false)
 				rest = rest[1+skip:]
 				continue
 			}
@@ -69,8 +69,15 @@ func checkSplit(t *testing.T, name string, split SplitFunc, measure func([]byte)
 			rest = rest[adv:]
 		}
 	}
-	if skip, _ := resync(probe, data, false, false); skip < 0 || skip > len(data) {
+	if skip, _ := resync(probe, nil, data, false, false); skip < 0 || skip > len(data) {
 		t.Fatalf("%s: resync skip %d", name, skip)
+	}
+	for _, atEOF := range []bool{false, true} {
+		// Detection, whose runs of frames (confirmRun) the probes' inputs drive too.
+		k, skip, ok := Detect(data, atEOF, false)
+		if skip < 0 || skip > len(data) || ok == (k == FramingNone) || atEOF && !ok {
+			t.Fatalf("%s: Detect(atEOF %v) = %v skip %d ok %v", name, atEOF, k, skip, ok)
+		}
 	}
 }
 

@@ -87,14 +87,22 @@ func TestDetectLegacyChannel(t *testing.T) {
 		data []byte
 		want Framing
 		skip int
+		from bool // data starts at a frame boundary (the connection was seen from its SYN)
 	}{
 		{"three frames on one legacy channel", cat(channelData(0x7FFE, 100, true, 1), channelData(0x7FFE, 30, true, 2),
-			channelData(0x7FFE, 30, true, 3)), FramingTURN, 0},
+			channelData(0x7FFE, 30, true, 3)), FramingTURN, 0, true},
+		// Mid-stream a legacy channel's number is no proof (it repeats in text): a run of
+		// eight frames is (the ninth confirms the eighth: probeTURN).
 		{"mid-frame, then a legacy channel", cat(bytes.Repeat([]byte{0xFF}, 9), channelData(0x5001, 61, true, 1),
-			channelData(0x5001, 7, true, 2), channelData(0x5001, 7, true, 3)), FramingTURN, 9},
+			channelData(0x5001, 7, true, 2), channelData(0x5001, 7, true, 3), channelData(0x5001, 7, true, 1),
+			channelData(0x5001, 7, true, 2), channelData(0x5001, 7, true, 3), channelData(0x5001, 7, true, 1),
+			channelData(0x5001, 7, true, 2), channelData(0x5001, 7, true, 3)), FramingTURN, 9, false},
+		{"mid-frame, then three frames on a legacy channel: too few to tell", cat(bytes.Repeat([]byte{0xFF}, 9),
+			channelData(0x5001, 61, true, 1), channelData(0x5001, 7, true, 2), channelData(0x5001, 7, true, 3)),
+			FramingUnknown, 0, false},
 		{"a legacy channel, then another number", cat(channelData(0x7FFE, 100, true, 1), channelData(0x7FFD, 30, true, 2)),
-			FramingUnknown, 0},
-		{"a legacy channel, then STUN", cat(channelData(0x6000, 100, true, 1), stunMsg(0x0001, 0)), FramingTURN, 0},
+			FramingUnknown, 0, false},
+		{"a legacy channel, then STUN", cat(channelData(0x6000, 100, true, 1), stunMsg(0x0001, 0)), FramingTURN, 0, false},
 	}
 	// Text is not TURN (it is not RFC 4571 either, but that is that probe's business).
 	if k, _, _ := Detect(text, true, false); k == FramingTURN {
@@ -102,7 +110,7 @@ func TestDetectLegacyChannel(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			k, skip, ok := Detect(tt.data, true, false)
+			k, skip, ok := Detect(tt.data, true, tt.from)
 			if !ok || k != tt.want || k != FramingUnknown && skip != tt.skip {
 				t.Errorf("Detect = %v skip %d ok %v, want %v skip %d", k, skip, ok, tt.want, tt.skip)
 			}

@@ -84,3 +84,20 @@ func validContent(b []byte, n int) probeResult {
 	}
 	return probeValid
 }
+
+// keyRFC4571 is the key of an RFC 4571 frame whose header probeRFC4571 accepted: the SSRC
+// of RTP or RTCP; STUN (its magic cookie checked) is strong, DTLS weak.
+func keyRFC4571(b []byte) (uint32, keyKind) {
+	p := b[rfc4571HeaderLen:]
+	switch wire.FirstByte(p[0]) {
+	case wire.RangeSTUN:
+		return 0, keyStrong
+	case wire.RangeDTLS:
+		return 0, keyWeak
+	}
+	ssrc, ok := carriedSSRC(p)
+	if !ok {
+		return 0, keyShort
+	}
+	return ssrc, keyID
+}

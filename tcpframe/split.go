@@ -66,7 +66,10 @@ func splitFixed(probe probeFunc, hdr int, data []byte, atEOF bool) (advance int,
 // and skip < len(data), the candidate at skip needs more data to be confirmed. A frame that
 // ends exactly at the end of data is confirmed without a successor when atEOF or exactOK (the
 // caller knows data starts at a frame boundary).
-func resync(probe probeFunc, data []byte, atEOF, exactOK bool) (skip int, found bool) {
+//
+// With a key function (detection, below), a header not known to be at a boundary is
+// confirmed by a run of frames instead (confirmRun).
+func resync(probe probeFunc, key keyFunc, data []byte, atEOF, exactOK bool) (skip int, found bool) {
 	for i := 0; i < len(data); i++ {
 		size, alt, r := probe(data[i:])
 		switch r {
@@ -78,7 +81,12 @@ func resync(probe probeFunc, data []byte, atEOF, exactOK bool) (skip int, found 
 			}
 			return i, false
 		}
-		ok, need := confirm(probe, data[i:], size, alt, atEOF, exactOK && i == 0)
+		var ok, need bool
+		if key == nil || exactOK && i == 0 {
+			ok, need = confirm(probe, data[i:], size, alt, atEOF, exactOK && i == 0)
+		} else {
+			ok, need = confirmRun(probe, key, data[i:], size, alt, atEOF)
+		}
 		if ok {
 			return i, true
 		}
@@ -111,6 +119,100 @@ func confirm(probe probeFunc, b []byte, size, alt int, atEOF, exactOK bool) (ok,
 		}
 	}
 	return false, need && !atEOF
+}
+
+// Detecting the framing of a capture that starts mid-stream. The bytes before the first
+// frame boundary are the tail of a message: under SRTP, random bytes, among which one in
+// four reads as an RFC 4571 header of RTP (a length, and a first byte of version 2) and
+// one in sixteen as TURN ChannelData. A false header confirmed by one valid successor
+// (about one time in three for RFC 4571) starts a false frame of up to 64 KiB, and the
+// unframer, chaining false frames, lost most such connections (7 captures in 10, each
+// starting at another byte of the first message). Nor does a run of valid frames prove
+// its first: a false frame that happens to end on a true boundary is followed by the real
+// ones. What proves a header is a later frame that repeats its stream's identifier (the
+// SSRC of RTP and RTCP, a TURN channel), which random bytes do not make: detection follows
+// the candidate's frames until one repeats the candidate's key. A candidate that is a STUN
+// message (its magic cookie) needs a valid successor only, as before; a legacy channel's,
+// which its probe already holds to a successor on the same channel, a run of runFrames
+// valid frames; a DTLS record, one in eight random bytes by its first (RFC 7983's 20-63),
+// cannot be told from them and is never a first frame here (the next RTP frame is).
+const (
+	runFrames = 8
+	runMax    = 64       // a keyed candidate whose key no frame repeats this far is refused
+	runSpan   = 32 << 10 // and so is a run that needs bytes beyond this to go on
+)
+
+// keyKind is what one frame tells of the stream it belongs to.
+type keyKind int8
+
+const (
+	keyNone   keyKind = iota // nothing to compare (a legacy TURN channel)
+	keyWeak                  // nothing to compare, and random bytes often make it (DTLS)
+	keyID                    // key identifies its stream (SSRC, channel)
+	keyStrong                // a message random bytes do not make (STUN)
+	keyShort                 // too few bytes to tell yet
+	keyBad                   // content the framing does not carry: not a frame
+)
+
+// keyFunc reads a frame's key; b starts at its header, which the framing's probe accepted.
+type keyFunc func(b []byte) (key uint32, kind keyKind)
+
+// confirmRun follows the frames from b[0], whose header the probe accepted with size (or
+// alt), and says whether they confirm b[0] as a frame boundary, or need more data to tell.
+func confirmRun(probe probeFunc, key keyFunc, b []byte, size, alt int, atEOF bool) (ok, need bool) {
+	k0, kind0 := key(b)
+	switch kind0 {
+	case keyShort:
+		return false, !atEOF
+	case keyBad, keyWeak:
+		return false, false
+	}
+	pos := 0
+	for n := 1; n < runMax; n++ {
+		// The next frame; short: the run needs bytes beyond data to go on. At the end of
+		// the stream a run without proof is refused: a few frames that end where the
+		// capture does are what random bytes make too.
+		next, short := -1, false
+		for _, s := range [2]int{size, alt} {
+			switch {
+			case s <= 0:
+				continue
+			case pos+s >= len(b):
+				short = short || pos+s <= runSpan
+				continue
+			}
+			ns, na, r := probe(b[pos+s:])
+			if r == probeValid {
+				next, size, alt = pos+s, ns, na
+				break
+			}
+			short = short || r == probeNeedMore && pos+s <= runSpan
+		}
+		if next < 0 {
+			return false, short && !atEOF
+		}
+		pos = next
+		k, kind := key(b[pos:])
+		switch kind {
+		case keyShort:
+			return false, !atEOF && pos <= runSpan
+		case keyBad:
+			return false, false
+		}
+		switch kind0 {
+		case keyStrong:
+			return true, false
+		case keyID:
+			if kind == keyID && k == k0 {
+				return true, false
+			}
+		case keyNone:
+			if kind == keyStrong || n+1 >= runFrames {
+				return true, false
+			}
+		}
+	}
+	return false, false
 }
 
 func be16(b []byte) int { return int(b[0])<<8 | int(b[1]) }

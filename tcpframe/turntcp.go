@@ -160,3 +160,36 @@ func sameChannelNext(b []byte, size, alt int) probeResult {
 	}
 	return r
 }
+
+// keyTURN is the key of a TURN-over-TCP frame whose header probeTURN accepted: the channel
+// of ChannelData, whose datagram must then start as a relayed one does (RFC 7983: STUN,
+// DTLS, RTP or RTCP; QUIC does not ride TURN in WebRTC); STUN (its magic cookie checked)
+// is strong. A legacy channel's number (0x5000-0x7FFF) is no key: probeTURN accepted it
+// only because the next frame repeats it, as text that repeats itself does; and its
+// datagram must be STUN, RTP or RTCP, whose first bytes text does not use.
+func keyTURN(b []byte) (uint32, keyKind) {
+	if !wire.IsAnyChannelByte(b[0]) {
+		return 0, keyStrong
+	}
+	if be16(b[2:]) == 0 {
+		return 0, keyNone // an empty datagram
+	}
+	if len(b) < channelDataHeaderLen+1 {
+		return 0, keyShort
+	}
+	legacy := wire.IsLegacyChannelByte(b[0])
+	switch wire.FirstByte(b[channelDataHeaderLen]) {
+	case wire.RangeSTUN, wire.RangeRTP:
+	case wire.RangeDTLS:
+		if legacy {
+			return 0, keyBad // 0x20-0x3F: the spaces, digits and signs of text
+		}
+		return uint32(be16(b)), keyID // the channel is the key, whatever it carries
+	default:
+		return 0, keyBad
+	}
+	if legacy {
+		return 0, keyNone
+	}
+	return uint32(be16(b)), keyID
+}

@@ -53,7 +53,7 @@ func (d *dir) frame(until stop) {
 		}
 		resynced := false
 		if !d.fr.sync {
-			skip, found := resync(d.resyncProbe(), data, atEOF, false)
+			skip, found := resync(d.resyncProbe(), nil, data, atEOF, false)
 			if skip > 0 {
 				d.discard(int64(skip), false)
 				data = data[skip:]
