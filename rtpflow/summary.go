@@ -61,7 +61,7 @@ func (s *Stream) finish() {
 	if ev := s.seq.settle(); ev.dup || ev.filled {
 		s.lateHeld(ev.dup) // the last packet was held on probation, and no restart followed
 	}
-	s.held.ok = false
+	s.held.ok = false // settled above, or a stray: no timing
 	s.decide()
 	s.delay.flush()
 	s.decideRTX(true)

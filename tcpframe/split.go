@@ -146,7 +146,7 @@ const (
 type keyKind int8
 
 const (
-	keyNone   keyKind = iota // nothing to compare (a legacy TURN channel)
+	keyNone   keyKind = iota // nothing to compare (a legacy TURN channel, an empty datagram)
 	keyWeak                  // nothing to compare, and random bytes often make it (DTLS)
 	keyID                    // key identifies its stream (SSRC, channel)
 	keyStrong                // a message random bytes do not make (STUN)
