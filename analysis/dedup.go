@@ -43,14 +43,14 @@ func digestsOf(p *capture.Packet) digests {
 }
 
 // seen reports whether p, whose digests are dg, is a capture duplicate of a recent packet,
-// and remembers p.
+// and remembers p. The copy may be stamped before the one written first: a file merged from
+// two interfaces' captures, or one interface's clock a few microseconds behind the other's.
 func (d *dedup) seen(p *capture.Packet, dg digests) bool {
 	if p.Kind != capture.KindUDP && p.Kind != capture.KindTCP {
 		return false
 	}
 	slot := &d.table[dg.sum%uint64(len(d.table))]
-	if slot.valid && slot.sum == dg.sum && p.Time >= slot.t && p.Time-slot.t <= dupWindow &&
-		slot.link != dg.link {
+	if slot.valid && slot.sum == dg.sum && abs(p.Time-slot.t) <= dupWindow && slot.link != dg.link {
 		return true
 	}
 	*slot = dupEntry{t: p.Time, sum: dg.sum, link: dg.link, valid: true}
@@ -113,3 +113,10 @@ func fnvBytes(h uint64, b []byte) uint64 {
 }
 
 func fnvU64(h, v uint64) uint64 { return (h ^ v) * fnvPrime }
+
+func abs(d int64) int64 {
+	if d < 0 {
+		return -d
+	}
+	return d
+}
