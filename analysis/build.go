@@ -251,7 +251,7 @@ func (a *analyzer) buildStreamsAndDirections(c *report.Capture, streams []*rtpfl
 	atSender := a.atSender()
 	relays := a.relay.relays(streams, a.first)
 	claimed := map[[2]int]bool{} // (flow, side) whose RTCP/STUN/other bytes a direction took
-	dropped := map[*rtpflow.Stream]int64{}
+	dropped := map[*rtpflow.Stream]*int64{}
 	for i, s := range streams {
 		dropped[s] = c.Streams[i].DroppedBeforeTCP
 	}
@@ -267,9 +267,17 @@ func (a *analyzer) buildStreamsAndDirections(c *report.Capture, streams []*rtpfl
 				senderVantage(rs.DelayMS, &rs.Late)
 			}
 		}
+		var drop int64
+		dropKnown := true
 		for _, s := range ss {
 			d.Streams = append(d.Streams, streamID[s])
-			d.Loss.DroppedBeforeTCP += dropped[s]
+			if s.IsMedia() {
+				if n := dropped[s]; n != nil {
+					drop += *n
+				} else {
+					dropKnown = false
+				}
+			}
 			// A direction that cannot measure a rate said so for its streams too.
 			if ok, why := s.RateSpan(); !ok && d.GoodputKbps != nil {
 				a.warnf("stream %s (SSRC 0x%08x, %s -> %s): %s (its mean bitrate is null)",
@@ -280,6 +288,9 @@ func (a *analyzer) buildStreamsAndDirections(c *report.Capture, streams []*rtpfl
 				a.warnf("stream %s (SSRC 0x%08x, %s -> %s): SDP makes it the RTX stream of SSRC 0x%08x, its original sequence numbers follow SSRC 0x%08x; the SDP is taken",
 					streamID[s], s.SSRC(), d.From, d.To, s.RTXOf().SSRC(), o.SSRC())
 			}
+		}
+		if dropKnown {
+			d.Loss.DroppedBeforeTCP = &drop
 		}
 		c.Directions = append(c.Directions, d)
 	}
@@ -415,11 +426,16 @@ func (a *analyzer) sideOf(f *flow, src netip.AddrPort) int {
 // packets stay in Lost, the RTP-level count (expected − received: the receiver never had
 // them); DroppedBeforeTCP says where they vanished, and the rtp_loss finding leaves them to
 // the dropped_before_tcp finding. With a capture gap on that direction the two cannot be
-// told apart and nothing is counted here. RTX streams (Lost null) never count.
-func (a *analyzer) droppedBeforeTCP(s *rtpflow.Stream, rs *report.Stream) int64 {
+// told apart: the figure is null, as it is for an RTX stream (Lost null). A stream that lost
+// nothing, or did not travel over TCP, dropped nothing before TCP: 0.
+func (a *analyzer) droppedBeforeTCP(s *rtpflow.Stream, rs *report.Stream) *int64 {
+	if rs.Lost == nil {
+		return nil
+	}
+	var zero int64
 	f := a.flowList[s.Path().Leg]
-	if f.conn == nil || rs.Lost == nil || *rs.Lost == 0 {
-		return 0
+	if f.conn == nil || *rs.Lost == 0 {
+		return &zero
 	}
 	t := f.conn.Summary()
 	d := t.AToB
@@ -427,7 +443,7 @@ func (a *analyzer) droppedBeforeTCP(s *rtpflow.Stream, rs *report.Stream) int64 
 		d = t.BToA
 	}
 	if d.CaptureGapBytes > 0 || d.ResyncSkippedBytes > 0 {
-		return 0
+		return nil
 	}
-	return *rs.Lost
+	return rs.Lost
 }

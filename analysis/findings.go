@@ -220,7 +220,11 @@ func (f *finder) directions() {
 		}
 		// Packets dropped before TCP are in Lost (the receiver never got them) but are no
 		// loss of the network path: they have their own finding below.
-		if lost := d.Loss.Lost - d.Loss.DroppedBeforeTCP; d.Loss.Pct != nil && lost > 0 && d.Loss.Expected > 0 {
+		var dropped int64 // null where a capture gap hides it: all of Lost is then loss
+		if d.Loss.DroppedBeforeTCP != nil {
+			dropped = *d.Loss.DroppedBeforeTCP
+		}
+		if lost := d.Loss.Lost - dropped; d.Loss.Pct != nil && lost > 0 && d.Loss.Expected > 0 {
 			pct := 100 * float64(lost) / float64(d.Loss.Expected)
 			figs := map[string]float64{"lost": float64(lost), "expected": float64(d.Loss.Expected), "loss_pct": numfmt.Round(pct, 3)}
 			text := fmt.Sprintf("%s: %s of %s media packets were lost (%s)", name, thousands(lost),
@@ -232,7 +236,7 @@ func (f *finder) directions() {
 			}
 			f.add(report.FindingRTPLoss, grade(pct, lossWarnPct, lossBadPct), legs, dirs, figs, text+".")
 		}
-		if n := d.Loss.DroppedBeforeTCP; n > 0 {
+		if n := dropped; n > 0 {
 			f.add(report.FindingDroppedBeforeTCP, report.SeverityWarn, legs, dirs, map[string]float64{"dropped_before_tcp": float64(n)},
 				fmt.Sprintf("%s: %s RTP packets never entered the TCP connection (a gap in RTP sequence numbers where TCP lost nothing): the sender or relay dropped them when its TCP send buffer was full.",
 					name, thousands(n)))

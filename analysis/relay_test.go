@@ -65,7 +65,7 @@ func TestRelayCorrelation(t *testing.T) {
 	}
 	var gotS []st
 	for _, s := range c.Streams {
-		gotS = append(gotS, st{s.Leg, s.Src, s.Dst, s.Packets, deref(s.Lost), s.Duplicates, s.DroppedBeforeTCP})
+		gotS = append(gotS, st{s.Leg, s.Src, s.Dst, s.Packets, deref(s.Lost), s.Duplicates, deref(s.DroppedBeforeTCP)})
 	}
 	wantS := []st{
 		{"l1", alice.String(), bob.String(), 497, 3, 0, 0},

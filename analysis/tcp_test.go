@@ -130,7 +130,7 @@ func tcpFiguresOf(d report.TCPDir) tcpFigures {
 func dirFiguresOf(d report.Direction) dirFigures {
 	f := dirFigures{From: d.From, To: d.To, Transport: string(d.Transport), MediaPackets: d.MediaPackets,
 		MediaPayload: d.MediaPayloadBytes, Wire: d.WireBytes, Overhead: d.OverheadBytes,
-		Lost: d.Loss.Lost, DroppedBeforeTCP: d.Loss.DroppedBeforeTCP, GoodputKbps: derefF(d.GoodputKbps),
+		Lost: d.Loss.Lost, DroppedBeforeTCP: deref(d.Loss.DroppedBeforeTCP), GoodputKbps: derefF(d.GoodputKbps),
 		TCPRetransmittedPct: derefF(d.TCPRetransmittedPct)}
 	if d.Late != nil {
 		f.Late, f.HOLBlocked = d.Late.Packets, d.Late.HOLBlocked
@@ -304,14 +304,14 @@ func TestDroppedBeforeTCP(t *testing.T) {
 	c := analyze(t, pcapOf(t, call.Packets(callgen.MergeWrites(setup, media))), Options{})
 	var got [][3]int64
 	for _, s := range c.Streams {
-		got = append(got, [3]int64{s.Packets, deref(s.Lost), s.DroppedBeforeTCP})
+		got = append(got, [3]int64{s.Packets, deref(s.Lost), deref(s.DroppedBeforeTCP)})
 	}
 	if d := cmp.Diff([][3]int64{{147, 3, 3}, {147, 3, 3}, {149, 1, 1}, {149, 1, 1}}, got); d != "" {
 		t.Errorf("streams [packets lost dropped] (-want +got):\n%s", d)
 	}
 	var dirs [][2]int64
 	for _, d := range c.Directions {
-		dirs = append(dirs, [2]int64{d.Loss.Lost, d.Loss.DroppedBeforeTCP})
+		dirs = append(dirs, [2]int64{d.Loss.Lost, deref(d.Loss.DroppedBeforeTCP)})
 		if d.TCPRetransmittedPct == nil || *d.TCPRetransmittedPct != 0 {
 			t.Errorf("%s: tcp_retransmitted_pct %v, want 0", d.ID, d.TCPRetransmittedPct)
 		}
@@ -333,7 +333,8 @@ func TestDroppedBeforeTCP(t *testing.T) {
 // The capture misses tick 20's first segment from the client (the server acknowledged it):
 // a 1,200-byte capture gap. Its audio packet and the video packet it began are missing; the
 // unframer skips the video packet's 92-byte tail to resynchronise. With a gap on that
-// direction the two lost packets cannot be told from drops before TCP: lost, not dropped.
+// direction the two lost packets cannot be told from drops before TCP: lost, and the figure
+// of drops before TCP cannot be measured (null), on the streams and the direction.
 func TestCaptureGapIsNotDroppedBeforeTCP(t *testing.T) {
 	call := callgen.TCPCall{Client: tcpClient, Server: tcpServer, ISN: [2]uint32{1000, 900000},
 		Miss: func(dir, i int) bool { return dir == 0 && i == seg(20) }}
@@ -344,8 +345,13 @@ func TestCaptureGapIsNotDroppedBeforeTCP(t *testing.T) {
 			a.CaptureGapBytes, a.ResyncSkippedBytes, a.RetransmittedBytes)
 	}
 	d := c.Directions[0]
-	if d.Loss.Lost != 2 || d.Loss.DroppedBeforeTCP != 0 || c.Streams[0].DroppedBeforeTCP != 0 {
-		t.Errorf("lost %d, dropped before TCP %d; want 2 and 0", d.Loss.Lost, d.Loss.DroppedBeforeTCP)
+	if d.Loss.Lost != 2 || d.Loss.DroppedBeforeTCP != nil {
+		t.Errorf("lost %d, dropped before TCP %v; want 2 and null", d.Loss.Lost, d.Loss.DroppedBeforeTCP)
+	}
+	for _, s := range c.Streams {
+		if s.Direction == d.ID && deref(s.Lost) > 0 && s.DroppedBeforeTCP != nil {
+			t.Errorf("stream %s: lost %d, dropped before TCP %d; want null", s.ID, deref(s.Lost), *s.DroppedBeforeTCP)
+		}
 	}
 	checkFindings(t, c.Findings, map[string][]string{
 		"capture_gaps": {"1,200 bytes"},

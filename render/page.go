@@ -214,8 +214,8 @@ func directionFigures(d *report.Direction) [][2]string {
 		loss = fmt.Sprintf("%s (%s of %s)", pct(*d.Loss.Pct), thousands(d.Loss.Lost), thousands(d.Loss.Expected))
 	}
 	f = append(f, [2]string{"RTP loss", loss})
-	if d.Loss.DroppedBeforeTCP > 0 {
-		f = append(f, [2]string{"dropped before TCP", thousands(d.Loss.DroppedBeforeTCP)})
+	if n := d.Loss.DroppedBeforeTCP; n != nil && *n > 0 {
+		f = append(f, [2]string{"dropped before TCP", thousands(*n)})
 	}
 	if d.TCPRetransmittedPct != nil {
 		f = append(f, [2]string{"TCP retransmitted", pct(*d.TCPRetransmittedPct)})

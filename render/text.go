@@ -257,8 +257,8 @@ func (t *textWriter) direction(d *report.Direction, streams map[string]*report.S
 		}
 	}
 	var dropped, retx, late string
-	if d.Loss.DroppedBeforeTCP > 0 {
-		dropped = "dropped before TCP " + thousands(d.Loss.DroppedBeforeTCP)
+	if n := d.Loss.DroppedBeforeTCP; n != nil && *n > 0 {
+		dropped = "dropped before TCP " + thousands(*n)
 	}
 	if d.TCPRetransmittedPct != nil {
 		retx = "TCP retransmitted " + pct(*d.TCPRetransmittedPct)

@@ -168,8 +168,8 @@ type Stream struct {
 	Reordered         int64      `json:"reordered"`
 	Restarts          int64      `json:"restarts"` // RFC 3550 A.1: the sender restarted its sequence numbers
 	RecoveredByRTX    *int64     `json:"recovered_by_rtx,omitempty"`
-	RTX               *RTX       `json:"rtx,omitempty"` // only for an RTX stream
-	DroppedBeforeTCP  int64      `json:"dropped_before_tcp"`
+	RTX               *RTX       `json:"rtx,omitempty"`      // only for an RTX stream
+	DroppedBeforeTCP  *int64     `json:"dropped_before_tcp"` // null where a capture gap hides it
 	JitterMS          *Jitter    `json:"jitter_ms"`
 	MaxGapMS          *float64   `json:"max_gap_ms"`
 	Extensions        Extensions `json:"extensions"`
@@ -329,7 +329,7 @@ type Loss struct {
 	Expected         int64    `json:"expected"`
 	Lost             int64    `json:"lost"`
 	Pct              *float64 `json:"pct"`
-	DroppedBeforeTCP int64    `json:"dropped_before_tcp"`
+	DroppedBeforeTCP *int64   `json:"dropped_before_tcp"` // null when a media stream's is
 	RecoveredByRTX   int64    `json:"recovered_by_rtx"`
 }
 
