@@ -20,9 +20,8 @@ func Compare(caps []report.Capture) *report.Comparison {
 				e.T50S, e.T90S, e.Stable = r.T50S, r.T90S, r.Stable
 			}
 			if l := d.Late; l != nil {
-				e.LatePackets = l.Packets
-				p := l.Pct
-				e.LatePct = &p
+				n, p := l.Packets, l.Pct
+				e.LatePackets, e.LatePct = &n, &p
 			}
 			if d.DelayMS != nil {
 				p := d.DelayMS.P95

@@ -37,11 +37,10 @@ var compareRows = []struct {
 	{"RTP loss", func(e *report.ComparisonEntry) string { return opt(e.RTPLossPct, pct) }},
 	{"TCP retransmitted", func(e *report.ComparisonEntry) string { return opt(e.TCPRetransmittedPct, pct) }},
 	{"late packets", func(e *report.ComparisonEntry) string {
-		// Without a late share nothing was measured: late_packets' 0 is then no count.
-		if e.LatePct == nil {
+		if e.LatePackets == nil || e.LatePct == nil {
 			return "-"
 		}
-		return fmt.Sprintf("%s (%s)", thousands(e.LatePackets), pct(*e.LatePct))
+		return fmt.Sprintf("%s (%s)", thousands(*e.LatePackets), pct(*e.LatePct))
 	}},
 	{"delay p95", func(e *report.ComparisonEntry) string { return opt(e.DelayP95MS, ms) }},
 }

@@ -75,7 +75,7 @@ func fourCaptures() *report.Report {
 			e := report.ComparisonEntry{File: file, Direction: dir, Transport: r.transport,
 				GoodputKbps: f64(r.goodput - float64(j)*100), WireKbps: f64(r.wire - float64(j)*100), Efficiency: f64(r.eff),
 				T50S: f64(r.t50), T90S: f64(r.t90), Stable: boolp(r.stable), RTPLossPct: f64(r.loss),
-				LatePackets: r.late, LatePct: f64(r.latePct), DelayP95MS: f64(r.p95)}
+				LatePackets: i64(r.late), LatePct: f64(r.latePct), DelayP95MS: f64(r.p95)}
 			if r.transport.OverTCP() {
 				e.TCPRetransmittedPct = f64(r.retx)
 			}
@@ -84,7 +84,7 @@ func fourCaptures() *report.Report {
 	}
 	// What could not be measured: no rate, no ramp, no delay.
 	last := &cmpr.Entries[len(cmpr.Entries)-1]
-	last.GoodputKbps, last.WireKbps, last.T50S, last.T90S, last.Stable, last.LatePct, last.DelayP95MS = nil, nil, nil, nil, nil, nil, nil
+	last.GoodputKbps, last.WireKbps, last.T50S, last.T90S, last.Stable, last.LatePackets, last.LatePct, last.DelayP95MS = nil, nil, nil, nil, nil, nil, nil, nil
 	return &report.Report{Comparison: cmpr}
 }
 

@@ -413,7 +413,7 @@ type ComparisonEntry struct {
 	Stable              *bool     `json:"stable"`
 	RTPLossPct          *float64  `json:"rtp_loss_pct"`
 	TCPRetransmittedPct *float64  `json:"tcp_retransmitted_pct"`
-	LatePackets         int64     `json:"late_packets"`
+	LatePackets         *int64    `json:"late_packets"`
 	LatePct             *float64  `json:"late_pct"`
 	DelayP95MS          *float64  `json:"delay_p95_ms"`
 }
