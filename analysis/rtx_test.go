@@ -1,7 +1,9 @@
 package analysis
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -192,8 +194,42 @@ func TestLibwebrtcRTX(t *testing.T) {
 	if r := streamBySSRC(c, 0xC2); r == nil || r.Late != nil || r.Lost != nil || r.Packets != 411 {
 		t.Errorf("rtx stream %+v", r)
 	}
+
 	if !strings.Contains(got.Finding, "repaired") {
 		t.Errorf("finding %q", got.Finding)
+	}
+}
+
+// TestRTXClockIsItsMedia's: an RTX stream runs on its original's clock and carries its
+// timestamps (RFC 4588, 4), so its clock rate is its video's, whatever its own first second
+// suggests. Here that second holds two repairs (video packets 100 and 101, resent 40 ms
+// after them) and then, a second later, a burst of 20 probes 1 ms apart resending packets
+// 150 to 169: timestamp over time then reads about 55 kHz, closest to 48000.
+func TestRTXClockIsItsMedia(t *testing.T) {
+	video := callgen.Stream{Src: alice, Dst: bob, SSRC: 0xC1, PT: 96, ClockRate: 90000,
+		Interval: 10 * time.Millisecond, PayloadSize: 1000, Count: 1000, StartSeq: 100, StartTS: 7}
+	lost := []int{100, 101, 300, 500, 700, 800, 900}
+	video.Lose = func(i int) bool { return slices.Contains(lost, i) }
+	r := callgen.RTX{SSRC: 0xC2, PT: 97}
+	seq := uint16(100)
+	send := func(x callgen.RTXSend) {
+		x.Seq = seq
+		seq++
+		r.Sends = append(r.Sends, x)
+	}
+	send(callgen.RTXSend{I: 100, At: 1040 * time.Millisecond})
+	send(callgen.RTXSend{I: 101, At: 1050 * time.Millisecond})
+	for j := range 20 {
+		send(callgen.RTXSend{I: 150 + j, At: 2000500*time.Microsecond + time.Duration(j)*time.Millisecond})
+	}
+	for _, i := range lost[2:] {
+		send(callgen.RTXSend{I: i, At: time.Duration(i)*video.Interval + 40*time.Millisecond})
+	}
+	slices.SortFunc(r.Sends, func(a, b callgen.RTXSend) int { return cmp.Compare(a.At, b.At) })
+	c := analyze(t, pcapOf(t, append(video.Packets(), video.RTXPackets(r)...)), Options{})
+	x := streamBySSRC(c, 0xC2)
+	if x == nil || derefS(x.RTXOf) != "0x000000c1" || x.ClockRate == nil || *x.ClockRate != 90000 || !x.ClockRateInferred {
+		t.Fatalf("rtx stream %+v, want the RTX of 0xc1 with its clock, 90000 inferred", x)
 	}
 }
 

@@ -160,6 +160,11 @@ func (s *Stream) Summary(t0 int64) report.Stream {
 		// stream's clock rate, though jitter and delay have none.
 		clock, out.ClockRateInferred = h.ClockRate, false
 	}
+	if m := s.rtx.of; m != nil && m.clock > 0 && (clock == 0 || out.ClockRateInferred) {
+		// RFC 4588: an RTX stream runs on its original's clock and carries its timestamps;
+		// its own bursts of repairs and probes say nothing of the rate.
+		clock, out.ClockRateInferred = m.clock, m.clockInferred
+	}
 	out.RTCP = s.t.rtcp.summary(s.ssrc, clock)
 	if hinted && h.Codec != "" {
 		out.Codec = ptr(h.Codec)
