@@ -89,8 +89,8 @@ type analyzer struct {
 
 	packets, wire               int64
 	first, prev                 int64
-	segLo, segHi                int64 // the span of the packets since the last step in capture time
-	covered                     int64 // the spans closed by earlier steps
+	lo, hi                      int64 // the span of the packets' capture times
+	shift                       int64 // added to every capture time: the steps so far (packet)
 	snapped, undecodable, dups  int64
 	snappedIn                   []int64 // snapped packets per capture interface
 	unknownLink, nonIP, ipOther int64
@@ -255,6 +255,8 @@ func (a *analyzer) detach() {
 // says when it was seen. So the capture's span, the flows', the streams' and their series
 // are those of the call, not of a corrupt clock.
 func (a *analyzer) packet(p *capture.Packet, dg digests, next int64, hasNext bool) {
+	p.Time += a.shift
+	next += a.shift
 	if clockJump(p.Time, a.prev, next, a.packets > 0, hasNext) {
 		a.clockJumps++
 		if a.packets > 0 {
@@ -264,24 +266,27 @@ func (a *analyzer) packet(p *capture.Packet, dg digests, next int64, hasNext boo
 		}
 	}
 	if a.packets == 0 {
-		a.first, a.prev, a.segLo, a.segHi = p.Time, p.Time, p.Time, p.Time
+		a.first, a.prev, a.lo, a.hi = p.Time, p.Time, p.Time, p.Time
 	}
 	a.packets++
 	a.wire += int64(p.FrameLen)
 	if d := p.Time - a.prev; d > timeJump || d < -timeJump {
 		// A step: the packets from here on agree with each other, not with those before (a
-		// file merged from captures taken apart). The span so far is closed, and the hours
-		// between the two are not counted as captured time.
+		// file merged from captures taken apart, a clock set while capturing). The hours
+		// between the two were not captured: from here on every time moves by the step, so
+		// that the capture's timeline runs on from the packet before it. Durations, rates,
+		// jitter, delays and series then see the call as it was captured, with no hours of
+		// silence in it and no packet before its first second.
 		a.jumps++
 		if a.jumps <= 3 {
-			a.warnf("capture time jumps by %s at packet %d: per-second series break there",
+			a.warnf("capture time jumps by %s at packet %d: the times after it are moved back to follow the packet before",
 				time.Duration(d).Round(time.Second), a.packets)
 		}
-		a.covered += a.segHi - a.segLo
-		a.segLo, a.segHi = p.Time, p.Time
+		a.shift -= d
+		p.Time = a.prev
 	}
 	a.prev = p.Time
-	a.segLo, a.segHi = min(a.segLo, p.Time), max(a.segHi, p.Time)
+	a.lo, a.hi = min(a.lo, p.Time), max(a.hi, p.Time)
 	if p.CapLen < p.FrameLen {
 		a.snapped++
 		if p.Iface < maxIfaceCounts {

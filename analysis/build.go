@@ -48,7 +48,7 @@ func (a *analyzer) build(name string, rd *capture.Reader) report.Capture {
 		c.Start = &s
 		// The time the capture covers: its span, or with steps in its clock the sum of the
 		// spans between them.
-		c.DurationS = new(numfmt.Round(float64(a.covered+a.segHi-a.segLo)/1e9, 6))
+		c.DurationS = new(numfmt.Round(float64(a.hi-a.lo)/1e9, 6))
 	}
 	all := a.rtp().Streams() // attributes encrypted feedback too, which unanalysed reports on
 	a.unanalysed(rd)

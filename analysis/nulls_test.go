@@ -11,6 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/callpcap/callpcap/capture"
+	"github.com/callpcap/callpcap/internal/numfmt"
 	"github.com/callpcap/callpcap/internal/testgen/callgen"
 	"github.com/callpcap/callpcap/internal/testgen/pcapgen"
 	"github.com/callpcap/callpcap/internal/testgen/schematest"
@@ -112,8 +113,10 @@ func TestClockJumps(t *testing.T) {
 		{"back to 1970", 100, -callgen.Epoch, false, 1, 9.98, 9.98},
 		{"first", 0, tenYears, false, 1, 9.96, 9.96}, // the span starts at the second packet
 		{"last", 499, tenYears, false, 1, 9.96, 9.96},
-		// Two spans of 4.98 s (250 packets each), two hours apart: the capture covers 9.96 s.
-		{"step of two hours", 250, int64(2 * time.Hour), true, 1, 9.96, 7209.98},
+		// Two spans of 4.98 s (250 packets each), two hours apart, or the second 72 hours
+		// before the first: the capture covers 9.96 s, and the second span follows the first.
+		{"step of two hours", 250, int64(2 * time.Hour), true, 1, 9.96, 9.96},
+		{"step back 72 hours", 250, -int64(72 * time.Hour), true, 1, 9.96, 9.96},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := audio()
@@ -141,6 +144,25 @@ func TestClockJumps(t *testing.T) {
 			st := onlyStream(t, c)
 			if st.Packets != 500 || st.Lost == nil || *st.Lost != 0 || st.FirstS != 0 || st.LastS != tc.lastS {
 				t.Errorf("stream packets %d lost %v first_s %v last_s %v", st.Packets, st.Lost, st.FirstS, st.LastS)
+			}
+			if !tc.step {
+				return
+			}
+			// The rate is over the 9.96 s captured; the only transit change is the step's,
+			// one packet arriving with the one before it, 20 ms early: J = 20/16 ms; each
+			// second's media carries 50 packets of 160 bytes (1.28 kbps each), but the fifth
+			// takes the first after the step (51) and the last has 49; the bitrate is stable.
+			d := c.Directions[0]
+			rate := numfmt.Round(500*160*8/9.96/1000, 3)
+			wantKbps := []float64{64, 64, 64, 64, 65.28, 64, 64, 64, 64, 62.72}
+			if d.GoodputKbps == nil || *d.GoodputKbps != rate || st.JitterMS == nil || st.JitterMS.Max != 1.25 {
+				t.Errorf("goodput %v kbps, jitter %+v; want %v kbps and a max of 1.25 ms", fmtF(d.GoodputKbps), st.JitterMS, rate)
+			}
+			if d.Ramp == nil || d.Ramp.Stable == nil || !*d.Ramp.Stable || !slices.Equal(d.Series.MediaKbps, wantKbps) {
+				t.Errorf("ramp %+v, media series %v: want stable, %v", d.Ramp, d.Series.MediaKbps, wantKbps)
+			}
+			for _, f := range c.Findings {
+				t.Errorf("finding %s: %s", f.Code, f.Text)
 			}
 		})
 	}
