@@ -236,6 +236,9 @@ func (t *Tracker) turnResponse(m *transport.Message, success, matched bool, e *t
 		a.deallocated = false
 	case stun.MethodRefresh:
 		if !success {
+			if matched && e.dealloc {
+				a.deallocated = false // the server refused to delete it
+			}
 			return
 		}
 		v, ok := getUint32(&t.msg, stun.AttrLifetime)
@@ -372,9 +375,12 @@ func (t *Tracker) TURN() report.TURN {
 			s := a.Relayed.String()
 			ra.Relayed = &s
 		}
-		if a.Lifetime > 0 {
-			s := a.Lifetime.Seconds()
-			ra.LifetimeS = &s
+		switch {
+		case a.Deallocated:
+			// The last word was a Refresh with LIFETIME 0: the allocation was deleted.
+			ra.LifetimeS = new(0.0)
+		case a.Lifetime > 0:
+			ra.LifetimeS = new(a.Lifetime.Seconds())
 		}
 		for _, c := range a.Channels {
 			ra.Channels = append(ra.Channels, report.Channel{Number: int(c.Number), Peer: c.Peer.String()})

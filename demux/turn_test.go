@@ -76,7 +76,7 @@ func TestTURNAllocation(t *testing.T) {
 	want := report.TURN{
 		Allocations: []report.Allocation{{
 			Server: server, Client: client, Transport: "udp",
-			Relayed: ptr(relayed), LifetimeS: ptr(600.0), Permissions: 1,
+			Relayed: ptr(relayed), LifetimeS: ptr(0.0), Permissions: 1, // deleted: no lifetime left
 			Channels: []report.Channel{{Number: 0x4000, Peer: bob}},
 		}},
 		Errors: []report.TURNError{{Code: 401, Count: 1}, {Code: 403, Count: 1}},
@@ -100,6 +100,23 @@ func TestTURNAllocation(t *testing.T) {
 	}
 	if ice := tr.ICE(); ice.Checks != 0 || ice.Successes != 0 {
 		t.Errorf("TURN counted as ICE: %+v", ice)
+	}
+}
+
+// TestTURNRefusedDeletion: a Refresh with LIFETIME 0 deletes the allocation only if the
+// server agrees; refused (437, allocation mismatch), the lifetime granted before stands.
+func TestTURNRefusedDeletion(t *testing.T) {
+	tr := NewTracker()
+	feedSTUN(t, tr,
+		udp(build(t, stun.MethodAllocate, stun.ClassRequest, 1, u32Attr(stun.AttrRequestedTransport, 17<<24)), client, server, 0),
+		udp(build(t, stun.MethodAllocate, stun.ClassSuccessResponse, 1, relayedAddr(relayed), lifetime(600)), server, client, 10),
+		udp(build(t, stun.MethodRefresh, stun.ClassRequest, 2, lifetime(0)), client, server, 20),
+		udp(build(t, stun.MethodRefresh, stun.ClassErrorResponse, 2, stun.CodeAllocMismatch), server, client, 30),
+	)
+	as := tr.Allocations()
+	got := tr.TURN().Allocations
+	if len(as) != 1 || as[0].Deallocated || len(got) != 1 || got[0].LifetimeS == nil || *got[0].LifetimeS != 600 {
+		t.Errorf("allocations %+v, report %+v: want one, not deleted, lifetime 600 s", as, got)
 	}
 }
 
