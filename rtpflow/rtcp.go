@@ -54,6 +54,7 @@ type rtcpTracker struct {
 	encrypted int64
 	invalid   int64
 	untracked int64
+	scratch   []byte // the last packet of a compound without its padding (unpad)
 
 	// Encrypted feedback (NACK, PLI, FIR) by the path of the media it is about (the reverse
 	// of its own), attributed at the end (attributeFeedback).
@@ -97,77 +98,187 @@ func (r *rtcpTracker) state(ssrc uint32) *rtcpState {
 }
 
 // RTCP accounts one message the demux classified as RTCP: a compound packet, parsed with
-// pion/rtcp. When it does not parse (SRTCP, whose packets after the first 8 bytes are
-// encrypted), the first packet is counted from its clear header: type, length and sender
-// SSRC, attributed to that SSRC (for an SR, the stream it describes; for a receiver
-// report, the reporter's own stream), except NACK, PLI and FIR: they are about a media SSRC
-// the encryption hides, never the sender's own stream (encryptedFeedback).
+// pion/rtcp, whose figures go to the media SSRCs it is about. A compound pion rejects whose
+// headers still walk (compound) is plain RTCP all the same: its packets are parsed one by
+// one (plainPacket), the last without its padding, which pion does not strip from every
+// type (RFC 3550 6.4.1 lets the last packet of a compound carry it). Otherwise it is SRTCP,
+// whose packets after the first 8 bytes are encrypted: the first packet is counted from its
+// clear header: type, length and sender SSRC, attributed to that SSRC (for an SR, the
+// stream it describes; for a receiver report, the reporter's own stream), except NACK, PLI
+// and FIR: they are about a media SSRC the encryption hides, never the sender's own stream
+// (encryptedFeedback).
 func (t *Tracker) RTCP(p Path, m *transport.Message) {
 	r := &t.rtcp
 	b := m.Payload
 	pkts, err := rtcp.Unmarshal(b)
-	if err != nil {
-		if len(b) < wire.RTCPClearLen || b[0]>>6 != wire.RTPVersion {
-			r.invalid++
-			return
-		}
+	if err == nil {
 		r.packets++
-		r.encrypted++
-		if k := clearType(b[1], b[0]&0x1f); k == tNACK || k == tPLI || k == tFIR {
-			media := Path{Leg: p.Leg, Src: p.Dst, Dst: p.Src}
-			r.encryptedFeedback(media, k)
-			if k == tNACK {
-				// The clear length (words − 1) counts the header, the sender and media
-				// SSRCs (3 words, so 2) and one word per FCI entry (RFC 4585 6.2.1).
-				fci := int32(binary.BigEndian.Uint16(b[2:])) - 2
-				if l := t.nackLedgerOf(media, true); l != nil {
-					l.add(m.Delivered, fci)
-				}
-			}
-			return
-		}
-		if st := r.state(binary.BigEndian.Uint32(b[4:])); st != nil {
-			st.packets++
-			st.encrypted = true
-			st.types[clearType(b[1], b[0]&0x1f)]++
+		for _, pk := range pkts {
+			t.plain(p, pk, m.Delivered)
 		}
 		return
 	}
+	if compound(b) {
+		r.packets++
+		for off := 0; off < len(b); {
+			n := (int(binary.BigEndian.Uint16(b[off+2:])) + 1) * 4
+			t.plainPacket(p, b[off:off+n], m.Delivered)
+			off += n
+		}
+		return
+	}
+	if len(b) < wire.RTCPClearLen || b[0]>>6 != wire.RTPVersion {
+		r.invalid++
+		return
+	}
 	r.packets++
-	at := m.Delivered
-	var seen [16]uint32
+	r.encrypted++
+	if k := clearType(b[1], b[0]&0x1f); k == tNACK || k == tPLI || k == tFIR {
+		media := Path{Leg: p.Leg, Src: p.Dst, Dst: p.Src}
+		r.encryptedFeedback(media, k)
+		if k == tNACK {
+			// The clear length (words − 1) counts the header, the sender and media
+			// SSRCs (3 words, so 2) and one word per FCI entry (RFC 4585 6.2.1).
+			fci := int32(binary.BigEndian.Uint16(b[2:])) - 2
+			if l := t.nackLedgerOf(media, true); l != nil {
+				l.add(m.Delivered, fci)
+			}
+		}
+		return
+	}
+	if st := r.state(binary.BigEndian.Uint32(b[4:])); st != nil {
+		st.packets++
+		st.encrypted = true
+		st.types[clearType(b[1], b[0]&0x1f)]++
+	}
+}
+
+// Fields of the RTCP common header (RFC 3550 6.4.1).
+const (
+	rtcpHeaderLen = 4
+	rtcpPadBit    = 0x20
+	rtcpTypeFirst = 192 // RFC 5761 4: RTCP packet types are 192-223
+	rtcpTypeLast  = 223
+)
+
+// compound says whether b's headers walk exactly to its end, as plain RTCP's do (RFC 3550
+// 6.1): each version 2, of an RTCP type, its length in 32-bit words − 1 within b, and only
+// the last with the P bit, whose count (b's last octet) leaves the header whole. SRTCP
+// fails it: after its first header come encrypted bytes, then the index and the
+// authentication tag (RFC 3711 3.4).
+func compound(b []byte) bool {
+	off := 0
+	for off < len(b) {
+		if len(b)-off < rtcpHeaderLen || b[off]>>6 != wire.RTPVersion ||
+			b[off+1] < rtcpTypeFirst || b[off+1] > rtcpTypeLast {
+			return false
+		}
+		n := (int(binary.BigEndian.Uint16(b[off+2:])) + 1) * 4
+		if n > len(b)-off {
+			return false
+		}
+		if b[off]&rtcpPadBit != 0 {
+			if pad := int(b[off+n-1]); off+n != len(b) || pad == 0 || pad > n-rtcpHeaderLen {
+				return false
+			}
+		}
+		off += n
+	}
+	return off > 0
+}
+
+// plainPacket accounts one packet b of a plain compound that pion rejected as a whole.
+// One pion rejects alone, without its padding too (a PSFB of format 15 that is not REMB,
+// say), is counted by its header (rawPacket).
+func (t *Tracker) plainPacket(p Path, b []byte, at int64) {
+	pkts, err := rtcp.Unmarshal(b)
+	if err != nil && b[0]&rtcpPadBit != 0 {
+		pkts, err = rtcp.Unmarshal(t.rtcp.unpad(b))
+	}
+	if err != nil {
+		t.rtcp.rawPacket(b)
+		return
+	}
 	for _, pk := range pkts {
-		k := packetType(pk)
-		if nack, ok := pk.(*rtcp.TransportLayerNack); ok {
-			t.markNACK(p, nack, at)
+		t.plain(p, pk, at)
+	}
+}
+
+// unpad returns the padded packet b without its padding, in r's scratch buffer: the P bit
+// cleared and the length cut to the words that hold the rest, the octets of padding that
+// share its last word zeroed. compound checked the count.
+func (r *rtcpTracker) unpad(b []byte) []byte {
+	n := len(b) - int(b[len(b)-1])
+	words := (n + 3) / 4
+	r.scratch = append(r.scratch[:0], b[:words*4]...)
+	u := r.scratch
+	clear(u[n:])
+	u[0] &^= rtcpPadBit
+	binary.BigEndian.PutUint16(u[2:], uint16(words-1))
+	return u
+}
+
+// rawPacket counts a plain packet pion could not read by its header's type, for the SSRC
+// it names in the clear: a feedback message's media source (RFC 4585 6.1; 0 names none),
+// else the first after the header. An AFB that is not REMB (RFC 4585 6.4) is "other".
+func (r *rtcpTracker) rawPacket(b []byte) {
+	if len(b) < wire.RTCPClearLen {
+		return
+	}
+	k := clearType(b[1], b[0]&0x1f)
+	ssrc := binary.BigEndian.Uint32(b[4:])
+	switch rtcp.PacketType(b[1]) {
+	case rtcp.TypeTransportSpecificFeedback, rtcp.TypePayloadSpecificFeedback:
+		if len(b) < wire.RTCPClearLen+4 {
+			return
 		}
-		if sr, ok := pk.(*rtcp.SenderReport); ok {
-			r.srs[r.srNext] = srEntry{ssrc: sr.SSRC, mid: uint32(sr.NTPTime >> 16), at: at}
-			r.srNext = (r.srNext + 1) % srRing
+		if ssrc = binary.BigEndian.Uint32(b[8:]); ssrc == 0 {
+			return
 		}
-		n := 0
-		for _, ssrc := range pk.DestinationSSRC() {
-			dup := false
-			for _, x := range seen[:n] {
-				if x == ssrc {
-					dup = true
-				}
-			}
-			if dup {
-				continue
-			}
-			if n < len(seen) {
-				seen[n] = ssrc
-				n++
-			}
-			st := r.state(ssrc)
-			if st == nil {
-				continue
-			}
-			st.packets++
-			st.types[k]++
-			r.about(st, ssrc, pk, at)
+		if k == tREMB {
+			k = tOther
 		}
+	}
+	if st := r.state(ssrc); st != nil {
+		st.packets++
+		st.types[k]++
+	}
+}
+
+// plain applies one packet of plain RTCP, received on p at at.
+func (t *Tracker) plain(p Path, pk rtcp.Packet, at int64) {
+	r := &t.rtcp
+	k := packetType(pk)
+	if nack, ok := pk.(*rtcp.TransportLayerNack); ok {
+		t.markNACK(p, nack, at)
+	}
+	if sr, ok := pk.(*rtcp.SenderReport); ok {
+		r.srs[r.srNext] = srEntry{ssrc: sr.SSRC, mid: uint32(sr.NTPTime >> 16), at: at}
+		r.srNext = (r.srNext + 1) % srRing
+	}
+	var seen [16]uint32
+	n := 0
+	for _, ssrc := range pk.DestinationSSRC() {
+		dup := false
+		for _, x := range seen[:n] {
+			if x == ssrc {
+				dup = true
+			}
+		}
+		if dup {
+			continue
+		}
+		if n < len(seen) {
+			seen[n] = ssrc
+			n++
+		}
+		st := r.state(ssrc)
+		if st == nil {
+			continue
+		}
+		st.packets++
+		st.types[k]++
+		r.about(st, ssrc, pk, at)
 	}
 }
 

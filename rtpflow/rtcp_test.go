@@ -87,3 +87,95 @@ func TestSRTCP(t *testing.T) {
 		t.Errorf("SRTCP (-want +got):\n%s", diff)
 	}
 }
+
+// Packets of plain compounds for TestRTCPPadded, field by field (RFC 3550 6.4, RFC 4585 6).
+var (
+	// v=2, p=0, rc=1, RR, len=7; sender 0xB2; block about 0xA1: fraction 64, cumulative 7,
+	// highest sequence 99, jitter 160, LSR 0, DLSR 0.
+	rrB2 = []byte{0x81, 201, 0x00, 0x07, 0x00, 0x00, 0x00, 0xB2,
+		0x00, 0x00, 0x00, 0xA1, 64, 0x00, 0x00, 0x07, 0x00, 0x00, 0x00, 99,
+		0x00, 0x00, 0x00, 160, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00}
+	// v=2, p=1, sc=1, SDES, len=4; chunk 0xB2: CNAME (1), 3 octets "bob", end, 2 null
+	// octets to the word; 4 octets of padding, the last its count.
+	sdesB2Padded = []byte{0xA1, 202, 0x00, 0x04, 0x00, 0x00, 0x00, 0xB2,
+		1, 3, 'b', 'o', 'b', 0, 0, 0,
+		0, 0, 0, 4}
+	// The same SDES without the padding: v=2, p=0, sc=1, SDES, len=3.
+	sdesB2 = []byte{0x81, 202, 0x00, 0x03, 0x00, 0x00, 0x00, 0xB2,
+		1, 3, 'b', 'o', 'b', 0, 0, 0}
+	// v=2, p=1, fmt=15, PSFB, len=6; sender 0xB2, media 0; "REMB", 1 SSRC, exp 2,
+	// mantissa 250000 (1 Mbps); 0xA1; 4 octets of padding, the last its count.
+	rembPadded = []byte{0xAF, 206, 0x00, 0x06, 0x00, 0x00, 0x00, 0xB2, 0x00, 0x00, 0x00, 0x00,
+		'R', 'E', 'M', 'B', 1, 0x0B, 0xD0, 0x90, 0x00, 0x00, 0x00, 0xA1,
+		0, 0, 0, 4}
+	// v=2, p=0, fmt=15, PSFB, len=3; sender 0xB2, media 0xA1; an AFB message of another
+	// application (RFC 4585 6.4), "ABCD": not REMB.
+	afbOther = []byte{0x8F, 206, 0x00, 0x03, 0x00, 0x00, 0x00, 0xB2, 0x00, 0x00, 0x00, 0xA1,
+		'A', 'B', 'C', 'D'}
+	// sdesB2Padded with a padding count of 17: more than the 16 octets after its header.
+	sdesBadPad = []byte{0xA1, 202, 0x00, 0x04, 0x00, 0x00, 0x00, 0xB2,
+		1, 3, 'b', 'o', 'b', 0, 0, 0,
+		0, 0, 0, 17}
+)
+
+func cat(bs ...[]byte) []byte {
+	var out []byte
+	for _, b := range bs {
+		out = append(out, b...)
+	}
+	return out
+}
+
+// rtcpTypes is report.RTCP.Types with the counts given and every other type 0.
+func rtcpTypes(kv map[string]int64) map[string]int64 {
+	out := make(map[string]int64, len(typeKeys))
+	for _, k := range typeKeys {
+		out[k] = kv[k]
+	}
+	return out
+}
+
+// TestRTCPPadded: plain compounds whose last packet carries padding (RFC 3550 6.4.1), or
+// holds a packet pion rejects, are plain RTCP, read packet by packet; headers that do not
+// walk to the end are SRTCP, as before. Media 0xA1 from alice to bob; bob's RTCP back.
+func TestRTCPPadded(t *testing.T) {
+	rr := &report.RTCP{Packets: 1, Types: rtcpTypes(map[string]int64{"rr": 1}),
+		FractionLost: f64(25), CumulativeLost: i64(7), JitterMS: f64(20), NACKedPackets: i64(0)}
+	for _, tc := range []struct {
+		name string
+		data []byte
+		want *report.RTCP // about 0xA1
+	}{
+		{"unpadded RR+SDES", cat(rrB2, sdesB2), rr},
+		{"RR+SDES, the SDES padded", cat(rrB2, sdesB2Padded), rr},
+		{"RR+REMB, the REMB padded", cat(rrB2, rembPadded), &report.RTCP{Packets: 2,
+			Types:        rtcpTypes(map[string]int64{"rr": 1, "remb": 1}),
+			FractionLost: f64(25), CumulativeLost: i64(7), JitterMS: f64(20), NACKedPackets: i64(0),
+			REMBKbps: f64(1000)}},
+		{"RR+AFB not REMB", cat(rrB2, afbOther, sdesB2Padded), &report.RTCP{Packets: 2,
+			Types:        rtcpTypes(map[string]int64{"rr": 1, "other": 1}),
+			FractionLost: f64(25), CumulativeLost: i64(7), JitterMS: f64(20), NACKedPackets: i64(0)}},
+		// Padding on a packet not last, or a count beyond the packet: not a compound's
+		// headers, so SRTCP, counted by the first header on its sender (0xB2).
+		{"padding not last", cat(sdesB2Padded, rrB2), nil},
+		{"padding count too large", cat(rrB2, sdesBadPad), nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tr := NewTracker(Config{})
+			feed(t, tr, pcmu(100, 0, 0, nil, nil))
+			tr.RTCP(pathB, msg(tc.data, T0+1e9))
+			got := only(t, tr).Summary(T0).RTCP
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("RTCP about 0xA1 (-want +got):\n%s", diff)
+			}
+			c := tr.Counts()
+			enc := int64(0)
+			if tc.want == nil {
+				enc = 1
+			}
+			if c.RTCPPackets != 1 || c.RTCPEncrypted != enc {
+				t.Errorf("counts %+v, want 1 compound, %d encrypted", c, enc)
+			}
+		})
+	}
+}

@@ -242,7 +242,7 @@ type Counts struct {
 	Evicted   int64 // candidate streams dropped without qualifying
 
 	RTCPPackets   int64 // RTCP compound packets counted (readable or encrypted)
-	RTCPEncrypted int64 // of which did not parse and were counted from their clear header
+	RTCPEncrypted int64 // of which were not plain RTCP (compound): counted from their clear header
 	RTCPInvalid   int64 // messages too short or not version 2: not counted
 	RTCPUntracked int64 // reports about SSRCs beyond MaxStreams
 	// RTCPUnattributed counts encrypted NACKs, PLIs and FIRs whose media stream could not
