@@ -3,6 +3,7 @@ package rtpflow
 import (
 	"encoding/binary"
 	"math/bits"
+	"net/netip"
 
 	"github.com/pion/rtcp"
 
@@ -38,16 +39,27 @@ var typeKeys = [nTypes]string{"sr", "rr", "sdes", "bye", "app", "nack", "pli", "
 const srRing = 256
 
 type srEntry struct {
+	leg  int
 	ssrc uint32
 	mid  uint32
 	at   int64
 }
 
-// rtcpTracker holds what RTCP said about each media SSRC, across the whole capture: RTCP
-// travels opposite to the media it reports on, so it is keyed by SSRC, not by path.
+// rtcpKey is one media SSRC on one leg (Path.Leg). RTCP about a stream travels on the
+// stream's leg, both ways (reports from its receiver against it, SRs from its sender with
+// it), so it is keyed by leg and SSRC, not by path: at an SFU or a TURN server the same SSRC
+// crosses two legs, and each leg's receiver reports what it got (DESIGN: a stream is one
+// SSRC in one direction of one leg).
+type rtcpKey struct {
+	leg  int
+	ssrc uint32
+}
+
+// rtcpTracker holds what RTCP said about each media SSRC on each leg, across the whole
+// capture.
 type rtcpTracker struct {
 	max       int
-	bySSRC    map[uint32]*rtcpState
+	byKey     map[rtcpKey]*rtcpState
 	srs       [srRing]srEntry
 	srNext    int
 	packets   int64 // compound packets
@@ -55,6 +67,10 @@ type rtcpTracker struct {
 	invalid   int64
 	untracked int64
 	scratch   []byte // the last packet of a compound without its padding (unpad)
+
+	// lent gives a stream the RTCP of another leg, RTCP on a port of its own (lend).
+	lent     map[rtcpKey]*rtcpState
+	lendDone bool
 
 	// Encrypted feedback (NACK, PLI, FIR) by the path of the media it is about (the reverse
 	// of its own), attributed at the end (attributeFeedback).
@@ -64,6 +80,7 @@ type rtcpTracker struct {
 }
 
 type rtcpState struct {
+	a, b      netip.Addr // the addresses of the path it first came on (lend)
 	packets   int64
 	encrypted bool
 	types     [nTypes]int64
@@ -81,32 +98,35 @@ type rtcpState struct {
 
 func (r *rtcpTracker) init(max int) {
 	r.max = max
-	r.bySSRC = make(map[uint32]*rtcpState)
+	r.byKey = make(map[rtcpKey]*rtcpState)
 }
 
-func (r *rtcpTracker) state(ssrc uint32) *rtcpState {
-	st := r.bySSRC[ssrc]
+// state returns what RTCP on p's leg said about ssrc; nil when MaxStreams (leg, SSRC) pairs
+// are already tracked.
+func (r *rtcpTracker) state(p Path, ssrc uint32) *rtcpState {
+	k := rtcpKey{p.Leg, ssrc}
+	st := r.byKey[k]
 	if st == nil {
-		if len(r.bySSRC) >= r.max {
+		if len(r.byKey) >= r.max {
 			r.untracked++
 			return nil
 		}
-		st = &rtcpState{}
-		r.bySSRC[ssrc] = st
+		st = &rtcpState{a: p.Src.Addr(), b: p.Dst.Addr()}
+		r.byKey[k] = st
 	}
 	return st
 }
 
 // RTCP accounts one message the demux classified as RTCP: a compound packet, parsed with
-// pion/rtcp, whose figures go to the media SSRCs it is about. A compound pion rejects whose
-// headers still walk (compound) is plain RTCP all the same: its packets are parsed one by
-// one (plainPacket), the last without its padding, which pion does not strip from every
-// type (RFC 3550 6.4.1 lets the last packet of a compound carry it). Otherwise it is SRTCP,
-// whose packets after the first 8 bytes are encrypted: the first packet is counted from its
-// clear header: type, length and sender SSRC, attributed to that SSRC (for an SR, the
-// stream it describes; for a receiver report, the reporter's own stream), except NACK, PLI
-// and FIR: they are about a media SSRC the encryption hides, never the sender's own stream
-// (encryptedFeedback).
+// pion/rtcp, whose figures go to the media SSRCs it is about on p's leg. A compound pion
+// rejects whose headers still walk (compound) is plain RTCP all the same: its packets are
+// parsed one by one (plainPacket), the last without its padding, which pion does not strip
+// from every type (RFC 3550 6.4.1 lets the last packet of a compound carry it). Otherwise it
+// is SRTCP, whose packets after the first 8 bytes are encrypted: the first packet is counted
+// from its clear header: type, length and sender SSRC, attributed to that SSRC (for an SR,
+// the stream it describes; for a receiver report, the reporter's own stream), except NACK,
+// PLI and FIR: they are about a media SSRC the encryption hides, never the sender's own
+// stream (encryptedFeedback).
 func (t *Tracker) RTCP(p Path, m *transport.Message) {
 	r := &t.rtcp
 	b := m.Payload
@@ -146,7 +166,7 @@ func (t *Tracker) RTCP(p Path, m *transport.Message) {
 		}
 		return
 	}
-	if st := r.state(binary.BigEndian.Uint32(b[4:])); st != nil {
+	if st := r.state(p, binary.BigEndian.Uint32(b[4:])); st != nil {
 		st.packets++
 		st.encrypted = true
 		st.types[clearType(b[1], b[0]&0x1f)]++
@@ -196,7 +216,7 @@ func (t *Tracker) plainPacket(p Path, b []byte, at int64) {
 		pkts, err = rtcp.Unmarshal(t.rtcp.unpad(b))
 	}
 	if err != nil {
-		t.rtcp.rawPacket(b)
+		t.rtcp.rawPacket(p, b)
 		return
 	}
 	for _, pk := range pkts {
@@ -221,7 +241,7 @@ func (r *rtcpTracker) unpad(b []byte) []byte {
 // rawPacket counts a plain packet pion could not read by its header's type, for the SSRC
 // it names in the clear: a feedback message's media source (RFC 4585 6.1; 0 names none),
 // else the first after the header. An AFB that is not REMB (RFC 4585 6.4) is "other".
-func (r *rtcpTracker) rawPacket(b []byte) {
+func (r *rtcpTracker) rawPacket(p Path, b []byte) {
 	if len(b) < wire.RTCPClearLen {
 		return
 	}
@@ -239,7 +259,7 @@ func (r *rtcpTracker) rawPacket(b []byte) {
 			k = tOther
 		}
 	}
-	if st := r.state(ssrc); st != nil {
+	if st := r.state(p, ssrc); st != nil {
 		st.packets++
 		st.types[k]++
 	}
@@ -253,7 +273,7 @@ func (t *Tracker) plain(p Path, pk rtcp.Packet, at int64) {
 		t.markNACK(p, nack, at)
 	}
 	if sr, ok := pk.(*rtcp.SenderReport); ok {
-		r.srs[r.srNext] = srEntry{ssrc: sr.SSRC, mid: uint32(sr.NTPTime >> 16), at: at}
+		r.srs[r.srNext] = srEntry{leg: p.Leg, ssrc: sr.SSRC, mid: uint32(sr.NTPTime >> 16), at: at}
 		r.srNext = (r.srNext + 1) % srRing
 	}
 	var seen [16]uint32
@@ -272,23 +292,23 @@ func (t *Tracker) plain(p Path, pk rtcp.Packet, at int64) {
 			seen[n] = ssrc
 			n++
 		}
-		st := r.state(ssrc)
+		st := r.state(p, ssrc)
 		if st == nil {
 			continue
 		}
 		st.packets++
 		st.types[k]++
-		r.about(st, ssrc, pk, at)
+		r.about(st, p.Leg, ssrc, pk, at)
 	}
 }
 
 // about applies what packet pk says about media SSRC ssrc.
-func (r *rtcpTracker) about(st *rtcpState, ssrc uint32, pk rtcp.Packet, at int64) {
+func (r *rtcpTracker) about(st *rtcpState, leg int, ssrc uint32, pk rtcp.Packet, at int64) {
 	switch v := pk.(type) {
 	case *rtcp.SenderReport:
-		r.blocks(st, ssrc, v.Reports, at)
+		r.blocks(st, leg, ssrc, v.Reports, at)
 	case *rtcp.ReceiverReport:
-		r.blocks(st, ssrc, v.Reports, at)
+		r.blocks(st, leg, ssrc, v.Reports, at)
 	case *rtcp.TransportLayerNack:
 		for _, pair := range v.Nacks {
 			st.nacked += 1 + int64(bits.OnesCount16(uint16(pair.LostPackets)))
@@ -303,9 +323,10 @@ func (r *rtcpTracker) about(st *rtcpState, ssrc uint32, pk rtcp.Packet, at int64
 }
 
 // blocks applies the report blocks about ssrc: the last reported loss and jitter, and the
-// RTT when LSR names a sender report seen earlier: arrival of this report − DLSR − arrival
-// of that SR (RFC 3550 6.4.1), at the capture's vantage.
-func (r *rtcpTracker) blocks(st *rtcpState, ssrc uint32, rbs []rtcp.ReceptionReport, at int64) {
+// RTT when LSR names a sender report seen earlier on the same leg: arrival of this report −
+// DLSR − arrival of that SR (RFC 3550 6.4.1), at the capture's vantage.
+func (r *rtcpTracker) blocks(st *rtcpState, leg int, ssrc uint32, rbs []rtcp.ReceptionReport,
+	at int64) {
 	for _, rb := range rbs {
 		if rb.SSRC != ssrc {
 			continue
@@ -320,7 +341,7 @@ func (r *rtcpTracker) blocks(st *rtcpState, ssrc uint32, rbs []rtcp.ReceptionRep
 			if e.at == 0 && e.mid == 0 {
 				break
 			}
-			if e.ssrc == ssrc && e.mid == rb.LastSenderReport {
+			if e.ssrc == ssrc && e.leg == leg && e.mid == rb.LastSenderReport {
 				dlsr := int64(rb.Delay) * 1e9 / 65536
 				if rtt := at - dlsr - e.at; rtt >= 0 {
 					st.rtt.Record(float64(rtt) / 1e6)
@@ -395,19 +416,28 @@ func clearType(pt, count uint8) int {
 	return tOther
 }
 
-// summary is the report of what RTCP said about ssrc; clock converts reported jitter.
-// RTCPRTTSeries returns the round trips of the stream's rtcp.rtt_ms by second (RTCP is
-// keyed by SSRC across the capture, as its summary); nil when RTCP measured none.
+// RTCPRTTSeries returns the round trips of the stream's rtcp.rtt_ms by second (the RTCP of
+// its leg, as its summary); nil when RTCP measured none.
 func (s *Stream) RTCPRTTSeries() *secmedian.Series {
-	st := s.t.rtcp.bySSRC[s.ssrc]
+	st := s.t.rtcp.of(s)
 	if st == nil || st.rtts.Samples() == 0 {
 		return nil
 	}
 	return &st.rtts
 }
 
-func (r *rtcpTracker) summary(ssrc uint32, clock int) *report.RTCP {
-	st := r.bySSRC[ssrc]
+// of returns what RTCP said about stream s: on its own leg, else what lend gave it.
+func (r *rtcpTracker) of(s *Stream) *rtcpState {
+	k := rtcpKey{s.path.Leg, s.ssrc}
+	if st := r.byKey[k]; st != nil {
+		return st
+	}
+	return r.lent[k]
+}
+
+// summary is the report of what RTCP said about stream s; clock converts reported jitter.
+func (r *rtcpTracker) summary(s *Stream, clock int) *report.RTCP {
+	st := r.of(s)
 	if st == nil {
 		return nil
 	}
@@ -522,7 +552,7 @@ func (t *Tracker) attributeFeedback(out []*Stream) {
 			r.unattributed += sum
 			continue
 		}
-		st := r.state(v.ssrc)
+		st := r.state(v.path, v.ssrc)
 		if st == nil {
 			continue
 		}
@@ -533,5 +563,57 @@ func (t *Tracker) attributeFeedback(out []*Stream) {
 		}
 		st.pli += c[tPLI]
 		st.fir += c[tFIR]
+	}
+}
+
+// lend gives the RTCP that came on a leg carrying no stream of its SSRC to the one stream
+// of that SSRC between the same two addresses that has no RTCP on its own leg: without
+// rtcp-mux (RFC 5761), RTCP goes between other ports, a flow and so a leg of its own. It
+// is given to no stream where it could be meant for several, or a stream could take it
+// from several legs. It runs once.
+func (r *rtcpTracker) lend(out []*Stream) {
+	if r.lendDone {
+		return
+	}
+	r.lendDone = true
+	own := make(map[rtcpKey]bool, len(out))
+	wants := make(map[uint32][]*Stream) // streams without RTCP on their own leg, by SSRC
+	for _, s := range out {
+		k := rtcpKey{s.path.Leg, s.ssrc}
+		own[k] = true
+		if r.byKey[k] == nil {
+			wants[s.ssrc] = append(wants[s.ssrc], s)
+		}
+	}
+	given := make(map[*Stream]*rtcpState)
+	for k, st := range r.byKey {
+		if own[k] {
+			continue
+		}
+		var to *Stream
+		n := 0
+		for _, s := range wants[k.ssrc] {
+			a, b := s.path.Src.Addr(), s.path.Dst.Addr()
+			if st.a == a && st.b == b || st.a == b && st.b == a {
+				to = s
+				n++
+			}
+		}
+		if n != 1 {
+			continue
+		}
+		if _, dup := given[to]; dup {
+			given[to] = nil
+			continue
+		}
+		given[to] = st
+	}
+	for s, st := range given {
+		if st != nil {
+			if r.lent == nil {
+				r.lent = make(map[rtcpKey]*rtcpState)
+			}
+			r.lent[rtcpKey{s.path.Leg, s.ssrc}] = st
+		}
 	}
 }

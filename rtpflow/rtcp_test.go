@@ -1,6 +1,7 @@
 package rtpflow
 
 import (
+	"net/netip"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -175,6 +176,100 @@ func TestRTCPPadded(t *testing.T) {
 			}
 			if c.RTCPPackets != 1 || c.RTCPEncrypted != enc {
 				t.Errorf("counts %+v, want 1 compound, %d encrypted", c, enc)
+			}
+		})
+	}
+}
+
+// onPath moves arrivals to path p.
+func onPath(as []arrival, p Path) []arrival {
+	for i := range as {
+		as[i].p = p
+	}
+	return as
+}
+
+// rrAbout is a receiver report from 0xC3 with one block about ssrc.
+func rrAbout(ssrc uint32, fraction uint8, lost, jitter, lsr, dlsr uint32) *rtcp.ReceiverReport {
+	return &rtcp.ReceiverReport{SSRC: 0xC3, Reports: []rtcp.ReceptionReport{{SSRC: ssrc,
+		FractionLost: fraction, TotalLost: lost, Jitter: jitter, LastSenderReport: lsr, Delay: dlsr}}}
+}
+
+// TestRTCPByLeg: RTCP about an SSRC goes to the stream of that SSRC on the leg it came on.
+// Captured at a forwarder S (an SFU, or a TURN server): alice's PCMU 0xA1 arrives on leg 1
+// and leaves unchanged on leg 2 to carol. Without rtcp-mux, RTCP is a flow, and a leg, of
+// its own, between the same addresses as the stream's: it is the stream's when the stream
+// has none on its own leg.
+func TestRTCPByLeg(t *testing.T) {
+	var (
+		sfuIn  = netip.MustParseAddrPort("10.0.0.9:7000")
+		sfuOut = netip.MustParseAddrPort("10.0.0.9:7001")
+		carol  = netip.MustParseAddrPort("10.0.0.3:8000")
+		l1     = Path{Leg: 1, Src: alice, Dst: sfuIn}
+		l1Back = Path{Leg: 1, Src: sfuIn, Dst: alice}
+		l2     = Path{Leg: 2, Src: sfuOut, Dst: carol}
+		l2Back = Path{Leg: 2, Src: carol, Dst: sfuOut}
+		// RTCP on the next ports, a third leg, between the addresses of leg 2 or of leg 1.
+		l3Back = Path{Leg: 3, Src: netip.AddrPortFrom(carol.Addr(), 8001), Dst: netip.AddrPortFrom(sfuOut.Addr(), 7002)}
+		l4Back = Path{Leg: 4, Src: netip.AddrPortFrom(sfuIn.Addr(), 7003), Dst: netip.AddrPortFrom(alice.Addr(), 5001)}
+	)
+	// alice's SR on leg 1 at 1 s, forwarded unchanged on leg 2 at 1.010 s: NTP middle 32
+	// bits 0x12345678 on both.
+	sr := &rtcp.SenderReport{SSRC: 0xA1, NTPTime: 0x0000_1234_5678_0000}
+	type rtcpAt struct {
+		p   Path
+		pk  rtcp.Packet
+		at  int64
+		rep int // how many, 100 ms apart
+	}
+	rrs := func(p Path, frac uint8, lost, jitter uint32, n int) rtcpAt {
+		return rtcpAt{p, rrAbout(0xA1, frac, lost, jitter, 0, 0), T0 + 1500*ms1, n}
+	}
+	rr1 := &report.RTCP{Packets: 3, Types: rtcpTypes(map[string]int64{"rr": 3}),
+		FractionLost: f64(0), CumulativeLost: i64(0), JitterMS: f64(1), NACKedPackets: i64(0)}
+	rr2 := &report.RTCP{Packets: 5, Types: rtcpTypes(map[string]int64{"rr": 5}),
+		FractionLost: f64(25), CumulativeLost: i64(10), JitterMS: f64(10), NACKedPackets: i64(0)}
+	for _, tc := range []struct {
+		name   string
+		rtcp   []rtcpAt
+		w1, w2 *report.RTCP // about the stream on leg 1, on leg 2
+	}{
+		{"each leg's reports", []rtcpAt{rrs(l1Back, 0, 0, 8, 3), rrs(l2Back, 64, 10, 80, 5)}, rr1, rr2},
+		{"reports on one leg only", []rtcpAt{rrs(l2Back, 64, 10, 80, 5)}, nil, rr2},
+		{"RTT from the SR of the same leg", []rtcpAt{
+			{l1, sr, T0 + 1e9, 1}, {l2, sr, T0 + 1e9 + 10*ms1, 1},
+			// S answers alice 30 ms after her SR, DLSR 0x051F/65536 s = 20.004 ms: 9.996 ms;
+			// carol answers 110 ms after the forwarded SR, DLSR 0x0CCC/65536 s = 49.988 ms:
+			// 60.012 ms.
+			{l1Back, rrAbout(0xA1, 0, 0, 8, 0x12345678, 0x051F), T0 + 1e9 + 30*ms1, 1},
+			{l2Back, rrAbout(0xA1, 64, 10, 80, 0x12345678, 0x0CCC), T0 + 1e9 + 120*ms1, 1},
+		}, &report.RTCP{Packets: 2, Types: rtcpTypes(map[string]int64{"sr": 1, "rr": 1}),
+			RTTMS:        &report.Quantiles{Samples: 1, Min: 9.996, P50: 9.996, P95: 9.996, P99: 9.996, Max: 9.996},
+			FractionLost: f64(0), CumulativeLost: i64(0), JitterMS: f64(1), NACKedPackets: i64(0)},
+			&report.RTCP{Packets: 2, Types: rtcpTypes(map[string]int64{"sr": 1, "rr": 1}),
+				RTTMS:        &report.Quantiles{Samples: 1, Min: 60.012, P50: 60.012, P95: 60.012, P99: 60.012, Max: 60.012},
+				FractionLost: f64(25), CumulativeLost: i64(10), JitterMS: f64(10), NACKedPackets: i64(0)}},
+		{"RTCP on its own port", []rtcpAt{rrs(l3Back, 64, 10, 80, 5)}, nil, rr2},
+		{"RTCP on its own port and on the leg", []rtcpAt{rrs(l3Back, 64, 10, 80, 5), rrs(l1Back, 0, 0, 8, 3)}, rr1, rr2},
+		{"RTCP on its own port, each leg", []rtcpAt{rrs(l3Back, 64, 10, 80, 5), rrs(l4Back, 0, 0, 8, 3)}, rr1, rr2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tr := NewTracker(Config{})
+			as := append(onPath(pcmu(100, 0, 0, nil, nil), l1), onPath(pcmu(100, 0, 0, nil, func(int) int64 { return 10 * ms1 }), l2)...)
+			feed(t, tr, as)
+			for _, r := range tc.rtcp {
+				for i := range r.rep {
+					tr.RTCP(r.p, msg(marshal(t, r.pk), r.at+int64(i)*100*ms1))
+				}
+			}
+			ss := tr.Streams()
+			if len(ss) != 2 {
+				t.Fatalf("got %d streams, want 2", len(ss))
+			}
+			for i, want := range []*report.RTCP{tc.w1, tc.w2} {
+				if diff := cmp.Diff(want, ss[i].Summary(T0).RTCP); diff != "" {
+					t.Errorf("RTCP of the stream on leg %d (-want +got):\n%s", ss[i].path.Leg, diff)
+				}
 			}
 		})
 	}

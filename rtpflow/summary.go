@@ -165,7 +165,7 @@ func (s *Stream) Summary(t0 int64) report.Stream {
 		// its own bursts of repairs and probes say nothing of the rate.
 		clock, out.ClockRateInferred = m.clock, m.clockInferred
 	}
-	out.RTCP = s.t.rtcp.summary(s.ssrc, clock)
+	out.RTCP = s.t.rtcp.summary(s, clock)
 	if hinted && h.Codec != "" {
 		out.Codec = ptr(h.Codec)
 	} else if st, ok := static(s.pt); ok {

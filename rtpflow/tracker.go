@@ -244,7 +244,7 @@ type Counts struct {
 	RTCPPackets   int64 // RTCP compound packets counted (readable or encrypted)
 	RTCPEncrypted int64 // of which were not plain RTCP (compound): counted from their clear header
 	RTCPInvalid   int64 // messages too short or not version 2: not counted
-	RTCPUntracked int64 // reports about SSRCs beyond MaxStreams
+	RTCPUntracked int64 // reports about (leg, SSRC) pairs beyond MaxStreams
 	// RTCPUnattributed counts encrypted NACKs, PLIs and FIRs whose media stream could not
 	// be told: their path carried no video stream, or several.
 	RTCPUnattributed int64
@@ -277,5 +277,6 @@ func (t *Tracker) Streams() []*Stream {
 		s.finish()
 	}
 	t.attributeFeedback(out)
+	t.rtcp.lend(out)
 	return out
 }
