@@ -20,8 +20,15 @@ import (
 // reached the relay: the TURN leg for client to peer, the peer leg for peer to client) and its
 // egress leg (where the relay sent it on).
 //
-//   - matched: packets seen on both legs; latency_ms is egress capture time minus the time
-//     the relay had the packet (capture time on UDP, Delivered on TCP: in order at the server).
+//   - matched: packets seen on both legs; latency_ms is the time the relay sent the packet
+//     on minus the time it had it. The relay had it when it was delivered to it on the
+//     ingress leg (Delivered): on UDP the capture time; on TCP the server is the receiver,
+//     and it can forward a message only once it holds it whole and in order, which its
+//     capture dates as the segment that completed it (a retransmission filling a hole
+//     delays what waits behind it). The relay sent it when the egress copy first left
+//     (FirstSeen): on TCP the server is the sender and its capture sees each segment as it
+//     goes out, while Delivered dates the receiver's application, half a round trip later
+//     (the covering ACK less RTT/2), and would add that to the relay's latency.
 //   - lost_after_relay: packets seen on the ingress leg and never on the egress leg (within
 //     relayWindow of capture time, or before the end of the capture).
 //   - lost_before_relay: packets missing on the ingress leg though its sequence numbers show
@@ -107,7 +114,7 @@ func (r *relayTracker) udp(a *analyzer, f *flow, m *transport.Message, cls demux
 	if m.Src == peer { // peer to client: this leg is the ingress
 		r.record(dirKey{peer, c}, rtpflow.Path{Leg: f.idx, Src: peer, Dst: rel}, m, m.Delivered, true)
 	} else {
-		r.record(dirKey{c, peer}, rtpflow.Path{Leg: f.idx, Src: rel, Dst: peer}, m, m.Delivered, false)
+		r.record(dirKey{c, peer}, rtpflow.Path{Leg: f.idx, Src: rel, Dst: peer}, m, m.FirstSeen, false)
 	}
 }
 
@@ -132,12 +139,17 @@ func (r *relayTracker) check(a *analyzer, f *flow) int8 {
 }
 
 // wrapped looks at an RTP packet unwrapped from the TURN leg, on path (client to peer or
-// peer to client).
+// peer to client): from the client it reached the relay (Delivered), to it the relay sent
+// it (FirstSeen).
 func (r *relayTracker) wrapped(_ *flow, client netip.AddrPort, path rtpflow.Path, m *transport.Message) {
 	if !r.active {
 		return
 	}
-	r.record(dirKey{path.Src, path.Dst}, path, m, m.Delivered, path.Src == client)
+	if path.Src == client {
+		r.record(dirKey{path.Src, path.Dst}, path, m, m.Delivered, true)
+	} else {
+		r.record(dirKey{path.Src, path.Dst}, path, m, m.FirstSeen, false)
+	}
 }
 
 func (r *relayTracker) record(k dirKey, path rtpflow.Path, m *transport.Message, t int64, ingress bool) {

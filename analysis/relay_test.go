@@ -3,6 +3,7 @@ package analysis
 import (
 	"bytes"
 	"encoding/binary"
+	"net/netip"
 	"sort"
 	"strings"
 	"testing"
@@ -136,4 +137,146 @@ func TestRelayWithSnappedPeerLeg(t *testing.T) {
 		t.Errorf("warnings %q lack the snapped packets, or the interface that cut them", c.Warnings)
 	}
 	checkFindings(t, c.Findings, map[string][]string{"snapped_packets": {"488 packets"}})
+}
+
+// relayTCPCall is a relay captured at the TURN server with the client's leg over TCP (TURN
+// over TCP, the server accepting; RTT 80 ms between the server and the client), the peer's
+// over UDP. The server's segments are captured when it sends them, the client's when they
+// arrive, each acknowledged at once.
+//
+// The client allocates and binds channel 0x4000 to bob (each request answered 1 ms after
+// it arrives). Then, shift later than the times below: with ice, at 260 ms tcpClient's ICE
+// check reaches the server through the channel and leaves on the peer leg 1 ms later,
+// answered 20 ms after that; and the media:
+//   - up, tcpClient to bob (SSRC 0xa0a0a0a0, 100 packets): packet i reaches the server at
+//     400 ms + 20 ms·i, except 30 and 31, which the client never sends (lost before the
+//     relay); the server sends it on after 3 ms, 12 ms for i%10 == 4, 21 ms for i == 66,
+//     except 50 and 98 (lost after the relay).
+//   - down, bob to tcpClient (SSRC 0xb0b0b0b0): packet i reaches the relayed address at
+//     390 ms + 20 ms·i, except 7, 8 and 60; the server sends it on after 5 ms, 9 ms for
+//     i%25 == 0, 22 ms for i == 33, except 20, 45, 80 and 81.
+//
+// Latencies stay below 20 ms plus the least one, so that the relay keeps each direction's
+// order.
+func relayTCPCall(t *testing.T, shift time.Duration, ice bool) []callgen.Packet {
+	t.Helper()
+	const rtt = 80 * time.Millisecond
+	ms := func(n int) time.Duration { return time.Duration(n) * time.Millisecond }
+	msg := func(id byte, typ stun.MessageType, setters ...stun.Setter) []byte {
+		var tid [stun.TransactionIDSize]byte
+		tid[0] = id
+		m := stun.New()
+		if err := m.Build(append([]stun.Setter{stun.NewTransactionIDSetter(tid), typ}, setters...)...); err != nil {
+			t.Fatal(err)
+		}
+		return m.Raw
+	}
+	var pkts []callgen.Packet
+	var writes []callgen.TCPWrite
+	// Direction 0 of the connection is the server's, seen when sent; direction 1 the
+	// client's, seen RTT/2 after it was sent.
+	up := func(seen time.Duration, b []byte) {
+		writes = append(writes, callgen.TCPWrite{T: seen - rtt/2, Dir: 1, Data: b})
+	}
+	down := func(sent time.Duration, b []byte) {
+		writes = append(writes, callgen.TCPWrite{T: sent, Dir: 0, Data: b})
+	}
+	peer := func(at time.Duration, src, dst netip.AddrPort, b []byte) {
+		pkts = append(pkts, callgen.Packet{T: callgen.Epoch + int64(at), Frame: pcapgen.EtherUDP(src, dst, b)})
+	}
+	ch := raw(stun.AttrChannelNumber, 0x40, 0x00, 0, 0)
+	up(ms(100), msg(1, stun.NewType(stun.MethodAllocate, stun.ClassRequest)))
+	down(ms(101), msg(1, stun.NewType(stun.MethodAllocate, stun.ClassSuccessResponse),
+		xorAddr(stun.AttrXORRelayedAddress, tcpRelayed), raw(stun.AttrLifetime, 0, 0, 2, 0x58)))
+	up(ms(182), msg(2, stun.NewType(stun.MethodChannelBind, stun.ClassRequest), ch, xorAddr(stun.AttrXORPeerAddress, bob)))
+	down(ms(183), msg(2, stun.NewType(stun.MethodChannelBind, stun.ClassSuccessResponse)))
+	check := msg(3, stun.BindingRequest, stun.NewUsername("bob1:tcp1"))
+	answer := msg(3, stun.BindingSuccess, xorAddr(stun.AttrXORMappedAddress, tcpRelayed))
+	if ice {
+		up(shift+ms(260), callgen.ChannelData(channel, check))
+		peer(shift+ms(261), tcpRelayed, bob, check)
+		peer(shift+ms(281), bob, tcpRelayed, answer)
+		down(shift+ms(282), callgen.ChannelData(channel, answer))
+	}
+
+	stream := func(ssrc uint32) callgen.Stream {
+		return callgen.Stream{SSRC: ssrc, PT: 0, ClockRate: 8000, Interval: 20 * time.Millisecond, PayloadSize: 160,
+			StartSeq: 1000, StartTS: 5000}
+	}
+	upS, downS := stream(0xa0a0a0a0), stream(0xb0b0b0b0)
+	for i := range 100 {
+		if i != 30 && i != 31 {
+			at := shift + ms(400+20*i)
+			up(at, callgen.ChannelData(channel, upS.RTP(i)))
+			lat := ms(3)
+			switch {
+			case i%10 == 4:
+				lat = ms(12)
+			case i == 66:
+				lat = ms(21)
+			}
+			if i != 50 && i != 98 {
+				peer(at+lat, tcpRelayed, bob, upS.RTP(i))
+			}
+		}
+		if i != 7 && i != 8 && i != 60 {
+			at := shift + ms(390+20*i)
+			peer(at, bob, tcpRelayed, downS.RTP(i))
+			lat := ms(5)
+			switch {
+			case i%25 == 0:
+				lat = ms(9)
+			case i == 33:
+				lat = ms(22)
+			}
+			if i != 20 && i != 45 && i != 80 && i != 81 {
+				down(at+lat, callgen.ChannelData(channel, downS.RTP(i)))
+			}
+		}
+	}
+	c := callgen.TCPCall{Client: tcpServer, Server: tcpClient, Passive: true, RTT: rtt, ISN: [2]uint32{1000, 5000}}
+	return append(pkts, c.Packets(callgen.MergeWrites(writes))...)
+}
+
+// TestRelayOverTCP checks relayTCPCall's figures: up, 96 packets matched (85 after 3 ms, 10
+// after 12, one after 21), 2 lost before the relay and 2 after; down, 93 (88 after 5 ms, 4
+// after 9, one after 22), 3 before and 4 after. The latency toward the client is the send
+// time of the segment, not its delivery (which the server's capture dates half a round
+// trip later).
+func TestRelayOverTCP(t *testing.T) {
+	for _, tt := range []struct {
+		name  string
+		shift time.Duration
+	}{
+		{"media 3 s later", 3 * time.Second},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			c := analyze(t, pcapOf(t, relayTCPCall(t, tt.shift, true)), Options{})
+			want := map[[2]string]*report.Relay{
+				{tcpClient.String(), bob.String()}: {Matched: 96, LostBeforeRelay: 2, LostAfterRelay: 2,
+					LatencyMS: &report.Quantiles{Samples: 96, Min: 3, P50: 3, P95: 12, P99: 21, Max: 21}},
+				{bob.String(), tcpClient.String()}: {Matched: 93, LostBeforeRelay: 3, LostAfterRelay: 4,
+					LatencyMS: &report.Quantiles{Samples: 93, Min: 5, P50: 5, P95: 9, P99: 22, Max: 22}},
+				{bob.String(), tcpRelayed.String()}: nil,
+				{tcpRelayed.String(), bob.String()}: nil,
+			}
+			got := map[[2]string]*report.Relay{}
+			for _, d := range c.Directions {
+				got[[2]string{d.From, d.To}] = d.Relay
+			}
+			if d := cmp.Diff(want, got); d != "" {
+				t.Errorf("relay by direction (-want +got):\n%s", d)
+			}
+			rel := tcpRelayed.String()
+			wantLegs := []report.Leg{
+				{ID: "l1", Transport: "turn-tcp", Client: tcpClient.String(), Server: tcpServer.String(), Relayed: &rel,
+					Peers: []string{bob.String()}, Flows: []string{"f1"}},
+				{ID: "l2", Transport: "udp", Client: bob.String(), Server: rel, Relayed: &rel,
+					Peers: []string{bob.String()}, Flows: []string{"f2"}},
+			}
+			if d := cmp.Diff(wantLegs, c.Legs); d != "" {
+				t.Errorf("legs (-want +got):\n%s", d)
+			}
+		})
+	}
 }
