@@ -60,7 +60,9 @@ func (a *analyzer) message(f *flow, m *transport.Message, udp bool) {
 	a.relay.udp(a, f, m, cls)
 	switch cls {
 	case demux.ClassSTUN:
-		if a.turn.STUN(m, &a.inner) {
+		unwrapped := a.turn.STUN(m, &a.inner)
+		a.relay.allocated(a)
+		if unwrapped {
 			f.turn = true
 			a.wrapped(f, &a.inner)
 			return

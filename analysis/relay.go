@@ -3,6 +3,7 @@ package analysis
 import (
 	"encoding/binary"
 	"net/netip"
+	"slices"
 
 	"github.com/callpcap/callpcap/demux"
 	"github.com/callpcap/callpcap/internal/quantile"
@@ -45,6 +46,17 @@ import (
 // recorded, and the per-packet cost is one slice lookup): at a server capture ICE checks
 // through the relay open the peer leg before the media.
 //
+// A UDP flow is a peer leg when one of its ends is the relayed address of an allocation,
+// decided at its first datagram. That datagram may come before the Allocate success
+// response that names the relayed address: over TCP, tcpframe holds the server's messages
+// back while it cannot yet tell the vantage of their direction (up to a second), and the
+// peer leg's first datagrams, the ICE checks, come a round trip after the response. So a
+// "no" is decided again whenever the demux learns a relayed address (allocated, on STUN
+// messages only); a datagram costs the one state lookup still. The flow's datagrams
+// analysed before that were not recorded: an ingress packet that reached the relay before
+// it may have left on the peer leg unseen, so it is not counted lost after the relay
+// (relayDir.from); such packets are not matched either.
+//
 // Figures go on the call direction of the TURN leg (from and to the two endpoints); the peer
 // leg's own direction (relayed address and peer) has relay null. The peer leg is a "udp" leg
 // whose client is the peer, whose server and relayed address are the relayed address.
@@ -63,6 +75,7 @@ const (
 type relayTracker struct {
 	state  []int8                            // per flow index
 	client map[netip.AddrPort]netip.AddrPort // relayed address → TURN client
+	known  int64                             // demux.Tracker.RelayedChanges when client was filled
 	active bool                              // a peer-leg flow was seen
 	dirs   map[dirKey]*relayDir              // keyed by the TURN-leg path
 	order  []dirKey
@@ -88,6 +101,7 @@ type relayDir struct {
 	lat       quantile.Hist
 	ingress   rtpflow.Path // the ingress leg's stream path
 	egress    rtpflow.Path
+	from      int64 // capture time from which the egress leg is recorded, when decided late
 }
 
 // udp looks at a datagram of a UDP flow: on a peer-leg flow its RTP packets are recorded.
@@ -106,10 +120,7 @@ func (r *relayTracker) udp(a *analyzer, f *flow, m *transport.Message, cls demux
 	if st != relayYes || cls != demux.ClassRTP {
 		return
 	}
-	rel, peer := f.a, f.b
-	if _, ok := r.client[rel]; !ok {
-		rel, peer = f.b, f.a
-	}
+	rel, peer := r.ends(f)
 	c := r.client[rel]
 	if m.Src == peer { // peer to client: this leg is the ingress
 		r.record(dirKey{peer, c}, rtpflow.Path{Leg: f.idx, Src: peer, Dst: rel}, m, m.Delivered, true)
@@ -118,24 +129,95 @@ func (r *relayTracker) udp(a *analyzer, f *flow, m *transport.Message, cls demux
 	}
 }
 
-// check says whether flow f runs between a relayed address and a peer; the allocations are
-// read once per UDP flow.
+// check says whether flow f runs between a relayed address and a peer, from the relayed
+// addresses known so far.
 func (r *relayTracker) check(a *analyzer, f *flow) int8 {
-	if f.turn {
+	r.learn(a)
+	if !r.peerFlow(f, nil) {
 		return relayNo
 	}
+	r.active = true
+	return relayYes
+}
+
+// peerFlow says whether f is a UDP flow, not TURN's own, with an end at a relayed address:
+// one of fresh, or when fresh is nil any known.
+func (r *relayTracker) peerFlow(f *flow, fresh []netip.AddrPort) bool {
+	if f.proto != transport.UDP || f.turn {
+		return false
+	}
+	if fresh != nil {
+		return slices.Contains(fresh, f.a) || slices.Contains(fresh, f.b)
+	}
+	_, ok := r.client[f.a]
+	if !ok {
+		_, ok = r.client[f.b]
+	}
+	return ok
+}
+
+// allocated follows a STUN message of the capture's own flows: when the demux learnt a
+// relayed address from it, the flows already decided not to be a peer leg are decided
+// again (see the header comment: the response can come after the peer leg's first
+// datagrams). It costs one compare unless an address was learnt.
+func (r *relayTracker) allocated(a *analyzer) {
+	if a.turn.RelayedChanges() == r.known {
+		return
+	}
+	fresh := r.learn(a)
+	if len(fresh) == 0 {
+		return
+	}
+	for i, st := range r.state {
+		f := a.flowList[i]
+		if st != relayNo || !r.peerFlow(f, fresh) {
+			continue
+		}
+		r.state[i] = relayYes
+		r.active = true
+		// The flow's datagrams analysed so far were not recorded: an ingress packet from
+		// before now may have left on it unseen.
+		rel, peer := r.ends(f)
+		c := r.client[rel]
+		for _, k := range [2]dirKey{{c, peer}, {peer, c}} {
+			d := r.dir(k)
+			d.from = max(d.from, a.prev)
+		}
+	}
+}
+
+// ends returns the relayed address and the peer of a peer-leg flow.
+func (r *relayTracker) ends(f *flow) (relayed, peer netip.AddrPort) {
+	if _, ok := r.client[f.a]; ok {
+		return f.a, f.b
+	}
+	return f.b, f.a
+}
+
+// learn adds the relayed addresses the demux learnt since it last looked to r.client, and
+// returns them. An address already known keeps its client: a flow decided on it stays the
+// peer leg of that allocation.
+func (r *relayTracker) learn(a *analyzer) []netip.AddrPort {
+	n := a.turn.RelayedChanges()
+	if n == r.known {
+		return nil
+	}
+	r.known = n
+	var fresh []netip.AddrPort
 	for _, al := range a.turn.Allocations() {
-		if !al.Relayed.IsValid() || (al.Relayed != f.a && al.Relayed != f.b) {
+		if !al.Relayed.IsValid() {
+			continue
+		}
+		if _, ok := r.client[al.Relayed]; ok {
 			continue
 		}
 		if r.client == nil {
 			r.client = map[netip.AddrPort]netip.AddrPort{}
 		}
 		r.client[al.Relayed] = al.Client
-		r.active = true
-		return relayYes
+		fresh = append(fresh, al.Relayed)
 	}
-	return relayNo
+	return fresh
 }
 
 // wrapped looks at an RTP packet unwrapped from the TURN leg, on path (client to peer or
@@ -158,15 +240,7 @@ func (r *relayTracker) record(k dirKey, path rtpflow.Path, m *transport.Message,
 		return
 	}
 	key := uint64(binary.BigEndian.Uint32(b[8:]))<<16 | uint64(binary.BigEndian.Uint16(b[2:]))
-	d := r.dirs[k]
-	if d == nil {
-		if r.dirs == nil {
-			r.dirs = map[dirKey]*relayDir{}
-		}
-		d = &relayDir{pending: make(map[uint64]relayEntry, 256)}
-		r.dirs[k] = d
-		r.order = append(r.order, k)
-	}
+	d := r.dir(k)
 	if ingress {
 		d.ingress = path
 	} else {
@@ -194,6 +268,20 @@ func (r *relayTracker) record(k dirKey, path rtpflow.Path, m *transport.Message,
 	d.n++
 }
 
+// dir returns the relayDir of k, made on first use.
+func (r *relayTracker) dir(k dirKey) *relayDir {
+	d := r.dirs[k]
+	if d == nil {
+		if r.dirs == nil {
+			r.dirs = map[dirKey]*relayDir{}
+		}
+		d = &relayDir{pending: make(map[uint64]relayEntry, 256)}
+		r.dirs[k] = d
+		r.order = append(r.order, k)
+	}
+	return d
+}
+
 // expire evicts the pending packets older than relayWindow before t.
 func (d *relayDir) expire(t int64) {
 	for d.n > 0 && t-d.ring[d.head].t > relayWindow {
@@ -201,13 +289,14 @@ func (d *relayDir) expire(t int64) {
 	}
 }
 
-// evict gives up the oldest pending packet: seen on ingress only, it was lost after the relay.
+// evict gives up the oldest pending packet: seen on ingress only, it was lost after the relay,
+// unless it reached the relay before from, when its egress copy may have gone unrecorded.
 func (d *relayDir) evict() {
 	x := d.ring[d.head]
 	d.head = (d.head + 1) % maxRelayPending
 	d.n--
 	if e, ok := d.pending[x.key]; ok && e.t == x.t {
-		if e.ingress {
+		if e.ingress && e.t >= d.from {
 			d.lostAfter++
 		}
 		delete(d.pending, x.key)
@@ -247,8 +336,6 @@ func (r *relayTracker) peerLeg(f *flow) (relayed, peer netip.AddrPort, ok bool) 
 	if f.idx >= len(r.state) || r.state[f.idx] != relayYes {
 		return relayed, peer, false
 	}
-	if _, ok := r.client[f.a]; ok {
-		return f.a, f.b, true
-	}
-	return f.b, f.a, true
+	relayed, peer = r.ends(f)
+	return relayed, peer, true
 }

@@ -242,12 +242,15 @@ func relayTCPCall(t *testing.T, shift time.Duration, ice bool) []callgen.Packet 
 // after 12, one after 21), 2 lost before the relay and 2 after; down, 93 (88 after 5 ms, 4
 // after 9, one after 22), 3 before and 4 after. The latency toward the client is the send
 // time of the segment, not its delivery (which the server's capture dates half a round
-// trip later).
+// trip later), and the peer leg counts though its first datagram comes before the server's
+// Allocate response is delivered out of the TCP connection (the connection's timing is
+// not known yet, and holds it back).
 func TestRelayOverTCP(t *testing.T) {
 	for _, tt := range []struct {
 		name  string
 		shift time.Duration
 	}{
+		{"peer leg before the allocation is delivered", 0},
 		{"media 3 s later", 3 * time.Second},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
@@ -278,5 +281,32 @@ func TestRelayOverTCP(t *testing.T) {
 				t.Errorf("legs (-want +got):\n%s", d)
 			}
 		})
+	}
+}
+
+// TestRelayOverTCPWithoutCheck is relayTCPCall with no ICE check through the relay: the media
+// opens the peer leg, and the server's Allocate response is delivered out of the connection
+// only once the vantage of its direction is known, at the third ACK of its segments (the
+// Allocate and ChannelBind responses', then that of bob's packet 0, sent at 399 ms): 479 ms.
+// The peer leg's datagrams before that are not recorded: bob's packets 0-4 (390-470 ms;
+// packet 0 left after 9 ms) and the egress copies of tcpClient's 0-3 (406-463 ms). They are
+// neither matched nor lost: tcpClient's 0-3 reached the relay before 479 ms, and whether
+// they left it is unknown, so they are not lost after it.
+func TestRelayOverTCPWithoutCheck(t *testing.T) {
+	c := analyze(t, pcapOf(t, relayTCPCall(t, 0, false)), Options{})
+	want := map[[2]string]*report.Relay{
+		{tcpClient.String(), bob.String()}: {Matched: 92, LostBeforeRelay: 2, LostAfterRelay: 2,
+			LatencyMS: &report.Quantiles{Samples: 92, Min: 3, P50: 3, P95: 12, P99: 21, Max: 21}},
+		{bob.String(), tcpClient.String()}: {Matched: 88, LostBeforeRelay: 3, LostAfterRelay: 4,
+			LatencyMS: &report.Quantiles{Samples: 88, Min: 5, P50: 5, P95: 5, P99: 22, Max: 22}},
+		{bob.String(), tcpRelayed.String()}: nil,
+		{tcpRelayed.String(), bob.String()}: nil,
+	}
+	got := map[[2]string]*report.Relay{}
+	for _, d := range c.Directions {
+		got[[2]string{d.From, d.To}] = d.Relay
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("relay by direction (-want +got):\n%s", d)
 	}
 }

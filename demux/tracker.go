@@ -116,6 +116,8 @@ type Tracker struct {
 	errors  map[int]int64
 	last    [1 << lastBits]*allocation // allocations found last, by the hash of their ends
 
+	relayedChanges int64 // RelayedChanges
+
 	stats Stats
 }
 

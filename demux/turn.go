@@ -228,6 +228,9 @@ func (t *Tracker) turnResponse(m *transport.Message, success, matched bool, e *t
 			return // a 401 challenge, or a refusal: counted in the errors
 		}
 		if r, ok := getXORAddr(&t.msg, stun.AttrXORRelayedAddress); ok {
+			if a.relayed != r {
+				t.relayedChanges++
+			}
 			a.relayed = r
 		}
 		if v, ok := getUint32(&t.msg, stun.AttrLifetime); ok && v > 0 {
@@ -292,6 +295,11 @@ func (t *Tracker) IsTURNServer(ap netip.AddrPort) bool {
 	_, ok := t.servers[ap]
 	return ok
 }
+
+// RelayedChanges counts the times an Allocate success response gave an allocation a relayed
+// address it did not have. Allocations lists a Relayed it did not list before only after
+// this count changed: a caller that keeps what it read of them knows when to read them again.
+func (t *Tracker) RelayedChanges() int64 { return t.relayedChanges }
 
 // ChannelBinding is one channel of an allocation.
 type ChannelBinding struct {
