@@ -246,6 +246,84 @@ func TestTURNOverTCP(t *testing.T) {
 			"avoidable_overhead_pct": round3(100 * float64(2*(303*54+300*4)+1254+146) / float64(gotD[0].Wire+gotD[1].Wire))}}})
 }
 
+// A client that does not pad ChannelData over TCP (RFC 8656 12.5 says it must), sending
+// Opus of 101 bytes: RTP of 113, ChannelData Length 0x71. Read as padded, the next header
+// would start on the next message's Length low byte, 0x71, which in sync reads as a channel
+// (RFC 5766's range): the direction must still be read unpadded, every packet a stream's.
+// The server pads (Length 0x4D, 77 bytes of RTP, 3 of padding). A clean call: each write one
+// segment, each acknowledged.
+func TestTURNOverTCPUnpadded(t *testing.T) {
+	mk := func(src, dst netip.AddrPort, ssrc uint32, size int, start time.Duration) callgen.Stream {
+		return callgen.Stream{Src: src, Dst: dst, SSRC: ssrc, PT: 111, ClockRate: 48000, Interval: 20 * time.Millisecond,
+			PayloadSize: size, Count: tcpTicks, StartSeq: 1000, StartTS: 5000, Start: start}
+	}
+	frame := func(b []byte) []byte {
+		cd := callgen.ChannelData(channel, b)
+		if len(b) == 12+101 {
+			return cd[:4+len(b)] // the client's: no padding
+		}
+		return cd
+	}
+	setup := callgen.TURNTCPSetup(10*time.Millisecond, 60*time.Millisecond, tcpRelayed, bob, channel)
+	media := callgen.MediaWrites(frame, fromServer, mk(tcpClient, bob, 0x0a0a0a0a, 101, mediaStart),
+		mk(bob, tcpClient, 0x2c2c2c2c, 65, mediaStart+serverShift))
+	writes := callgen.MergeWrites(setup, media)
+	call := callgen.TCPCall{Client: tcpClient, Server: tcpServer, ISN: [2]uint32{1000, 900000}}
+	pkts := call.Packets(writes)
+	frames := sumFrames(pkts, tcpClient)
+	c := analyze(t, pcapOf(t, pkts), Options{})
+
+	if len(c.Legs) != 1 || len(c.Flows) != 1 || len(c.Directions) != 2 || len(c.Streams) != 2 {
+		t.Fatalf("legs %d flows %d directions %d streams %d; want 1 1 2 2", len(c.Legs), len(c.Flows),
+			len(c.Directions), len(c.Streams))
+	}
+	var stun [2]int64
+	for _, w := range writes[:4] {
+		stun[w.Dir] += int64(len(w.Data))
+	}
+	// 2 STUN messages and 150 ChannelData each way, each acknowledged by a pure ACK (and the
+	// client's handshake ACK); framing: 150 headers, and the server's 3 bytes of padding each.
+	fl := c.Flows[0]
+	want := [2]tcpFigures{
+		{Vantage: "sender", DataSegments: 152, PureAcks: 153, Messages: 152, FramingBytes: 150 * 4},
+		{Vantage: "receiver", DataSegments: 152, PureAcks: 152, Messages: 152, FramingBytes: 150 * (4 + 3)},
+	}
+	if got := [2]tcpFigures{tcpFiguresOf(fl.TCP.AToB), tcpFiguresOf(fl.TCP.BToA)}; !cmp.Equal(want, got) {
+		t.Errorf("tcp (-want +got):\n%s", cmp.Diff(want, got))
+	}
+	// Per direction: 152 segments of 54 header bytes (150 under link_ip_transport, 2 under
+	// stun with the STUN payload); the other side's pure ACKs; the SYN or SYN/ACK (58 bytes).
+	wantD := []dirFigures{
+		{From: tcpClient.String(), To: bob.String(), Transport: "turn-tcp", MediaPackets: 150, MediaPayload: 150 * 101,
+			Wire: frames.all[0] - frames.acks[0] + frames.acks[1],
+			Overhead: report.Overhead{LinkIPTransport: 150 * 54, Framing: 150 * 4, RTPHeaders: 150 * 12,
+				ACKs: 152 * 54, STUN: 2*54 + stun[0], Other: 58},
+			GoodputKbps: 40.671}, // 15,150 bytes over the 2.98 s from the first packet to the last
+		{From: bob.String(), To: tcpClient.String(), Transport: "turn-tcp", MediaPackets: 150, MediaPayload: 150 * 65,
+			Wire: frames.all[1] - frames.acks[1] + frames.acks[0],
+			Overhead: report.Overhead{LinkIPTransport: 150 * 54, Framing: 150 * (4 + 3), RTPHeaders: 150 * 12,
+				ACKs: 153 * 54, STUN: 2*54 + stun[1], Other: 58},
+			GoodputKbps: 26.174},
+	}
+	var gotD []dirFigures
+	for _, d := range c.Directions {
+		gotD = append(gotD, dirFiguresOf(d))
+		if d.WireBytes != d.MediaPayloadBytes+d.OverheadBytes.Sum() {
+			t.Errorf("%s: wire %d != media %d + overhead %d", d.ID, d.WireBytes, d.MediaPayloadBytes, d.OverheadBytes.Sum())
+		}
+	}
+	if d := cmp.Diff(wantD, gotD); d != "" {
+		t.Errorf("directions (-want +got):\n%s", d)
+	}
+	for i, s := range c.Streams {
+		ssrc, pay := []string{"0x0a0a0a0a", "0x2c2c2c2c"}[i], []int64{150 * 101, 150 * 65}[i]
+		if s.SSRC != ssrc || s.Packets != 150 || s.PayloadBytes != pay || deref(s.Lost) != 0 {
+			t.Errorf("stream %s %s: packets %d payload %d lost %d; want %s, 150, %d, 0",
+				s.ID, s.SSRC, s.Packets, s.PayloadBytes, deref(s.Lost), ssrc, pay)
+		}
+	}
+}
+
 // checkFindingList compares findings exactly: codes, severities, sentences, calls, figures.
 func checkFindingList(t *testing.T, got, want []report.Finding) {
 	t.Helper()

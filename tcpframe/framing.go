@@ -121,12 +121,13 @@ type framer struct {
 	turn  TURNSplitter
 }
 
-func (f *framer) split(data []byte, atEOF bool) (int, []byte, error) {
+// split cuts the next message; chans are the TURN channels the connection carried in step.
+func (f *framer) split(data []byte, atEOF bool, chans *known[uint16]) (int, []byte, error) {
 	switch f.kind {
 	case FramingRFC4571:
 		return SplitRFC4571(data, atEOF)
 	case FramingTURN:
-		return f.turn.Split(data, atEOF)
+		return f.turn.split(data, atEOF, chans)
 	case FramingTLS:
 		return SplitTLS(data, atEOF)
 	}

@@ -64,7 +64,7 @@ func (d *dir) frame(until stop) {
 			}
 			d.fr.sync, d.fr.broke, resynced = true, false, true
 		}
-		adv, msg, err := d.fr.split(data, atEOF)
+		adv, msg, err := d.fr.split(data, atEOF, &d.c.chans)
 		switch {
 		case err != nil:
 			d.fr.sync, d.fr.broke = false, true
