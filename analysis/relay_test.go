@@ -263,11 +263,7 @@ func TestRelayOverTCP(t *testing.T) {
 				{bob.String(), tcpRelayed.String()}: nil,
 				{tcpRelayed.String(), bob.String()}: nil,
 			}
-			got := map[[2]string]*report.Relay{}
-			for _, d := range c.Directions {
-				got[[2]string{d.From, d.To}] = d.Relay
-			}
-			if d := cmp.Diff(want, got); d != "" {
+			if d := cmp.Diff(want, relaysOf(c)); d != "" {
 				t.Errorf("relay by direction (-want +got):\n%s", d)
 			}
 			rel := tcpRelayed.String()
@@ -302,11 +298,16 @@ func TestRelayOverTCPWithoutCheck(t *testing.T) {
 		{bob.String(), tcpRelayed.String()}: nil,
 		{tcpRelayed.String(), bob.String()}: nil,
 	}
+	if d := cmp.Diff(want, relaysOf(c)); d != "" {
+		t.Errorf("relay by direction (-want +got):\n%s", d)
+	}
+}
+
+// relaysOf returns each direction's relay figures by its (from, to).
+func relaysOf(c report.Capture) map[[2]string]*report.Relay {
 	got := map[[2]string]*report.Relay{}
 	for _, d := range c.Directions {
 		got[[2]string{d.From, d.To}] = d.Relay
 	}
-	if d := cmp.Diff(want, got); d != "" {
-		t.Errorf("relay by direction (-want +got):\n%s", d)
-	}
+	return got
 }

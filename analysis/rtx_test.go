@@ -144,12 +144,7 @@ func libwebrtcCall(t *testing.T) []byte {
 	back.Src, back.Dst, back.SSRC, back.Count = bob, alice, 0xD1, 1000
 
 	r := callgen.RTX{SSRC: 0xC2, PT: 97}
-	seq := uint16(100)
-	send := func(x callgen.RTXSend) {
-		x.Seq = seq
-		seq++
-		r.Sends = append(r.Sends, x)
-	}
+	send := rtxSender(&r, 100)
 	for k := 0; k < 30; k++ {
 		send(callgen.RTXSend{I: 0, At: 300*time.Millisecond + time.Duration(k)*time.Millisecond, Pad: 200})
 	}
@@ -200,6 +195,16 @@ func TestLibwebrtcRTX(t *testing.T) {
 	}
 }
 
+// rtxSender returns a function that adds a send to r, numbered one by one from seq, as
+// libwebrtc numbers its RTX packets.
+func rtxSender(r *callgen.RTX, seq uint16) func(callgen.RTXSend) {
+	return func(x callgen.RTXSend) {
+		x.Seq = seq
+		seq++
+		r.Sends = append(r.Sends, x)
+	}
+}
+
 // TestRTXClockIsItsMedia's: an RTX stream runs on its original's clock and carries its
 // timestamps (RFC 4588, 4), so its clock rate is its video's, whatever its own first second
 // suggests. Here that second holds two repairs (video packets 100 and 101, resent 40 ms
@@ -211,12 +216,7 @@ func TestRTXClockIsItsMedia(t *testing.T) {
 	lost := []int{100, 101, 300, 500, 700, 800, 900}
 	video.Lose = func(i int) bool { return slices.Contains(lost, i) }
 	r := callgen.RTX{SSRC: 0xC2, PT: 97}
-	seq := uint16(100)
-	send := func(x callgen.RTXSend) {
-		x.Seq = seq
-		seq++
-		r.Sends = append(r.Sends, x)
-	}
+	send := rtxSender(&r, 100)
 	send(callgen.RTXSend{I: 100, At: 1040 * time.Millisecond})
 	send(callgen.RTXSend{I: 101, At: 1050 * time.Millisecond})
 	for j := range 20 {

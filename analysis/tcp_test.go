@@ -209,13 +209,7 @@ func TestTURNOverTCP(t *testing.T) {
 			Late: 16, HOLBlocked: 16, DelayMaxMS: 305, GoodputKbps: 507.383,
 			TCPRetransmittedPct: 0.619}, // 100 × 1,200 / (stun1 + 150 × 1,292)
 	}
-	var gotD []dirFigures
-	for _, d := range c.Directions {
-		gotD = append(gotD, dirFiguresOf(d))
-		if d.WireBytes != d.MediaPayloadBytes+d.OverheadBytes.Sum() {
-			t.Errorf("%s: wire %d != media %d + overhead %d", d.ID, d.WireBytes, d.MediaPayloadBytes, d.OverheadBytes.Sum())
-		}
-	}
+	gotD := directionFigures(t, c)
 	if d := cmp.Diff(wantD, gotD); d != "" {
 		t.Errorf("directions (-want +got):\n%s", d)
 	}
@@ -305,13 +299,7 @@ func TestTURNOverTCPUnpadded(t *testing.T) {
 				ACKs: 153 * 54, STUN: 2*54 + stun[1], Other: 58},
 			GoodputKbps: 26.174},
 	}
-	var gotD []dirFigures
-	for _, d := range c.Directions {
-		gotD = append(gotD, dirFiguresOf(d))
-		if d.WireBytes != d.MediaPayloadBytes+d.OverheadBytes.Sum() {
-			t.Errorf("%s: wire %d != media %d + overhead %d", d.ID, d.WireBytes, d.MediaPayloadBytes, d.OverheadBytes.Sum())
-		}
-	}
+	gotD := directionFigures(t, c)
 	if d := cmp.Diff(wantD, gotD); d != "" {
 		t.Errorf("directions (-want +got):\n%s", d)
 	}
@@ -511,4 +499,18 @@ func iceTCPCall() ([]callgen.Packet, netip.AddrPort) {
 	}
 	call := callgen.TCPCall{Client: tcpClient, Server: peer, ISN: [2]uint32{7, 1 << 31}}
 	return call.Packets(callgen.MediaWrites(callgen.Frame4571, dir, ss...)), peer
+}
+
+// directionFigures returns the figures of c's directions, checking that each one's wire
+// bytes are its media payload and overhead.
+func directionFigures(t *testing.T, c report.Capture) []dirFigures {
+	t.Helper()
+	var got []dirFigures
+	for _, d := range c.Directions {
+		got = append(got, dirFiguresOf(d))
+		if d.WireBytes != d.MediaPayloadBytes+d.OverheadBytes.Sum() {
+			t.Errorf("%s: wire %d != media %d + overhead %d", d.ID, d.WireBytes, d.MediaPayloadBytes, d.OverheadBytes.Sum())
+		}
+	}
+	return got
 }
