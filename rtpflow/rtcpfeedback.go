@@ -1,0 +1,150 @@
+package rtpflow
+
+import "github.com/pion/rtcp"
+
+// Which stream each feedback message is about: NACKs marked in their media stream,
+// encrypted feedback attributed once at the end, and RTCP lent across legs.
+
+// markNACK notes in the media stream a NACK names which sequence numbers its receiver asked
+// again for, so that an RTX packet resending one counts as a repair even when the capture
+// saw the original (lost after the capture point). The media stream travels against the
+// NACK on the same leg: first the reverse of p, else a stream of that SSRC on the leg sent
+// from the NACK's destination address (RTCP on its own port, without rtcp-mux). The
+// numbers named are also credits of the media path at at (nackLedger), for an RTX stream
+// matched by timestamps.
+func (t *Tracker) markNACK(p Path, nack *rtcp.TransportLayerNack, at int64) {
+	s := t.streams[streamKey{Path{Leg: p.Leg, Src: p.Dst, Dst: p.Src}, nack.MediaSSRC}]
+	if s == nil {
+		for _, o := range t.order {
+			if o.ssrc == nack.MediaSSRC && !o.evicted && o.path.Leg == p.Leg && o.path.Src.Addr() == p.Dst.Addr() {
+				s = o
+				break
+			}
+		}
+	}
+	if s == nil {
+		return
+	}
+	var named int32
+	for _, pair := range nack.Nacks {
+		pair.Range(func(seq uint16) bool {
+			s.seq.markNACK(seq)
+			named++
+			return true
+		})
+	}
+	if l := t.nackLedgerOf(s.path, true); l != nil {
+		l.add(at, named)
+	}
+}
+
+// encryptedFeedback keeps an encrypted NACK, PLI or FIR (SRTCP hides its media SSRC, RFC
+// 3711 3.4) by the path of the media it is about, the reverse of the RTCP's own.
+func (r *rtcpTracker) encryptedFeedback(media Path, k int) {
+	c := r.feedback[media]
+	if c == nil {
+		if len(r.feedback) >= r.max {
+			r.untracked++
+			return
+		}
+		if r.feedback == nil {
+			r.feedback = make(map[Path]*[nTypes]int64)
+		}
+		c = new([nTypes]int64)
+		r.feedback[media] = c
+	}
+	c[k]++
+}
+
+// attributeFeedback gives the encrypted NACKs, PLIs and FIRs about each path to the one
+// video stream (not RTX) among out that travels it: WebRTC asks for retransmissions and
+// key frames of video only. Where the path has no such stream or several, which one was
+// meant cannot be told: they are counted in Counts.RTCPUnattributed. It runs once.
+func (t *Tracker) attributeFeedback(out []*Stream) {
+	r := &t.rtcp
+	if r.fbDone {
+		return
+	}
+	r.fbDone = true
+	for p, c := range r.feedback {
+		var v *Stream
+		n := 0
+		for _, s := range out {
+			if s.path == p && s.IsMedia() && s.kind() == "video" {
+				v = s
+				n++
+			}
+		}
+		var sum int64
+		for _, x := range c {
+			sum += x
+		}
+		if n != 1 {
+			r.unattributed += sum
+			continue
+		}
+		st := r.state(v.path, v.ssrc)
+		if st == nil {
+			continue
+		}
+		st.packets += sum
+		st.encrypted = true
+		for k, x := range c {
+			st.types[k] += x
+		}
+		st.pli += c[tPLI]
+		st.fir += c[tFIR]
+	}
+}
+
+// lend gives the RTCP that came on a leg carrying no stream of its SSRC to the one stream
+// of that SSRC between the same two addresses that has no RTCP on its own leg: without
+// rtcp-mux (RFC 5761), RTCP goes between other ports, a flow and so a leg of its own. It
+// is given to no stream where it could be meant for several, or a stream could take it
+// from several legs. It runs once.
+func (r *rtcpTracker) lend(out []*Stream) {
+	if r.lendDone {
+		return
+	}
+	r.lendDone = true
+	own := make(map[rtcpKey]bool, len(out))
+	wants := make(map[uint32][]*Stream) // streams without RTCP on their own leg, by SSRC
+	for _, s := range out {
+		k := rtcpKey{s.path.Leg, s.ssrc}
+		own[k] = true
+		if r.byKey[k] == nil {
+			wants[s.ssrc] = append(wants[s.ssrc], s)
+		}
+	}
+	given := make(map[*Stream]*rtcpState)
+	for k, st := range r.byKey {
+		if own[k] {
+			continue
+		}
+		var to *Stream
+		n := 0
+		for _, s := range wants[k.ssrc] {
+			a, b := s.path.Src.Addr(), s.path.Dst.Addr()
+			if st.a == a && st.b == b || st.a == b && st.b == a {
+				to = s
+				n++
+			}
+		}
+		if n != 1 {
+			continue
+		}
+		if _, dup := given[to]; dup {
+			given[to] = nil
+			continue
+		}
+		given[to] = st
+	}
+	for s, st := range given {
+		if st != nil {
+			if r.lent == nil {
+				r.lent = make(map[rtcpKey]*rtcpState)
+			}
+			r.lent[rtcpKey{s.path.Leg, s.ssrc}] = st
+		}
+	}
+}
