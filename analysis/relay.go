@@ -3,7 +3,6 @@ package analysis
 import (
 	"encoding/binary"
 	"net/netip"
-	"slices"
 
 	"github.com/callpcap/callpcap/demux"
 	"github.com/callpcap/callpcap/internal/quantile"
@@ -133,21 +132,18 @@ func (r *relayTracker) udp(a *analyzer, f *flow, m *transport.Message, cls demux
 // addresses known so far.
 func (r *relayTracker) check(a *analyzer, f *flow) int8 {
 	r.learn(a)
-	if !r.peerFlow(f, nil) {
+	if !r.peerFlow(f) {
 		return relayNo
 	}
 	r.active = true
 	return relayYes
 }
 
-// peerFlow says whether f is a UDP flow, not TURN's own, with an end at a relayed address:
-// one of fresh, or when fresh is nil any known.
-func (r *relayTracker) peerFlow(f *flow, fresh []netip.AddrPort) bool {
+// peerFlow says whether f is a UDP flow, not TURN's own, with an end at a known relayed
+// address.
+func (r *relayTracker) peerFlow(f *flow) bool {
 	if f.proto != transport.UDP || f.turn {
 		return false
-	}
-	if fresh != nil {
-		return slices.Contains(fresh, f.a) || slices.Contains(fresh, f.b)
 	}
 	_, ok := r.client[f.a]
 	if !ok {
@@ -164,13 +160,13 @@ func (r *relayTracker) allocated(a *analyzer) {
 	if a.turn.RelayedChanges() == r.known {
 		return
 	}
-	fresh := r.learn(a)
-	if len(fresh) == 0 {
+	if !r.learn(a) {
 		return
 	}
+	// A flow decided no had no end at an address known then: any it has now is new.
 	for i, st := range r.state {
 		f := a.flowList[i]
-		if st != relayNo || !r.peerFlow(f, fresh) {
+		if st != relayNo || !r.peerFlow(f) {
 			continue
 		}
 		r.state[i] = relayYes
@@ -195,15 +191,15 @@ func (r *relayTracker) ends(f *flow) (relayed, peer netip.AddrPort) {
 }
 
 // learn adds the relayed addresses the demux learnt since it last looked to r.client, and
-// returns them. An address already known keeps its client: a flow decided on it stays the
-// peer leg of that allocation.
-func (r *relayTracker) learn(a *analyzer) []netip.AddrPort {
+// says whether there were any. An address already known keeps its client: a flow decided
+// on it stays the peer leg of that allocation.
+func (r *relayTracker) learn(a *analyzer) bool {
 	n := a.turn.RelayedChanges()
 	if n == r.known {
-		return nil
+		return false
 	}
 	r.known = n
-	var fresh []netip.AddrPort
+	fresh := false
 	for _, al := range a.turn.Allocations() {
 		if !al.Relayed.IsValid() {
 			continue
@@ -215,7 +211,7 @@ func (r *relayTracker) learn(a *analyzer) []netip.AddrPort {
 			r.client = map[netip.AddrPort]netip.AddrPort{}
 		}
 		r.client[al.Relayed] = al.Client
-		fresh = append(fresh, al.Relayed)
+		fresh = true
 	}
 	return fresh
 }

@@ -141,7 +141,7 @@ func (t *Tracker) RTCP(p Path, m *transport.Message) {
 	if compound(b) {
 		r.packets++
 		for off := 0; off < len(b); {
-			n := (int(binary.BigEndian.Uint16(b[off+2:])) + 1) * 4
+			n := rtcpLen(b[off:])
 			t.plainPacket(p, b[off:off+n], m.Delivered)
 			off += n
 		}

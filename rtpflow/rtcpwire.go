@@ -11,13 +11,12 @@ import (
 // RTCP as it lies on the wire: a compound's headers walked, its packets that pion rejects
 // read by their clear headers, and each packet's type key.
 
-// Fields of the RTCP common header (RFC 3550 6.4.1).
-const (
-	rtcpHeaderLen = 4
-	rtcpPadBit    = 0x20
-	rtcpTypeFirst = 192 // RFC 5761 4: RTCP packet types are 192-223
-	rtcpTypeLast  = 223
-)
+// rtcpPadBit is the P bit of the RTCP common header (RFC 3550 6.4.1).
+const rtcpPadBit = 0x20
+
+// rtcpLen is the length in bytes of the RTCP packet whose header starts b: its length
+// field counts 32-bit words less one.
+func rtcpLen(b []byte) int { return (int(binary.BigEndian.Uint16(b[2:])) + 1) * 4 }
 
 // compound says whether b's headers walk exactly to its end, as plain RTCP's do (RFC 3550
 // 6.1): each version 2, of an RTCP type, its length in 32-bit words − 1 within b, and only
@@ -27,16 +26,15 @@ const (
 func compound(b []byte) bool {
 	off := 0
 	for off < len(b) {
-		if len(b)-off < rtcpHeaderLen || b[off]>>6 != wire.RTPVersion ||
-			b[off+1] < rtcpTypeFirst || b[off+1] > rtcpTypeLast {
+		if len(b)-off < wire.RTCPHeaderLen || b[off]>>6 != wire.RTPVersion || !wire.IsRTCP(b[off:]) {
 			return false
 		}
-		n := (int(binary.BigEndian.Uint16(b[off+2:])) + 1) * 4
+		n := rtcpLen(b[off:])
 		if n > len(b)-off {
 			return false
 		}
 		if b[off]&rtcpPadBit != 0 {
-			if pad := int(b[off+n-1]); off+n != len(b) || pad == 0 || pad > n-rtcpHeaderLen {
+			if pad := int(b[off+n-1]); off+n != len(b) || pad == 0 || pad > n-wire.RTCPHeaderLen {
 				return false
 			}
 		}
