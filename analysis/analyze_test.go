@@ -100,6 +100,16 @@ func TestUDPStreamLossDuplicatesReordering(t *testing.T) {
 	if d.Loss.Expected != 500 || d.Loss.Lost != 7 {
 		t.Errorf("direction loss = %+v, want expected 500 lost 7", d.Loss)
 	}
+	// DESIGN's ten parts add up to wire_bytes − media payload: the duplicate, whole (12 + 160
+	// bytes of RTP), is other; its link, IP and UDP headers are with everyone's.
+	wo := report.Overhead{LinkIPTransport: 494 * 42, RTPHeaders: 493 * 12, Other: 172}
+	if diff := cmp.Diff(wo, d.OverheadBytes); diff != "" {
+		t.Errorf("overhead (-want +got):\n%s", diff)
+	}
+	if d.MediaPayloadBytes != 493*160 || d.WireBytes != d.MediaPayloadBytes+d.OverheadBytes.Sum() {
+		t.Errorf("media payload %d, wire %d, overhead %d: want 493×160 and wire = payload + overhead",
+			d.MediaPayloadBytes, d.WireBytes, d.OverheadBytes.Sum())
+	}
 }
 
 // TestWireAccountingUDP checks the overhead breakdown of a plain UDP call over Ethernet and

@@ -351,9 +351,9 @@ func (a *analyzer) direction(id string, k dirKey, ss []*rtpflow.Stream, legOf ma
 		Padding:            w.PaddingBytes,
 		RTX:                w.RTXPayloadBytes,
 		TCPRetransmissions: w.Retransmitted,
-		Duplicates:         w.DuplicateBytes,
-		// What the capture cut from RTP packets (snap length): on the wire, not seen.
-		Other: w.Total - w.Headers - w.Framing - w.Retransmitted - w.RTPBytes,
+		// DESIGN's ten parts add up to the whole: RTP duplicates, and what the capture cut
+		// from RTP packets (snap length: on the wire, not seen), are other.
+		Other: w.DuplicateBytes + w.Total - w.Headers - w.Framing - w.Retransmitted - w.RTPBytes,
 	}
 	seenLeg := map[int]bool{}
 	var tcpPayload, tcpRetx int64

@@ -315,14 +315,15 @@ type Overhead struct {
 	ACKs               int64 `json:"acks"`
 	RTCP               int64 `json:"rtcp"`
 	STUN               int64 `json:"stun"`
-	Duplicates         int64 `json:"duplicates"`
-	Other              int64 `json:"other"`
+	// Other is what the rest do not name: RTP packets received twice (an RTP duplicate,
+	// whole) and what the capture cut from RTP packets (snap length).
+	Other int64 `json:"other"`
 }
 
 // Sum returns the total of every part.
 func (o Overhead) Sum() int64 {
 	return o.LinkIPTransport + o.Framing + o.RTPHeaders + o.Padding + o.RTX +
-		o.TCPRetransmissions + o.ACKs + o.RTCP + o.STUN + o.Duplicates + o.Other
+		o.TCPRetransmissions + o.ACKs + o.RTCP + o.STUN + o.Other
 }
 
 type Loss struct {
