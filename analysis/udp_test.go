@@ -280,3 +280,46 @@ func TestDecodeAs(t *testing.T) {
 		t.Errorf("stream packets %d pt %d markers %d, want 500 77 500", st.Packets, st.PayloadType, st.Markers)
 	}
 }
+
+// TestFragmentCaptureDuplicates: the datagrams of TestIPv4Fragments recorded by tcpdump -i
+// any on a forwarding host, each fragment on the way in and out (SLL2 interface index 2,
+// then 3), one copy right after the other or each interface's fragments together. Each
+// interface's copy is rebuilt from its own fragments, and the second datagram is a capture
+// duplicate: one copy analysed, none left incomplete.
+func TestFragmentCaptureDuplicates(t *testing.T) {
+	for _, interleaved := range []bool{true, false} {
+		s := audio()
+		s.PT, s.ClockRate, s.PayloadSize, s.Count = 96, 90000, 2000, 100
+		var b bytes.Buffer
+		w := pcapgen.NewPcap(&b, capture.LinkLinuxSLL2, false, false, 0)
+		for i, p := range s.Packets() {
+			udp := pcapgen.UDP(s.Src, s.Dst, s.RTP(i))
+			frags := pcapgen.IPv4Fragments(s.Src.Addr(), s.Dst.Addr(), pcapgen.ProtoUDP, uint16(i), udp, 1480)
+			at := p.T
+			copyOf := func(j int, ifindex uint32) {
+				w.Write(at, 0, pcapgen.SLL2(frags[j], pcapgen.EtherTypeIPv4, ifindex), 0)
+				at += 1000
+			}
+			if interleaved {
+				copyOf(0, 2)
+				copyOf(0, 3)
+				copyOf(1, 2)
+				copyOf(1, 3)
+			} else {
+				copyOf(0, 2)
+				copyOf(1, 2)
+				copyOf(0, 3)
+				copyOf(1, 3)
+			}
+		}
+		c := analyze(t, b.Bytes(), Options{})
+		st := onlyStream(t, c)
+		if c.Packets != 400 || c.CaptureDuplicates != 100 || st.Packets != 100 || st.Duplicates != 0 || deref(st.Lost) != 0 {
+			t.Errorf("interleaved %v: capture packets %d duplicates %d, stream packets %d duplicates %d lost %d; want 400, 100, 100, 0, 0",
+				interleaved, c.Packets, c.CaptureDuplicates, st.Packets, st.Duplicates, deref(st.Lost))
+		}
+		if len(c.Warnings) != 0 {
+			t.Errorf("interleaved %v: warnings %q, want none", interleaved, c.Warnings)
+		}
+	}
+}

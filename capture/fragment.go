@@ -14,12 +14,51 @@ const (
 )
 
 // fragKey identifies a datagram: RFC 791 (source, destination, protocol, identification),
-// RFC 8200 4.5 (source, destination, identification).
+// RFC 8200 4.5 (source, destination, identification), and where the capture recorded it
+// (link). tcpdump -i any on a host that forwards records each fragment twice, on the way in
+// and on the way out, a few microseconds apart: each copy of the datagram is rebuilt from
+// its own fragments, and the analysis then counts the second as a capture duplicate. Keyed
+// by addresses alone, the second copy of the first fragment was a repeat, the first copy
+// of the last completed the datagram, and the second copy of the last began one that never
+// completed.
 type fragKey struct {
 	src, dst netip.Addr
 	id       uint32
 	proto    uint8
 	v4       bool
+	link     uint64 // linkOf
+}
+
+// linkOf identifies where p was recorded, for fragKey: its interface, and what its
+// link-layer header says of where the frame passed, which every fragment of a datagram
+// shares: Ethernet's addresses and tags (the header, off bytes), a cooked capture's packet
+// type and link-layer address, and SLL2's interface index. Not the whole of a cooked
+// header: SLL's address field has 8 bytes, and past the address's length they are
+// whatever the kernel left there, different from one fragment to the next.
+func linkOf(p *Packet, off int) uint64 {
+	const prime = 1099511628211
+	h := (14695981039346656037 ^ uint64(p.Iface)) * prime
+	add := func(b []byte) {
+		for _, c := range b {
+			h = (h ^ uint64(c)) * prime
+		}
+	}
+	d := p.Data[:off]
+	switch p.LinkType {
+	case LinkEthernet:
+		add(d)
+	case LinkLinuxSLL: // packet type(2) ARPHRD(2) address length(2) address(8) protocol(2)
+		if len(d) >= sllLen {
+			add(d[:4])
+			add(d[6 : 6+min(int(d[5]), 8)])
+		}
+	case LinkLinuxSLL2: // protocol(2) reserved(2) interface(4) ARPHRD(2) packet type(1) address length(1) address(8)
+		if len(d) >= sll2Len {
+			add(d[4:11])
+			add(d[12 : 12+min(int(d[11]), 8)])
+		}
+	}
+	return h
 }
 
 // span is the byte range [off, end) a fragment declares.

@@ -3,6 +3,7 @@ package capture_test
 import (
 	"bytes"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/callpcap/callpcap/capture"
@@ -227,4 +228,66 @@ func TestReassemblyGarbage(t *testing.T) {
 		t.Errorf("%d packets", len(ps))
 	}
 	t.Logf("%+v", r.Stats())
+}
+
+// TestReassemblyPerLink: tcpdump -i any on a host that forwards records each fragment on
+// the way in and on the way out, one copy right after the other (here pcapng interfaces 0
+// and 1). Each interface's copy is a datagram of its own, rebuilt from its own fragments;
+// keyed by addresses alone, the second copies were repeats and the last one began a
+// datagram that never completed.
+func TestReassemblyPerLink(t *testing.T) {
+	in4, p4 := v4frags(1, 3000, 1000) // 4 fragments
+	in6, p6 := v6frags(7, 3000, 1232) // 3 fragments
+	for _, tc := range []struct {
+		name    string
+		frames  []timedFrame
+		payload []byte
+	}{{"ipv4", in4, p4}, {"ipv6", in6, p6}} {
+		t.Run(tc.name, func(t *testing.T) {
+			var buf bytes.Buffer
+			w := pcapgen.NewPcapNG(&buf, []pcapgen.Iface{{Link: capture.LinkEthernet}, {Link: capture.LinkEthernet}})
+			for _, f := range tc.frames {
+				must(t, w.Write(f.t, 0, f.frame, 0))
+				must(t, w.Write(f.t+5000, 1, f.frame, 0))
+			}
+			r, ps, err := readAllBytes(t, buf.Bytes())
+			must(t, err)
+			var ifaces []int
+			for _, p := range ps {
+				if p.Reassembled {
+					ifaces = append(ifaces, p.Iface)
+					if p.Kind != capture.KindUDP || !bytes.Equal(p.Payload, tc.payload) || p.WireLen != wireSum(tc.frames) {
+						t.Errorf("reassembled on interface %d: %+v", p.Iface, summary(p))
+					}
+				}
+			}
+			n := int64(len(tc.frames))
+			want := capture.Stats{Fragments: 2 * n, Reassembled: 2}
+			if d := cmp.Diff(want, r.Stats()); d != "" || !slices.Equal(ifaces, []int{0, 1}) {
+				t.Errorf("datagrams rebuilt on interfaces %v, want [0 1]; stats (-want +got):\n%s", ifaces, d)
+			}
+		})
+	}
+}
+
+// TestReassemblySLLAddressPadding: a Linux cooked (SLL) header has 8 bytes for a 6-byte
+// Ethernet address, and the kernel leaves the last two as they were, different from one
+// fragment to the next (sngrep's ipv6frag.pcap): they do not tell links apart.
+func TestReassemblySLLAddressPadding(t *testing.T) {
+	in4, p4 := v4frags(1, 3000, 1000)
+	var buf bytes.Buffer
+	w := pcapgen.NewPcap(&buf, capture.LinkLinuxSLL, true, false, 0)
+	for i, f := range in4 {
+		frame := pcapgen.SLL(f.frame[14:], pcapgen.EtherTypeIPv4)
+		frame[12], frame[13] = byte(i*37), byte(i*91+5)
+		must(t, w.Write(f.t, 0, frame, 0))
+	}
+	r, ps, err := readAllBytes(t, buf.Bytes())
+	must(t, err)
+	if p := ps[len(ps)-1]; !p.Reassembled || !bytes.Equal(p.Payload, p4) {
+		t.Errorf("last fragment: %+v, want the datagram rebuilt", summary(p))
+	}
+	if d := cmp.Diff(capture.Stats{Fragments: 4, Reassembled: 1}, r.Stats()); d != "" {
+		t.Errorf("stats (-want +got):\n%s", d)
+	}
 }

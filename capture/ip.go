@@ -54,7 +54,7 @@ func (r *Reader) ipv4(p *Packet, off int) {
 	p.Kind = KindIPOther
 	end := min(tl, len(b))
 	if fo := binary.BigEndian.Uint16(b[6:]); fo&0x3fff != 0 { // MF or an offset
-		key := fragKey{src: p.Src, dst: p.Dst, id: uint32(binary.BigEndian.Uint16(b[4:])), proto: p.IPProto, v4: true}
+		key := fragKey{src: p.Src, dst: p.Dst, id: uint32(binary.BigEndian.Uint16(b[4:])), proto: p.IPProto, v4: true, link: linkOf(p, off)}
 		res, ok := r.frag.add(p, key, int(fo&0x1fff)*8, fo&0x2000 != 0, b[ihl:end], tl-ihl, p.IPProto)
 		if !ok {
 			return
@@ -127,7 +127,7 @@ func (r *Reader) ipv6Ext(p *Packet, b []byte, h, end int, nh uint8, reassembled 
 					bad(p) // a fragment inside a reassembled datagram
 					return
 				}
-				key := fragKey{src: p.Src, dst: p.Dst, id: id}
+				key := fragKey{src: p.Src, dst: p.Dst, id: id, link: linkOf(p, len(p.Data)-len(b))} // b is p.Data from the IPv6 header on
 				res, ok := r.frag.add(p, key, int(fo&0xfff8), fo&1 != 0, b[h:min(end, len(b))], end-h, next)
 				if !ok {
 					return
