@@ -315,9 +315,7 @@ type Overhead struct {
 	ACKs               int64 `json:"acks"`
 	RTCP               int64 `json:"rtcp"`
 	STUN               int64 `json:"stun"`
-	// Other is what the rest do not name: RTP packets received twice (an RTP duplicate,
-	// whole) and what the capture cut from RTP packets (snap length).
-	Other int64 `json:"other"`
+	Other              int64 `json:"other"` // RTP duplicates, whole, and what the snap length cut from RTP packets
 }
 
 // Sum returns the total of every part.
