@@ -105,7 +105,9 @@ type analyzer struct {
 	nested transport.Message // an indication inside TURN: parsed, never unwrapped again
 	cur    *flow             // the TCP flow whose segment is being fed, for emit
 	relay  relayTracker      // the two legs of a relay, at a TURN server capture
-	emit   func(*transport.Message)
+	// unreported sums RTP messages in no stream by path, for the directions' wire (build)
+	unreported map[rtpflow.Path]rtpflow.Carried
+	emit       func(*transport.Message)
 	// TCP flows fed packets of the current batch and of the one before (lentPrev): their
 	// Conns may point into both (Config.BorrowPayload), and batchNo numbers the batches.
 	lent, lentPrev []*flow

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"net/netip"
+	"sort"
 	"testing"
 	"time"
 
@@ -109,6 +110,27 @@ func TestUDPStreamLossDuplicatesReordering(t *testing.T) {
 	if d.MediaPayloadBytes != 493*160 || d.WireBytes != d.MediaPayloadBytes+d.OverheadBytes.Sum() {
 		t.Errorf("media payload %d, wire %d, overhead %d: want 493×160 and wire = payload + overhead",
 			d.MediaPayloadBytes, d.WireBytes, d.OverheadBytes.Sum())
+	}
+}
+
+// TestShortSSRCInDirectionWire: beside the call's 500 packets, 5 packets of another SSRC
+// (fewer than --min-packets: no stream) on the same path, 100 payload bytes each. They carried
+// the direction all the same: its wire_bytes are every frame of the capture, their headers
+// with everyone's and their RTP (12 + 100 bytes each) other.
+func TestShortSSRCInDirectionWire(t *testing.T) {
+	s, short := audio(), audio()
+	short.SSRC, short.PayloadSize, short.Count, short.Start = 0x5eed, 100, 5, 3*time.Second
+	pkts := append(s.Packets(), short.Packets()...)
+	sort.SliceStable(pkts, func(i, j int) bool { return pkts[i].T < pkts[j].T })
+	c := analyze(t, pcapOf(t, pkts), Options{})
+	onlyStream(t, c)
+	d := c.Directions[0]
+	want := report.Overhead{LinkIPTransport: 505 * 42, RTPHeaders: 500 * 12, Other: 5 * (12 + 100)}
+	if diff := cmp.Diff(want, d.OverheadBytes); diff != "" {
+		t.Errorf("overhead (-want +got):\n%s", diff)
+	}
+	if d.MediaPayloadBytes != 500*160 || d.WireBytes != c.WireBytes {
+		t.Errorf("media payload %d, wire %d; want %d and the capture's %d", d.MediaPayloadBytes, d.WireBytes, 500*160, c.WireBytes)
 	}
 }
 

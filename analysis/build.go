@@ -51,6 +51,7 @@ func (a *analyzer) build(name string, rd *capture.Reader) report.Capture {
 		c.DurationS = new(numfmt.Round(float64(a.hi-a.lo)/1e9, 6))
 	}
 	all := a.rtp().Streams() // attributes encrypted feedback too, which unanalysed reports on
+	a.unreported = a.rtp().Unreported()
 	a.unanalysed(rd)
 
 	notMedia, streams := a.notMedia(all)
@@ -363,6 +364,13 @@ func (a *analyzer) direction(id string, k dirKey, ss []*rtpflow.Stream, legOf ma
 			continue
 		}
 		seenLeg[li] = true
+		// RTP on the direction's path from SSRCs that are no stream (fewer than
+		// --min-packets, no continuity): frame bytes that carried this direction, as other.
+		u := a.unreported[rtpflow.Path{Leg: li, Src: k.src, Dst: k.dst}]
+		o.LinkIPTransport += u.Headers
+		o.Framing += u.Framing
+		o.TCPRetransmissions += u.Retransmitted
+		o.Other += u.RTPBytes
 		d.Legs = append(d.Legs, legOf[li])
 		f := a.flowList[li]
 		if d.Transport == "" {

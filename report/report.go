@@ -315,7 +315,7 @@ type Overhead struct {
 	ACKs               int64 `json:"acks"`
 	RTCP               int64 `json:"rtcp"`
 	STUN               int64 `json:"stun"`
-	Other              int64 `json:"other"` // RTP duplicates, whole, and what the snap length cut from RTP packets
+	Other              int64 `json:"other"` // RTP duplicates, RTP of SSRCs that are no stream, what the snap length cut, ...
 }
 
 // Sum returns the total of every part.

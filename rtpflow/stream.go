@@ -187,12 +187,7 @@ func (s *Stream) count(pk *Packet, at int64) {
 func (s *Stream) account(pk *Packet, sec int, dup bool) {
 	padLen := int64(pk.PadLen)
 	w := &s.wire
-	w.Messages++
-	w.Total += pk.Wire.Total
-	w.Headers += pk.Wire.Headers
-	w.Framing += pk.Wire.Framing
-	w.Retransmitted += pk.Wire.Retransmitted
-	w.RTPBytes += pk.Len
+	w.addPacket(pk)
 	if dup {
 		w.DuplicateBytes += pk.Len
 		w.DuplicatePackets++

@@ -243,6 +243,13 @@ func TestMaxStreams(t *testing.T) {
 	if n := len(tr.Streams()); n != 1 {
 		t.Errorf("%d streams, want 1", n)
 	}
+	// Whether evicted, refused or left a candidate, each of the 100 single packets (12 + 10
+	// bytes of RTP) carried path A: Unreported has them all, and nothing of the stream.
+	want := Carried{Messages: 100, Total: 100 * (22 + udpHeaders), Headers: 100 * udpHeaders, RTPBytes: 100 * 22}
+	got := tr.Unreported()
+	if d := cmp.Diff(map[Path]Carried{pathA: want}, got); d != "" {
+		t.Errorf("unreported (-want +got):\n%s", d)
+	}
 }
 
 func TestClockRateAfterBurst(t *testing.T) {

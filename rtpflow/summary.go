@@ -16,24 +16,44 @@ import (
 // Payload, header and padding bytes are those of non-duplicate packets; a duplicate (a
 // sequence number already received) counts whole in DuplicateBytes.
 type WireTotals struct {
+	Carried
+	Packets           int64 // non-duplicate packets
+	MediaPayloadBytes int64 // payload of non-duplicate packets of media streams
+	RTXPayloadBytes   int64 // payload of non-duplicate packets of RTX streams
+	RTPHeaderBytes    int64
+	PaddingBytes      int64
+	DuplicatePackets  int64
+	DuplicateBytes    int64
+}
+
+// Carried sums what carried RTP messages on the wire, the first line of WireTotals' split.
+type Carried struct {
 	Messages                               int64
 	Total, Headers, Framing, Retransmitted int64 // sums of m.Wire
 	RTPBytes                               int64 // sum of m.Len(): the RTP packets' lengths on the wire
-	Packets                                int64 // non-duplicate packets
-	MediaPayloadBytes                      int64 // payload of non-duplicate packets of media streams
-	RTXPayloadBytes                        int64 // payload of non-duplicate packets of RTX streams
-	RTPHeaderBytes                         int64
-	PaddingBytes                           int64
-	DuplicatePackets, DuplicateBytes       int64
+}
+
+func (c *Carried) add(o Carried) {
+	c.Messages += o.Messages
+	c.Total += o.Total
+	c.Headers += o.Headers
+	c.Framing += o.Framing
+	c.Retransmitted += o.Retransmitted
+	c.RTPBytes += o.RTPBytes
+}
+
+// addPacket adds the message of pk.
+func (c *Carried) addPacket(pk *Packet) {
+	c.Messages++
+	c.Total += pk.Wire.Total
+	c.Headers += pk.Wire.Headers
+	c.Framing += pk.Wire.Framing
+	c.Retransmitted += pk.Wire.Retransmitted
+	c.RTPBytes += pk.Len
 }
 
 func (w *WireTotals) add(o WireTotals) {
-	w.Messages += o.Messages
-	w.Total += o.Total
-	w.Headers += o.Headers
-	w.Framing += o.Framing
-	w.Retransmitted += o.Retransmitted
-	w.RTPBytes += o.RTPBytes
+	w.Carried.add(o.Carried)
 	w.Packets += o.Packets
 	w.MediaPayloadBytes += o.MediaPayloadBytes
 	w.RTXPayloadBytes += o.RTXPayloadBytes

@@ -67,6 +67,9 @@ type Tracker struct {
 	origins map[[2]netip.AddrPort]int64 // first media packet of each call direction: its series grid
 
 	untracked int64 // packets of streams beyond MaxStreams
+	// dropped sums, by path, the messages of candidates evicted without qualifying and of
+	// packets beyond MaxStreams (Unreported); at most MaxStreams paths.
+	dropped   map[Path]*Carried
 	lastSweep int64
 	sweepDebt int
 	evicted   int64
@@ -123,6 +126,9 @@ func (t *Tracker) RTP(pk *Packet) {
 		s = t.lookup(pk.Path, pk.SSRC, pk.Delivered)
 		if s == nil {
 			t.untracked++
+			if w := t.droppedOn(pk.Path); w != nil {
+				w.addPacket(pk)
+			}
 			return
 		}
 		t.last = s
@@ -191,6 +197,9 @@ func (t *Tracker) sweep(at int64) bool {
 		for k, s := range t.streams {
 			if !s.qualifies() && !s.rtx.pending() && pred(s) {
 				delete(t.streams, k)
+				if w := t.droppedOn(s.path); w != nil {
+					w.add(s.wire.Carried)
+				}
 				t.hints.forget(s)
 				s.evicted = true
 				n++
@@ -234,6 +243,41 @@ func dropEvicted(ss []*Stream) []*Stream {
 	}
 	clear(ss[len(live):])
 	return live
+}
+
+// droppedOn returns the sums of path p's dropped messages, nil beyond MaxStreams paths.
+func (t *Tracker) droppedOn(p Path) *Carried {
+	if w, ok := t.dropped[p]; ok {
+		return w
+	}
+	if t.dropped == nil {
+		t.dropped = map[Path]*Carried{}
+	}
+	if len(t.dropped) >= t.cfg.MaxStreams {
+		return nil
+	}
+	w := &Carried{}
+	t.dropped[p] = w
+	return w
+}
+
+// Unreported returns, by path, the sums over the RTP messages that are in no stream of
+// Streams: those of SSRCs with too few packets or no continuity to be a stream, evicted or
+// not, and those beyond MaxStreams. They carried their path all the same: the caller counts
+// their bytes in its wire accounting. Call it after Streams.
+func (t *Tracker) Unreported() map[Path]Carried {
+	out := make(map[Path]Carried, len(t.dropped))
+	for p, w := range t.dropped {
+		out[p] = *w
+	}
+	for _, s := range t.order {
+		if !s.evicted && !s.qualifies() {
+			w := out[s.path]
+			w.add(s.wire.Carried)
+			out[s.path] = w
+		}
+	}
+	return out
 }
 
 // Counts says what the tracker could not follow, for the caller's warnings.
