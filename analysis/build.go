@@ -252,6 +252,7 @@ func (a *analyzer) buildStreamsAndDirections(c *report.Capture, streams []*rtpfl
 	atSender := a.atSender()
 	relays := a.relay.relays(streams, a.first)
 	claimed := map[[2]int]bool{} // (flow, side) whose RTCP/STUN/other bytes a direction took
+	a.ownPeerPaths(streams)
 	dropped := map[*rtpflow.Stream]*int64{}
 	for i, s := range streams {
 		dropped[s] = c.Streams[i].DroppedBeforeTCP
@@ -371,6 +372,12 @@ func (a *analyzer) direction(id string, k dirKey, ss []*rtpflow.Stream, legOf ma
 		o.Framing += u.Framing
 		o.TCPRetransmissions += u.Retransmitted
 		o.Other += u.RTPBytes
+		// What TURN carried between this direction's ends besides RTP: its peer's own.
+		if p := a.flowList[li].peers[rtpflow.Path{Leg: li, Src: k.src, Dst: k.dst}]; p != nil {
+			o.RTCP += p.rtcp
+			o.STUN += p.stun
+			o.Other += p.other
+		}
 		d.Legs = append(d.Legs, legOf[li])
 		f := a.flowList[li]
 		if d.Transport == "" {
@@ -414,6 +421,28 @@ func (a *analyzer) direction(id string, k dirKey, ss []*rtpflow.Stream, legOf ma
 		d.Efficiency = &e
 	}
 	return d
+}
+
+// ownPeerPaths leaves to each TURN path that carried media (a direction of streams) what
+// TURN carried on it besides RTP (flow.peers), and moves the rest, paths to peers without
+// a direction, to the side of the flow that carried them, for the first direction there.
+func (a *analyzer) ownPeerPaths(streams []*rtpflow.Stream) {
+	owned := map[rtpflow.Path]bool{}
+	for _, s := range streams {
+		owned[s.Path()] = true
+	}
+	for _, f := range a.flowList {
+		for p, s := range f.peers {
+			if owned[p] {
+				continue
+			}
+			sd := &f.sides[a.sideOf(f, p.Src)]
+			sd.rtcp += s.rtcp
+			sd.stun += s.stun
+			sd.other += s.other
+			delete(f.peers, p)
+		}
+	}
 }
 
 // sideOf returns which side of flow f carries media sent by src: src's own side when it is an

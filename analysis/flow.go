@@ -4,6 +4,7 @@ import (
 	"net/netip"
 
 	"github.com/callpcap/callpcap/demux"
+	"github.com/callpcap/callpcap/rtpflow"
 	"github.com/callpcap/callpcap/tcpframe"
 	"github.com/callpcap/callpcap/transport"
 )
@@ -59,6 +60,8 @@ type flow struct {
 	msgs        tcpMessages // what the unframed messages of a TCP flow classified as
 	// The batches (analyzer.batchNo) in which conn was last fed and last detached.
 	lentIn, detached int
+	// Besides RTP, what TURN carried on each path to a peer (flow.peer).
+	peers map[rtpflow.Path]*side
 }
 
 func (f *flow) dir(src netip.AddrPort) int {
@@ -94,4 +97,26 @@ func turnPort(p uint16) bool {
 		return true
 	}
 	return false
+}
+
+// maxPeerPaths bounds flow.peers: what a flow carries on more paths through TURN (Send
+// indications name any peer) counts on the flow's side, as if its peer had no direction.
+const maxPeerPaths = 64
+
+// peer returns what the flow carried besides RTP on path p, a path through TURN whose
+// datagrams the flow carried from src. The direction of that peer takes it, or else the
+// flow's side (analyzer.ownPeerPaths).
+func (f *flow) peer(p rtpflow.Path, src netip.AddrPort) *side {
+	s := f.peers[p]
+	if s == nil {
+		if len(f.peers) >= maxPeerPaths {
+			return &f.sides[f.dir(src)]
+		}
+		if f.peers == nil {
+			f.peers = map[rtpflow.Path]*side{}
+		}
+		s = &side{}
+		f.peers[p] = s
+	}
+	return s
 }

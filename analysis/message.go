@@ -123,9 +123,8 @@ func (a *analyzer) sdp(m *transport.Message) {
 }
 
 // wrapped handles a datagram unwrapped from TURN: its path runs between the TURN client and
-// the peer, whichever way it travelled.
+// the peer, whichever way it travelled, and what is not RTP counts on that path (flow.peer).
 func (a *analyzer) wrapped(f *flow, m *transport.Message) {
-	s := &f.sides[f.dir(m.Src)]
 	client := a.clientOf(f)
 	path := rtpflow.Path{Leg: f.idx, Src: client, Dst: m.Peer}
 	if m.Src != client {
@@ -142,15 +141,15 @@ func (a *analyzer) wrapped(f *flow, m *transport.Message) {
 		}
 	case demux.ClassRTCP:
 		a.media.rtcp(path, m)
-		s.rtcp += m.Wire.Total
+		f.peer(path, m.Src).rtcp += m.Wire.Total
 		return
 	case demux.ClassSTUN:
 		// ICE checks between the client and its peer, through the relay.
 		a.turn.STUN(m, &a.nested)
-		s.stun += m.Wire.Total
+		f.peer(path, m.Src).stun += m.Wire.Total
 		return
 	}
-	s.other += m.Wire.Total
+	f.peer(path, m.Src).other += m.Wire.Total
 }
 
 // clientOf says which end of a TURN flow is the client: the sender of an Allocate when the

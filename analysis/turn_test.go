@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pion/rtcp"
 	"github.com/pion/stun/v3"
 
 	"github.com/callpcap/callpcap/internal/testgen/callgen"
@@ -150,5 +151,70 @@ func TestICERTT(t *testing.T) {
 	}
 	if len(c.Streams) != 0 || len(c.Flows) != 1 || c.Flows[0].Content[0] != "stun" {
 		t.Errorf("streams %d flows %+v", len(c.Streams), c.Flows)
+	}
+}
+
+// TestTURNTwoPeers: alice's allocation carries her audio to bob on channel 0x4000 and to
+// carol on 0x4001, and through each channel one ICE check and one RTCP sender report. Each
+// direction's stun and rtcp are what TURN carried to its own peer; alice's STUN to the
+// server itself (Allocate, ChannelBind) is the leg's, with the first direction. Before,
+// the first direction took the flow side's all: carol's were 0 and 0.
+func TestTURNTwoPeers(t *testing.T) {
+	carol := netip.MustParseAddrPort("198.51.100.20:52000")
+	const toCarol = 0x4001
+	tid := func(b byte) (id [stun.TransactionIDSize]byte) { id[0] = b; return id }
+	ms := func(n int) int64 { return callgen.Epoch + int64(n)*int64(time.Millisecond) }
+	call := turnCall(t)
+	control := append(call[:6:6],
+		callgen.Packet{T: ms(150), Frame: stunFrame(t, alice, turnServer, tid(4), stun.NewType(stun.MethodChannelBind, stun.ClassRequest),
+			raw(stun.AttrChannelNumber, byte(toCarol>>8), byte(toCarol&0xff), 0, 0), xorAddr(stun.AttrXORPeerAddress, carol))},
+		callgen.Packet{T: ms(190), Frame: stunFrame(t, turnServer, alice, tid(4), stun.NewType(stun.MethodChannelBind, stun.ClassSuccessResponse))})
+	var want [2]struct{ stun, rtcp int64 } // to bob, to carol
+	var answers int64                      // the server's: the other side, which carries no media
+	for i, p := range control {
+		if i%2 == 0 {
+			want[0].stun += int64(len(p.Frame))
+		} else {
+			answers += int64(len(p.Frame))
+		}
+	}
+	pkts := append(control, call[6:]...)
+	check := stun.MustBuild(stun.NewTransactionIDSetter(tid(10)), stun.BindingRequest).Raw
+	sr, err := (&rtcp.SenderReport{SSRC: 0x1111}).Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, ch := range []uint16{channel, toCarol} {
+		for j, b := range [][]byte{check, sr} {
+			frame := pcapgen.EtherUDP(alice, turnServer, callgen.ChannelData(ch, b))
+			pkts = append(pkts, callgen.Packet{T: ms(1005 + 10*i + j), Frame: frame})
+			if j == 0 {
+				want[i].stun += int64(len(frame))
+			} else {
+				want[i].rtcp += int64(len(frame))
+			}
+		}
+	}
+	s := audio()
+	s.Dst, s.Channel, s.SSRC, s.Start = turnServer, toCarol, 0xCA201, 200*time.Millisecond
+	pkts = append(pkts, s.Packets()...)
+
+	c := analyze(t, pcapOf(t, pkts), Options{})
+	if len(c.Directions) != 2 {
+		t.Fatalf("%d directions, want 2", len(c.Directions))
+	}
+	var total int64
+	for _, d := range c.Directions {
+		i := 0
+		if d.To == carol.String() {
+			i = 1
+		}
+		if got := d.OverheadBytes; got.STUN != want[i].stun || got.RTCP != want[i].rtcp {
+			t.Errorf("%s -> %s: stun %d rtcp %d, want %d and %d", d.From, d.To, got.STUN, got.RTCP, want[i].stun, want[i].rtcp)
+		}
+		total += d.WireBytes
+	}
+	if total+answers != c.WireBytes {
+		t.Errorf("directions' wire %d + the server's answers %d, want the capture's %d", total, answers, c.WireBytes)
 	}
 }
