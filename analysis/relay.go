@@ -42,8 +42,12 @@ import (
 // Bounds: each direction keeps at most maxRelayPending unmatched packets, evicted in order
 // of arrival and after relayWindow, so memory does not grow with the packet count. Packets
 // are recorded only once a peer-leg flow has been seen (at a client's capture nothing is
-// recorded, and the per-packet cost is one slice lookup): at a server capture ICE checks
-// through the relay open the peer leg before the media.
+// recorded, and the per-packet cost is one slice lookup). At a server capture ICE checks
+// through the relay open the peer leg before the media, unless the capture has none: then
+// the first packets reach the relay before the peer leg's first datagram, their own copy
+// leaving it. So the last earlyPackets packets from clients are kept aside until a peer leg
+// is first seen, and recorded then; after earlyLimit of them with no peer leg, the capture
+// is taken for a client's and none is kept.
 //
 // A UDP flow is a peer leg when one of its ends is the relayed address of an allocation,
 // decided at its first datagram. That datagram may come before the Allocate success
@@ -62,6 +66,8 @@ import (
 const (
 	maxRelayPending = 4096
 	relayWindow     = int64(2e9) // 2 s of capture time
+	earlyPackets    = 64
+	earlyLimit      = 4096
 )
 
 // Flow relay states.
@@ -78,6 +84,17 @@ type relayTracker struct {
 	active bool                              // a peer-leg flow was seen
 	dirs   map[dirKey]*relayDir              // keyed by the TURN-leg path
 	order  []dirKey
+	// early holds the last packets from TURN clients seen before any peer leg (see the
+	// header comment), earlyN how many there were.
+	early  [earlyPackets]earlyPacket
+	earlyN int
+}
+
+// earlyPacket is what record needs of an ingress packet on a TURN leg.
+type earlyPacket struct {
+	path rtpflow.Path
+	key  uint64
+	t    int64
 }
 
 type relaySlot struct {
@@ -121,10 +138,13 @@ func (r *relayTracker) udp(a *analyzer, f *flow, m *transport.Message, cls demux
 	}
 	rel, peer := r.ends(f)
 	c := r.client[rel]
-	if m.Src == peer { // peer to client: this leg is the ingress
-		r.record(dirKey{peer, c}, rtpflow.Path{Leg: f.idx, Src: peer, Dst: rel}, m, m.Delivered, true)
-	} else {
-		r.record(dirKey{c, peer}, rtpflow.Path{Leg: f.idx, Src: rel, Dst: peer}, m, m.FirstSeen, false)
+	key, ok := relayKey(m.Payload)
+	switch {
+	case !ok:
+	case m.Src == peer: // peer to client: this leg is the ingress
+		r.record(dirKey{peer, c}, rtpflow.Path{Leg: f.idx, Src: peer, Dst: rel}, key, m.Delivered, true)
+	default:
+		r.record(dirKey{c, peer}, rtpflow.Path{Leg: f.idx, Src: rel, Dst: peer}, key, m.FirstSeen, false)
 	}
 }
 
@@ -135,8 +155,20 @@ func (r *relayTracker) check(a *analyzer, f *flow) int8 {
 	if !r.peerFlow(f) {
 		return relayNo
 	}
-	r.active = true
+	r.activate()
 	return relayYes
+}
+
+// activate marks a peer leg seen, and records the packets kept aside until then.
+func (r *relayTracker) activate() {
+	if r.active {
+		return
+	}
+	r.active = true
+	for i := max(r.earlyN-earlyPackets, 0); i < r.earlyN; i++ {
+		e := &r.early[i%earlyPackets]
+		r.record(dirKey{e.path.Src, e.path.Dst}, e.path, e.key, e.t, true)
+	}
 }
 
 // peerFlow says whether f is a UDP flow, not TURN's own, with an end at a known relayed
@@ -170,7 +202,7 @@ func (r *relayTracker) allocated(a *analyzer) {
 			continue
 		}
 		r.state[i] = relayYes
-		r.active = true
+		r.activate()
 		// The flow's datagrams analysed so far were not recorded: an ingress packet from
 		// before now may have left on it unseen.
 		rel, peer := r.ends(f)
@@ -220,22 +252,30 @@ func (r *relayTracker) learn(a *analyzer) bool {
 // peer to client): from the client it reached the relay (Delivered), to it the relay sent
 // it (FirstSeen).
 func (r *relayTracker) wrapped(_ *flow, client netip.AddrPort, path rtpflow.Path, m *transport.Message) {
-	if !r.active {
-		return
-	}
-	if path.Src == client {
-		r.record(dirKey{path.Src, path.Dst}, path, m, m.Delivered, true)
-	} else {
-		r.record(dirKey{path.Src, path.Dst}, path, m, m.FirstSeen, false)
+	key, ok := relayKey(m.Payload)
+	switch {
+	case !ok:
+	case !r.active:
+		if path.Src == client && r.earlyN < earlyLimit {
+			r.early[r.earlyN%earlyPackets] = earlyPacket{path, key, m.Delivered}
+			r.earlyN++
+		}
+	case path.Src == client:
+		r.record(dirKey{path.Src, path.Dst}, path, key, m.Delivered, true)
+	default:
+		r.record(dirKey{path.Src, path.Dst}, path, key, m.FirstSeen, false)
 	}
 }
 
-func (r *relayTracker) record(k dirKey, path rtpflow.Path, m *transport.Message, t int64, ingress bool) {
-	b := m.Payload
+// relayKey is what identifies an RTP packet across the legs: its SSRC and sequence number.
+func relayKey(b []byte) (uint64, bool) {
 	if len(b) < 12 {
-		return
+		return 0, false
 	}
-	key := uint64(binary.BigEndian.Uint32(b[8:]))<<16 | uint64(binary.BigEndian.Uint16(b[2:]))
+	return uint64(binary.BigEndian.Uint32(b[8:]))<<16 | uint64(binary.BigEndian.Uint16(b[2:])), true
+}
+
+func (r *relayTracker) record(k dirKey, path rtpflow.Path, key uint64, t int64, ingress bool) {
 	d := r.dir(k)
 	if ingress {
 		d.ingress = path

@@ -22,7 +22,10 @@ import (
 // TURN leg and leaves, 2 ms later, as plain RTP from the relayed address to bob. Packets
 // 100-102 never reach the server (lost before the relay); packets 7, 57, …, 457 (i%50 == 7)
 // are not sent on (lost after it). An ICE check through the relay opens the peer leg first.
-func relayCall(t *testing.T) []callgen.Packet {
+func relayCall(t *testing.T) []callgen.Packet { return relayCallWith(t, true) }
+
+// relayCallWith is relayCall, without the ICE check unless withCheck.
+func relayCallWith(t *testing.T, withCheck bool) []callgen.Packet {
 	pkts := turnCall(t)
 	beforeRelay := func(i int) bool { return i >= 100 && i <= 102 }
 	in := audio()
@@ -34,9 +37,11 @@ func relayCall(t *testing.T) []callgen.Packet {
 	if err := check.Build(stun.NewTransactionIDSetter(tid), stun.BindingRequest, stun.NewUsername("bob1:alice1")); err != nil {
 		t.Fatal(err)
 	}
-	kept = append(kept,
-		callgen.Packet{T: callgen.Epoch + int64(150*time.Millisecond), Frame: pcapgen.EtherUDP(alice, turnServer, callgen.ChannelData(0x4000, check.Raw))},
-		callgen.Packet{T: callgen.Epoch + int64(152*time.Millisecond), Frame: pcapgen.EtherUDP(relayed, bob, check.Raw)})
+	if withCheck {
+		kept = append(kept,
+			callgen.Packet{T: callgen.Epoch + int64(150*time.Millisecond), Frame: pcapgen.EtherUDP(alice, turnServer, callgen.ChannelData(0x4000, check.Raw))},
+			callgen.Packet{T: callgen.Epoch + int64(152*time.Millisecond), Frame: pcapgen.EtherUDP(relayed, bob, check.Raw)})
+	}
 	out := audio()
 	out.Src, out.Start = relayed, 202*time.Millisecond
 	out.Lose = func(i int) bool { return beforeRelay(i) || i%50 == 7 }
@@ -87,6 +92,22 @@ func TestRelayCorrelation(t *testing.T) {
 	}
 	if c.Directions[1].Relay != nil {
 		t.Errorf("the peer leg's direction has relay %+v, want null", c.Directions[1].Relay)
+	}
+}
+
+// TestRelayWithoutICECheck: the relay of relayCall with no ICE check before the media, so
+// that the first packet reaches the relay before the capture has seen the peer leg at all:
+// it is matched all the same when it leaves. Before, the first packet's two copies were
+// neither matched nor lost: matched 486.
+func TestRelayWithoutICECheck(t *testing.T) {
+	c := analyze(t, pcapOf(t, relayCallWith(t, false)), Options{})
+	want := &report.Relay{Matched: 487, LostBeforeRelay: 3, LostAfterRelay: 10,
+		LatencyMS: &report.Quantiles{Samples: 487, Min: 2, P50: 2, P95: 2, P99: 2, Max: 2}}
+	if len(c.Directions) != 2 {
+		t.Fatalf("directions %d, want 2", len(c.Directions))
+	}
+	if d := cmp.Diff(want, c.Directions[0].Relay); d != "" {
+		t.Errorf("relay of %s -> %s (-want +got):\n%s", c.Directions[0].From, c.Directions[0].To, d)
 	}
 }
 
