@@ -101,7 +101,8 @@ func (a *analyzer) buildLegs(c *report.Capture, streams []*rtpflow.Stream, notMe
 	allocs := a.turn.Allocations()
 	legOf := map[int]string{}
 	for _, f := range a.flowList {
-		if notMedia[f.idx] || !media[f.idx] && !a.relaysMedia(f) {
+		hidden := f.conn != nil && f.conn.Framing() == tcpframe.FramingTLS // and not notMedia: tlsMedia
+		if notMedia[f.idx] || !media[f.idx] && !a.relaysMedia(f) && !hidden {
 			continue
 		}
 		id := fmt.Sprintf("l%d", len(c.Legs)+1)
@@ -165,7 +166,9 @@ func (a *analyzer) legTransport(f *flow) report.Transport {
 	case fr == tcpframe.FramingRFC4571:
 		return report.TransportICETCP
 	case fr == tcpframe.FramingTLS:
-		return report.TransportTLS
+		// Only TLS where media would be is a leg (tlsMedia): TURN over TLS on 443 or 5349,
+		// in DESIGN's words.
+		return report.TransportTURNTLS
 	}
 	return report.TransportTCP
 }

@@ -357,14 +357,22 @@ func (f *finder) capture() {
 		f.add(report.FindingSnappedPackets, report.SeverityInfo, nil, nil, map[string]float64{"snapped_packets": float64(c.SnappedPackets)},
 			fmt.Sprintf("%s packets were cut by the capture's snap length: sizes come from the original lengths, payload checks from what was kept.", thousands(c.SnappedPackets)))
 	}
+	// TLS records are a leg's only where media would be (tlsMedia): said of that leg.
+	for _, l := range c.Legs {
+		if l.Transport == report.TransportTURNTLS {
+			f.add(report.FindingEncryptedMedia, report.SeverityInfo, f.callLegs(l.ID), nil, nil,
+				fmt.Sprintf("The media between %s and TURN %s travels inside TLS (TURN over TLS): its RTP, loss and timing are hidden, and only TCP's own figures can be measured.",
+					l.Client, l.Server))
+		}
+	}
 	encrypted := false
 	for _, fl := range c.Flows {
-		encrypted = encrypted || slices.Contains(fl.Content, "dtls") || fl.Framing != nil && *fl.Framing == report.FramingTLS
+		encrypted = encrypted || slices.Contains(fl.Content, "dtls")
 	}
 	if encrypted && len(c.Streams) > 0 {
 		f.add(report.FindingEncryptedMedia, report.SeverityInfo, nil, nil, nil, "The media is SRTP keyed by DTLS: payloads are hidden, so figures come from RTP headers and timing.")
 	} else if encrypted {
-		f.add(report.FindingEncryptedMedia, report.SeverityInfo, nil, nil, nil, "The capture holds DTLS or TLS where media would be: its content is hidden.")
+		f.add(report.FindingEncryptedMedia, report.SeverityInfo, nil, nil, nil, "The capture holds DTLS where media would be: its content is hidden.")
 	}
 }
 

@@ -58,6 +58,7 @@ type flow struct {
 	client      netip.AddrPort
 	conn        *tcpframe.Conn
 	msgs        tcpMessages // what the unframed messages of a TCP flow classified as
+	tls         tlsRecords  // the times of a TLS connection's records (tlsMedia)
 	// The batches (analyzer.batchNo) in which conn was last fed and last detached.
 	lentIn, detached int
 	// Besides RTP, what TURN carried on each path to a peer (flow.peer).

@@ -22,6 +22,7 @@ func (a *analyzer) tcpMessage(m *transport.Message) {
 		// are no RTP, QUIC or anything else a first byte could say.
 		f.saw(demux.ClassOther)
 		f.sides[f.dir(m.Src)].other += m.Wire.Total
+		f.tls.add(m.Delivered)
 		return
 	}
 	a.message(f, m, false)

@@ -13,6 +13,7 @@ import (
 	"github.com/callpcap/callpcap/capture"
 	"github.com/callpcap/callpcap/internal/testgen/callgen"
 	"github.com/callpcap/callpcap/render"
+	"github.com/callpcap/callpcap/report"
 	"github.com/callpcap/callpcap/tcpframe"
 )
 
@@ -153,5 +154,62 @@ func TestTCPMediaRule(t *testing.T) {
 		if got := mediaFraming(h, m, tc.rtpInStreams); got != tc.want {
 			t.Errorf("%s: %v, want %v", tc.name, got, tc.want)
 		}
+	}
+}
+
+// TestTLSWhereMediaWouldBe: TLS records are opaque, so a TLS connection is a leg, turn-tls,
+// only where DESIGN puts TURN over TLS and the records look like media: on 5349, TURN's own
+// port, whatever their shape; on 443, shared with every HTTPS connection, a steady stream
+// (5 s or more, records in 80% of the seconds, 10 a second or more) of records of media size
+// (1,500 bytes or less on average). Its media are hidden: no streams, an encrypted_media
+// finding naming the leg, and the TCP figures of its flow. Anything else is an other flow.
+// Before, no TLS connection was ever a leg: TURN over TLS was not reported at all.
+func TestTLSWhereMediaWouldBe(t *testing.T) {
+	at := 600 * time.Millisecond
+	for _, tc := range []struct {
+		name   string
+		server string
+		writes []callgen.TCPWrite
+		leg    bool
+	}{
+		{"5349, 1 s", "203.0.113.7:5349", callgen.TLSWrites(at, 20*time.Millisecond, 50, 1200, 3), true},
+		{"443, 8 s of media", "203.0.113.7:443", callgen.TLSWrites(at, 20*time.Millisecond, 400, 1200, 4), true},
+		{"443, a 2 s page load", "203.0.113.7:443", callgen.TLSWrites(at, 5*time.Millisecond, 400, 1400, 5), false},
+		{"443, 8 s of 16 KB records", "203.0.113.7:443", callgen.TLSWrites(at, 20*time.Millisecond, 400, 16000, 6), false},
+		{"993, 8 s of media", "203.0.113.7:993", callgen.TLSWrites(at, 20*time.Millisecond, 400, 1200, 4), false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			client := netip.MustParseAddrPort("10.0.0.1:40000")
+			call := callgen.TCPCall{Client: client, Server: netip.MustParseAddrPort(tc.server), ISN: [2]uint32{1000, 77777},
+				Start: 500 * time.Millisecond}
+			pkts := call.Packets(tc.writes)
+			c := analyze(t, pcapOf(t, pkts), Options{})
+			if !tc.leg {
+				if len(c.Legs) != 0 || len(c.Flows) != 0 || c.OtherFlows != 1 || len(c.Findings) != 0 {
+					t.Errorf("legs %+v, flows %d, other flows %d, findings %+v; want one other flow", c.Legs, len(c.Flows), c.OtherFlows, c.Findings)
+				}
+				return
+			}
+			want := []report.Leg{{ID: "l1", Transport: report.TransportTURNTLS, Client: client.String(), Server: tc.server,
+				Peers: []string{}, Flows: []string{"f1"}}}
+			if d := cmp.Diff(want, c.Legs); d != "" {
+				t.Errorf("legs (-want +got):\n%s", d)
+			}
+			if len(c.Flows) != 1 || c.Flows[0].TCP == nil || c.Flows[0].TCP.AToB.Messages+c.Flows[0].TCP.BToA.Messages != int64(len(tc.writes)) ||
+				len(c.Streams) != 0 || len(c.Directions) != 0 || c.OtherFlows != 0 {
+				t.Errorf("flows %+v, streams %d, directions %d, other flows %d; want the leg's flow with %d records",
+					c.Flows, len(c.Streams), len(c.Directions), c.OtherFlows, len(tc.writes))
+			}
+			var codes []report.FindingCode
+			for _, f := range c.Findings {
+				codes = append(codes, f.Code)
+				if f.Code == report.FindingEncryptedMedia && !slices.Equal(f.Legs, []string{"l1"}) {
+					t.Errorf("encrypted_media names legs %v, want [l1]", f.Legs)
+				}
+			}
+			if !slices.Equal(codes, []report.FindingCode{report.FindingMediaOverTCP, report.FindingEncryptedMedia}) {
+				t.Errorf("findings %+v, want media_over_tcp and encrypted_media", c.Findings)
+			}
+		})
 	}
 }

@@ -43,7 +43,7 @@ const minRealPermille = 900
 // --min-packets 1. A real ICE-TCP or TURN/TCP connection never breaks except at capture
 // gaps (not counted) and carries nothing else. TLS records are opaque: a TLS connection's
 // messages are never real-time traffic here, so it is never a leg (TURN over TLS cannot be
-// told from IMAP over TLS by its bytes).
+// told from IMAP over TLS by its bytes) unless tlsMedia says it is where media would be.
 //
 // The decision is taken once, at the end of the capture: a connection may look like media
 // for a while. Until then its messages went through the demux as any other; a connection
@@ -55,10 +55,70 @@ func (a *analyzer) tcpMedia(f *flow, rtpInStreams int64) bool {
 	if a.opts.forcedFraming(f.a.Port(), f.b.Port()) != tcpframe.FramingNone {
 		return true
 	}
-	if f.conn == nil || f.conn.Framing() == tcpframe.FramingTLS {
+	switch {
+	case f.conn == nil:
 		return false
+	case f.conn.Framing() == tcpframe.FramingTLS:
+		return tlsMedia(f)
 	}
 	return mediaFraming(f.conn.Hold(), f.msgs, rtpInStreams)
+}
+
+// TLS where media would be (DESIGN, Unframing: "TURN over TLS on 443/5349 ... the report
+// says the media is hidden"). Its records are opaque, so the connection is judged by its
+// port: 5349 is TURN's own port for TLS (RFC 8656, "turns"); on 443, which every HTTPS
+// connection shares, by the shape of its record stream too, which only real-time media
+// has: a steady stream (records in tlsSteadyPct of the seconds of at least tlsMinSpan, at
+// tlsMinRate a second or more on average) of records no larger than a media packet on
+// average (tlsMaxMeanRecord). A page load or a download over HTTPS is short, or sends full
+// 16 KB records; a WebSocket's signalling sends a few records a second at most.
+const (
+	turnTLSPort      = 5349
+	httpsPort        = 443
+	tlsMinSpan       = int64(5e9)
+	tlsSteadyPct     = 80
+	tlsMinRate       = 10
+	tlsMaxMeanRecord = 1500
+)
+
+// tlsRecords follows the times of a TLS connection's records, for tlsMedia.
+type tlsRecords struct {
+	n, secs     int64 // records, and the seconds of capture time that saw one
+	lastSec     int64
+	first, last int64
+}
+
+func (r *tlsRecords) add(t int64) {
+	if r.n == 0 {
+		r.first, r.lastSec = t, t/1e9-1
+	}
+	r.n++
+	r.last = max(r.last, t)
+	if sec := t / 1e9; sec > r.lastSec {
+		r.secs++
+		r.lastSec = sec
+	}
+}
+
+// tlsMedia says whether f, a connection of TLS records that held, is TLS where media would
+// be: on TURN's port 5349, or on 443 with a steady stream of media-sized records (see above).
+func tlsMedia(f *flow) bool {
+	p, q := f.a.Port(), f.b.Port()
+	switch {
+	case !f.conn.Hold().Holds():
+		return false
+	case p == turnTLSPort || q == turnTLSPort:
+		return true
+	case p != httpsPort && q != httpsPort:
+		return false
+	}
+	r := &f.tls
+	span := r.last - r.first
+	if span < tlsMinSpan || r.n*1e9 < tlsMinRate*span || r.secs*100 < tlsSteadyPct*(span/1e9) {
+		return false
+	}
+	t := f.conn.Summary()
+	return t.AToB.StreamBytes+t.BToA.StreamBytes <= tlsMaxMeanRecord*r.n
 }
 
 // mediaFraming is tcpMedia's rule on a connection's figures.
