@@ -196,6 +196,15 @@ func (f *reassembler) alloc(key fragKey, now int64) int32 {
 	e := &f.slots[i]
 	e.key, e.first, e.total, e.valid, e.have, e.wire, e.proto, e.dead = key, now, -1, maxDatagram, 0, 0, 0, false
 	e.spans = e.spans[:0]
+	f.link(i)
+	f.index[key] = i
+	f.pending++
+	return i
+}
+
+// link appends entry i to the list, the newest.
+func (f *reassembler) link(i int32) {
+	e := &f.slots[i]
 	e.prev, e.next = f.tail, -1
 	if f.tail >= 0 {
 		f.slots[f.tail].next = i
@@ -203,9 +212,21 @@ func (f *reassembler) alloc(key fragKey, now int64) int32 {
 		f.head = i
 	}
 	f.tail = i
-	f.index[key] = i
-	f.pending++
-	return i
+}
+
+// unlink takes entry i out of the list.
+func (f *reassembler) unlink(i int32) {
+	e := &f.slots[i]
+	if e.prev >= 0 {
+		f.slots[e.prev].next = e.next
+	} else {
+		f.head = e.next
+	}
+	if e.next >= 0 {
+		f.slots[e.next].prev = e.prev
+	} else {
+		f.tail = e.prev
+	}
 }
 
 // grow gives entry i a buffer of at least need bytes, evicting older datagrams to stay under
@@ -240,8 +261,13 @@ func (f *reassembler) grow(i int32, need int) bool {
 // kill discards entry i's data; the entry stays until it expires so that the datagram's
 // other fragments are swallowed rather than started afresh.
 func (f *reassembler) kill(i int32) {
-	e := &f.slots[i]
 	f.stats.Dropped++
+	f.discard(i)
+}
+
+// discard frees entry i's data and marks it dead.
+func (f *reassembler) discard(i int32) {
+	e := &f.slots[i]
 	f.bytes -= cap(e.buf)
 	f.putBuf(e.buf)
 	e.buf = nil
@@ -250,33 +276,33 @@ func (f *reassembler) kill(i int32) {
 	f.pending--
 }
 
-// expire removes the datagrams whose first fragment is older than fragTimeout.
+// expire ends the datagrams whose first fragment is older than fragTimeout. One still
+// incomplete has expired: its entry stays, dead, for another fragTimeout, so that a
+// fragment of it that comes later still is swallowed, not begun afresh as a datagram of its
+// own that never completes (and would count a second time).
 func (f *reassembler) expire(now int64) {
 	for f.head >= 0 {
-		e := &f.slots[f.head]
+		i := f.head
+		e := &f.slots[i]
 		if now-e.first <= fragTimeout {
 			return
 		}
-		if !e.dead {
-			f.stats.Expired++
+		if e.dead {
+			f.remove(i)
+			continue
 		}
-		f.remove(f.head)
+		f.stats.Expired++
+		f.discard(i)
+		f.unlink(i)
+		e.first = now
+		f.link(i)
 	}
 }
 
 // remove unlinks entry i and recycles its slot and buffer.
 func (f *reassembler) remove(i int32) {
 	e := &f.slots[i]
-	if e.prev >= 0 {
-		f.slots[e.prev].next = e.next
-	} else {
-		f.head = e.next
-	}
-	if e.next >= 0 {
-		f.slots[e.next].prev = e.prev
-	} else {
-		f.tail = e.prev
-	}
+	f.unlink(i)
 	delete(f.index, e.key)
 	if !e.dead {
 		f.pending--

@@ -139,7 +139,11 @@ func TestReassemblyRejects(t *testing.T) {
 			capture.Stats{Fragments: 3, Dropped: 1}},
 		{"beyond-64k", []timedFrame{frag(3, 0, true, 800, t0), frag(3, 65000, false, 800, t0)},
 			capture.Stats{Fragments: 2, Dropped: 1}},
+		// The two late fragments belong to the expired datagram: swallowed, not a second
+		// datagram left pending (it read Pending 1 before: one datagram counted twice).
 		{"expired", []timedFrame{in4[0], in4[1], late(in4[2], 31e9), late(in4[3], 31e9)},
+			capture.Stats{Fragments: 4, Expired: 1}},
+		{"expired-twice-over", []timedFrame{in4[0], in4[1], late(in4[2], 31e9), late(in4[3], 62e9)},
 			capture.Stats{Fragments: 4, Expired: 1, Pending: 1}},
 		{"not-expired-at-30s", []timedFrame{in4[0], in4[1], late(in4[2], 29e9), late(in4[3], 29e9)},
 			capture.Stats{Fragments: 4, Reassembled: 1}},
