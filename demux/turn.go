@@ -32,6 +32,9 @@ type allocation struct {
 type permission struct {
 	peer      netip.AddrPort // as the first CreatePermission gave it
 	confirmed bool
+	// by is the transaction of the CreatePermission that installed it provisionally: its
+	// error response takes back every such permission, however many the request named.
+	by [stun.TransactionIDSize]byte
 }
 
 type binding struct {
@@ -178,12 +181,11 @@ func (t *Tracker) turnRequest(m *transport.Message, e *txn) {
 			if !ok {
 				continue
 			}
-			added := t.addPermission(a, p, false)
+			if t.addPermission(a, p, false) {
+				a.perms[len(a.perms)-1].by = t.msg.TransactionID
+			}
 			t.addPeer(a, p)
 			if int(e.nperms) < len(e.perms) {
-				if added {
-					e.permAdded |= 1 << e.nperms
-				}
 				e.perms[e.nperms] = p
 				e.nperms++
 			}
@@ -201,6 +203,7 @@ func (t *Tracker) turnRequest(m *transport.Message, e *txn) {
 		// A channel binding installs a permission for the peer too (RFC 8656 12).
 		if t.addPermission(a, p, false) {
 			e.permAdded |= 1
+			a.perms[len(a.perms)-1].by = t.msg.TransactionID
 		}
 		e.perms[0], e.nperms = p, 1
 	}
@@ -256,16 +259,20 @@ func (t *Tracker) turnResponse(m *transport.Message, success, matched bool, e *t
 		if !matched {
 			return
 		}
-		for i := range int(e.nperms) {
-			p := e.perms[i]
-			if success {
-				t.addPermission(a, p, true)
-			} else if e.permAdded&(1<<i) != 0 {
-				if j := a.permission(p.Addr()); j >= 0 && !a.perms[j].confirmed {
-					a.perms = slices.Delete(a.perms, j, j+1)
+		// The permissions the request installed provisionally: confirmed or taken back.
+		tid := t.msg.TransactionID
+		if success {
+			for i := range a.perms {
+				if a.perms[i].by == tid {
+					a.perms[i].confirmed = true
 				}
 			}
+			for _, p := range e.perms[:e.nperms] { // and those it found installed already
+				t.addPermission(a, p, true)
+			}
+			return
 		}
+		a.perms = slices.DeleteFunc(a.perms, func(p permission) bool { return !p.confirmed && p.by == tid })
 	case stun.MethodChannelBind:
 		if !matched || e.channel == 0 {
 			return

@@ -120,6 +120,40 @@ func TestTURNRefusedDeletion(t *testing.T) {
 	}
 }
 
+// TestTURNRefusedPermissions: a CreatePermission naming six peers, refused (403), installs
+// none of them, and one naming six, granted, all six; a later one naming an address already
+// permitted adds nothing. Before, a refusal took back only the first four it named:
+// permissions 2 where 0.
+func TestTURNRefusedPermissions(t *testing.T) {
+	tr := NewTracker()
+	peers := func(first int) []stun.Setter {
+		var ss []stun.Setter
+		for i := range 6 {
+			ss = append(ss, peerAddr(netip.AddrPortFrom(netip.AddrFrom4([4]byte{198, 51, 100, byte(first + i)}), 5000).String()))
+		}
+		return ss
+	}
+	feedSTUN(t, tr,
+		udp(build(t, stun.MethodAllocate, stun.ClassRequest, 1, u32Attr(stun.AttrRequestedTransport, 17<<24)), client, server, 0),
+		udp(build(t, stun.MethodAllocate, stun.ClassSuccessResponse, 1, relayedAddr(relayed), lifetime(600)), server, client, 10),
+		udp(build(t, stun.MethodCreatePermission, stun.ClassRequest, 2, peers(20)...), client, server, 20),
+		udp(build(t, stun.MethodCreatePermission, stun.ClassErrorResponse, 2, stun.CodeForbidden), server, client, 30),
+	)
+	if got := tr.TURN().Allocations[0].Permissions; got != 0 {
+		t.Errorf("after the refusal: %d permissions, want 0", got)
+	}
+	feedSTUN(t, tr,
+		udp(build(t, stun.MethodCreatePermission, stun.ClassRequest, 3, peers(40)...), client, server, 40),
+		udp(build(t, stun.MethodCreatePermission, stun.ClassSuccessResponse, 3), server, client, 50),
+		udp(build(t, stun.MethodCreatePermission, stun.ClassRequest, 4, peers(45)...), client, server, 60),
+		udp(build(t, stun.MethodCreatePermission, stun.ClassErrorResponse, 4, stun.CodeForbidden), server, client, 70),
+	)
+	// 198.51.100.45 was granted by the second request: the third's refusal leaves it.
+	if got := tr.TURN().Allocations[0].Permissions; got != 6 {
+		t.Errorf("after a grant of six and a refusal overlapping it by one: %d permissions, want 6", got)
+	}
+}
+
 // A capture that starts mid-call misses the Allocate and the ChannelBind responses: the
 // binding recorded at the request still gives ChannelData its peer.
 func TestTURNProvisionalChannel(t *testing.T) {
