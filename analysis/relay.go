@@ -32,10 +32,11 @@ import (
 //   - lost_after_relay: packets seen on the ingress leg and never on the egress leg (within
 //     relayWindow of capture time, or before the end of the capture).
 //   - lost_before_relay: packets missing on the ingress leg though its sequence numbers show
-//     they were sent: the ingress streams' RTP-level lost count. They never reach the egress
-//     leg either, and are not in lost_after_relay.
+//     they were sent: the ingress streams' RTP-level lost count, less the packets seen on
+//     the egress leg only (the relay had them: the capture missed their ingress copy).
+//     They never reach the egress leg either, and are not in lost_after_relay.
 //
-// Packets seen only on the egress leg (the capture missed their ingress copy) are not counted.
+// Packets seen only on the egress leg are in no figure but that one.
 // The same SSRC and sequence numbers on both legs are the relay, not duplication: the legs are
 // different flows, so their streams are different streams.
 //
@@ -68,6 +69,7 @@ const (
 	relayWindow     = int64(2e9) // 2 s of capture time
 	earlyPackets    = 64
 	earlyLimit      = 4096
+	maxRelaySSRCs   = 64 // SSRCs a direction counts egress-only packets of
 )
 
 // Flow relay states.
@@ -109,15 +111,16 @@ type relayEntry struct {
 
 // relayDir matches one call direction's packets across the two legs.
 type relayDir struct {
-	pending   map[uint64]relayEntry
-	ring      [maxRelayPending]relaySlot // pending keys in order of arrival
-	head, n   int
-	matched   int64
-	lostAfter int64
-	lat       quantile.Hist
-	ingress   rtpflow.Path // the ingress leg's stream path
-	egress    rtpflow.Path
-	from      int64 // capture time from which the egress leg is recorded, when decided late
+	pending    map[uint64]relayEntry
+	ring       [maxRelayPending]relaySlot // pending keys in order of arrival
+	head, n    int
+	matched    int64
+	lostAfter  int64
+	egressOnly map[uint32]int64 // by SSRC, packets the relay sent on whose ingress copy the capture missed
+	lat        quantile.Hist
+	ingress    rtpflow.Path // the ingress leg's stream path
+	egress     rtpflow.Path
+	from       int64 // capture time from which the egress leg is recorded, when decided late
 }
 
 // udp looks at a datagram of a UDP flow: on a peer-leg flow its RTP packets are recorded.
@@ -332,8 +335,17 @@ func (d *relayDir) evict() {
 	d.head = (d.head + 1) % maxRelayPending
 	d.n--
 	if e, ok := d.pending[x.key]; ok && e.t == x.t {
-		if e.ingress && e.t >= d.from {
+		switch {
+		case e.t < d.from: // its other copy may have gone unrecorded
+		case e.ingress:
 			d.lostAfter++
+		default:
+			if d.egressOnly == nil {
+				d.egressOnly = map[uint32]int64{}
+			}
+			if ssrc := uint32(x.key >> 16); d.egressOnly[ssrc] > 0 || len(d.egressOnly) < maxRelaySSRCs {
+				d.egressOnly[ssrc]++
+			}
 		}
 		delete(d.pending, x.key)
 	}
@@ -358,7 +370,7 @@ func (r *relayTracker) relays(streams []*rtpflow.Stream, t0 int64) map[dirKey]*r
 		for _, s := range streams {
 			if s.Path() == d.ingress && s.IsMedia() {
 				if l := s.Summary(t0).Lost; l != nil {
-					rel.LostBeforeRelay += *l
+					rel.LostBeforeRelay += max(*l-d.egressOnly[s.SSRC()], 0)
 				}
 			}
 		}

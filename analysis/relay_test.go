@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"net/netip"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -105,6 +106,23 @@ func TestRelayWithoutICECheck(t *testing.T) {
 		LatencyMS: &report.Quantiles{Samples: 487, Min: 2, P50: 2, P95: 2, P99: 2, Max: 2}}
 	if len(c.Directions) != 2 {
 		t.Fatalf("directions %d, want 2", len(c.Directions))
+	}
+	if d := cmp.Diff(want, c.Directions[0].Relay); d != "" {
+		t.Errorf("relay of %s -> %s (-want +got):\n%s", c.Directions[0].From, c.Directions[0].To, d)
+	}
+}
+
+// TestRelayIngressCopyMissed: the capture misses the ingress copy of packet 30 (an
+// interface drop) but sees it leave the relay: the relay had it, so it is not lost before
+// the relay, though the ingress stream counts it lost (4). Before, lost_before_relay read 4.
+func TestRelayIngressCopyMissed(t *testing.T) {
+	pkts := relayCall(t)
+	pkts = slices.Delete(pkts, 6+30, 6+31) // the allocation and binding, then packets 0, 1, …
+	c := analyze(t, pcapOf(t, pkts), Options{})
+	want := &report.Relay{Matched: 486, LostBeforeRelay: 3, LostAfterRelay: 10,
+		LatencyMS: &report.Quantiles{Samples: 486, Min: 2, P50: 2, P95: 2, P99: 2, Max: 2}}
+	if len(c.Directions) != 2 || len(c.Streams) != 2 || deref(c.Streams[0].Lost) != 4 {
+		t.Fatalf("directions %d, streams %d (first lost %d); want 2, 2 and 4", len(c.Directions), len(c.Streams), deref(c.Streams[0].Lost))
 	}
 	if d := cmp.Diff(want, c.Directions[0].Relay); d != "" {
 		t.Errorf("relay of %s -> %s (-want +got):\n%s", c.Directions[0].From, c.Directions[0].To, d)
