@@ -114,7 +114,11 @@ type Tracker struct {
 	order   []*allocation // by first seen
 	servers map[netip.AddrPort]struct{}
 	errors  map[int]int64
-	last    [1 << lastBits]*allocation // allocations found last, by the hash of their ends
+	// refused holds the transactions of the last error responses: a request sent again
+	// (STUN over UDP retransmits) and answered again is one refusal, counted once.
+	refused  [refusedRing][stun.TransactionIDSize]byte
+	nrefused int
+	last     [1 << lastBits]*allocation // allocations found last, by the hash of their ends
 
 	relayedChanges int64 // RelayedChanges
 
@@ -255,7 +259,7 @@ func (t *Tracker) response(m *transport.Message, success bool) {
 		}
 	}
 	if !success {
-		if code := getErrorCode(&t.msg); code > 0 {
+		if code := getErrorCode(&t.msg); code > 0 && !t.refusedBefore(id) {
 			t.errors[code]++
 		}
 	}
@@ -263,6 +267,22 @@ func (t *Tracker) response(m *transport.Message, success bool) {
 		return
 	}
 	t.turnResponse(m, success, ok, &e)
+}
+
+// refusedRing is how many error responses' transactions refusedBefore remembers.
+const refusedRing = 64
+
+// refusedBefore says whether transaction id was answered with an error already, and
+// remembers that it was.
+func (t *Tracker) refusedBefore(id [stun.TransactionIDSize]byte) bool {
+	for i := range min(t.nrefused, refusedRing) {
+		if t.refused[i] == id {
+			return true
+		}
+	}
+	t.refused[t.nrefused%refusedRing] = id
+	t.nrefused++
+	return false
 }
 
 // indication unwraps Send and Data indications (RFC 8656, 10 and 11).

@@ -120,6 +120,23 @@ func TestTURNRefusedDeletion(t *testing.T) {
 	}
 }
 
+// TestTURNErrorsByTransaction: an Allocate sent twice (STUN over UDP retransmits) and
+// answered 401 twice is one challenge; a second Allocate, a transaction of its own, is
+// another. Before, the errors read 401 ×3.
+func TestTURNErrorsByTransaction(t *testing.T) {
+	tr := NewTracker()
+	req := func(id uint32, at float64) *transport.Message {
+		return udp(build(t, stun.MethodAllocate, stun.ClassRequest, id, u32Attr(stun.AttrRequestedTransport, 17<<24)), client, server, at)
+	}
+	refusal := func(id uint32, at float64) *transport.Message {
+		return udp(build(t, stun.MethodAllocate, stun.ClassErrorResponse, id, stun.CodeUnauthorized), server, client, at)
+	}
+	feedSTUN(t, tr, req(1, 0), req(1, 500), refusal(1, 510), refusal(1, 520), req(2, 1000), refusal(2, 1010))
+	if d := cmp.Diff([]report.TURNError{{Code: 401, Count: 2}}, tr.TURN().Errors); d != "" {
+		t.Errorf("errors (-want +got):\n%s", d)
+	}
+}
+
 // TestTURNRefusedPermissions: a CreatePermission naming six peers, refused (403), installs
 // none of them, and one naming six, granted, all six; a later one naming an address already
 // permitted adds nothing. Before, a refusal took back only the first four it named:
