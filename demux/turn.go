@@ -32,8 +32,9 @@ type allocation struct {
 type permission struct {
 	peer      netip.AddrPort // as the first CreatePermission gave it
 	confirmed bool
-	// by is the transaction of the CreatePermission that installed it provisionally: its
-	// error response takes back every such permission, however many the request named.
+	// by is the transaction of the request (CreatePermission or ChannelBind) that installed
+	// it provisionally: a CreatePermission's error response takes back every permission it
+	// installed, however many peers it named.
 	by [stun.TransactionIDSize]byte
 }
 
