@@ -101,7 +101,8 @@ func (a *analyzer) buildLegs(c *report.Capture, streams []*rtpflow.Stream, notMe
 	allocs := a.turn.Allocations()
 	legOf := map[int]string{}
 	for _, f := range a.flowList {
-		hidden := f.conn != nil && f.conn.Framing() == tcpframe.FramingTLS // and not notMedia: tlsMedia
+		// A TLS connection that is not notMedia is where media would be (tlsMedia).
+		hidden := f.conn != nil && f.conn.Framing() == tcpframe.FramingTLS
 		if notMedia[f.idx] || !media[f.idx] && !a.relaysMedia(f) && !hidden {
 			continue
 		}
@@ -368,15 +369,16 @@ func (a *analyzer) direction(id string, k dirKey, ss []*rtpflow.Stream, legOf ma
 			continue
 		}
 		seenLeg[li] = true
-		// RTP on the direction's path from SSRCs that are no stream (fewer than
-		// --min-packets, no continuity): frame bytes that carried this direction, as other.
-		u := a.unreported[rtpflow.Path{Leg: li, Src: k.src, Dst: k.dst}]
+		// On the direction's own path: RTP of SSRCs that are no stream (fewer than
+		// --min-packets, no continuity), frame bytes that carried this direction, as other;
+		// and what TURN carried to or from its peer besides RTP.
+		path := rtpflow.Path{Leg: li, Src: k.src, Dst: k.dst}
+		u := a.unreported[path]
 		o.LinkIPTransport += u.Headers
 		o.Framing += u.Framing
 		o.TCPRetransmissions += u.Retransmitted
 		o.Other += u.RTPBytes
-		// What TURN carried between this direction's ends besides RTP: its peer's own.
-		if p := a.flowList[li].peers[rtpflow.Path{Leg: li, Src: k.src, Dst: k.dst}]; p != nil {
+		if p := a.flowList[li].peers[path]; p != nil {
 			o.RTCP += p.rtcp
 			o.STUN += p.stun
 			o.Other += p.other
