@@ -1,0 +1,164 @@
+package analysis
+
+import (
+	"net/netip"
+
+	"github.com/callpcap/callpcap/internal/numfmt"
+	"github.com/callpcap/callpcap/report"
+	"github.com/callpcap/callpcap/rtpflow"
+)
+
+// A call direction's figures: its streams' aggregate, and its wire accounting, which takes
+// from each leg it travelled what that leg carried for it besides its streams' RTP.
+
+// direction aggregates the streams of one call direction and does its wire accounting.
+func (a *analyzer) direction(id string, k dirKey, ss []*rtpflow.Stream, legOf map[int]string, claimed map[[2]int]bool) report.Direction {
+	m := a.rtp().Direction(ss, a.first)
+	d := report.Direction{
+		ID: id, From: addrString(k.src), To: addrString(k.dst), Legs: []string{}, Streams: []string{},
+		MediaPackets: m.MediaPackets, MediaPayloadBytes: m.MediaPayloadBytes, GoodputKbps: m.GoodputKbps,
+		Loss: m.Loss, Late: m.Late, DelayMS: m.Delay, Ramp: m.Ramp, Series: m.Series,
+		FirstS: a.secs(m.FirstNs), LastS: a.secs(m.LastNs),
+	}
+	d.ActiveS = numfmt.Round(float64(m.LastNs-m.FirstNs)/1e9, 6)
+	d.Series.RTTMS = a.rttSeries(ss, m.SeriesT0Ns, len(d.Series.MediaKbps))
+	w := m.Wire
+	o := report.Overhead{
+		LinkIPTransport:    w.Headers,
+		Framing:            w.Framing,
+		RTPHeaders:         w.RTPHeaderBytes, // RTX headers included: rtx is the RTX payload
+		Padding:            w.PaddingBytes,
+		RTX:                w.RTXPayloadBytes,
+		TCPRetransmissions: w.Retransmitted,
+		// DESIGN's ten parts add up to the whole: RTP duplicates, and what the capture cut
+		// from RTP packets (snap length: on the wire, not seen), are other.
+		Other: w.DuplicateBytes + w.Total - w.Headers - w.Framing - w.Retransmitted - w.RTPBytes,
+	}
+	seenLeg := map[int]bool{}
+	var tcpPayload, tcpRetx int64
+	for _, s := range ss {
+		li := s.Path().Leg
+		if seenLeg[li] {
+			continue
+		}
+		seenLeg[li] = true
+		// On the direction's own path: RTP of SSRCs that are no stream (fewer than
+		// --min-packets, no continuity), frame bytes that carried this direction, as other;
+		// and what TURN carried to or from its peer besides RTP.
+		path := rtpflow.Path{Leg: li, Src: k.src, Dst: k.dst}
+		u := a.unreported[path]
+		o.LinkIPTransport += u.Headers
+		o.Framing += u.Framing
+		o.TCPRetransmissions += u.Retransmitted
+		o.Other += u.RTPBytes
+		if p := a.flowList[li].peers[path]; p != nil {
+			o.RTCP += p.rtcp
+			o.STUN += p.stun
+			o.Other += p.other
+		}
+		d.Legs = append(d.Legs, legOf[li])
+		f := a.flowList[li]
+		if d.Transport == "" {
+			d.Transport = a.legTransport(f)
+		}
+		sd := a.sideOf(f, s.Path().Src)
+		if claimed[[2]int{li, sd}] {
+			continue
+		}
+		claimed[[2]int{li, sd}] = true
+		side := f.sides[sd]
+		o.RTCP += side.rtcp
+		o.STUN += side.stun
+		o.Other += side.other
+		if f.conn != nil {
+			rest, back := f.conn.Rest(sd), f.conn.Rest(1-sd)
+			o.TCPRetransmissions += rest.Retransmitted
+			o.Other += rest.Control + rest.Unframed
+			o.ACKs += back.ACKs
+			t := f.conn.Summary()
+			dir := t.AToB
+			if sd == 1 {
+				dir = t.BToA
+			}
+			tcpPayload += dir.PayloadBytes
+			tcpRetx += dir.RetransmittedBytes
+		}
+	}
+	if tcpPayload > 0 {
+		p := numfmt.Round(100*float64(tcpRetx)/float64(tcpPayload), 3)
+		d.TCPRetransmittedPct = &p
+	}
+	d.OverheadBytes = o
+	d.WireBytes = d.MediaPayloadBytes + o.Sum()
+	d.WireKbps = m.Kbps(d.WireBytes)
+	if m.Unmeasured != "" {
+		a.warnf("%s -> %s: %s (goodput, wire rate and ramp are null)", d.From, d.To, m.Unmeasured)
+	}
+	if d.WireBytes > 0 {
+		e := numfmt.Round(float64(d.MediaPayloadBytes)/float64(d.WireBytes), 4)
+		d.Efficiency = &e
+	}
+	return d
+}
+
+// ownPeerPaths leaves to each TURN path that carried media (a direction of streams) what
+// TURN carried on it besides RTP (flow.peers), and moves the rest, paths to peers without
+// a direction, to the side of the flow that carried them, for the first direction there.
+func (a *analyzer) ownPeerPaths(streams []*rtpflow.Stream) {
+	owned := map[rtpflow.Path]bool{}
+	for _, s := range streams {
+		owned[s.Path()] = true
+	}
+	for _, f := range a.flowList {
+		for p, s := range f.peers {
+			if owned[p] {
+				continue
+			}
+			sd := &f.sides[a.sideOf(f, p.Src)]
+			sd.rtcp += s.rtcp
+			sd.stun += s.stun
+			sd.other += s.other
+			delete(f.peers, p)
+		}
+	}
+}
+
+// sideOf returns which side of flow f carries media sent by src: src's own side when it is an
+// endpoint of the flow, else (a TURN peer) the side the server sends on.
+func (a *analyzer) sideOf(f *flow, src netip.AddrPort) int {
+	if src == f.a || src == f.b {
+		return f.dir(src)
+	}
+	return 1 - f.dir(a.clientOf(f))
+}
+
+// droppedBeforeTCP is how many of a stream's lost packets never entered TCP (DESIGN, "Drops
+// before TCP"): on a TCP leg whose direction carrying the stream lost nothing the capture
+// could not account for (no capture gap, no bytes the unframer skipped), every byte the
+// sender wrote reached the receiver, so a gap in RTP sequence numbers there is a packet the
+// sender (libwebrtc's full TCP send buffer) or the relay feeding the connection (a TURN
+// server's full write buffer, or loss on the relay's UDP side) dropped before TCP. Those
+// packets stay in Lost, the RTP-level count (expected − received: the receiver never had
+// them); DroppedBeforeTCP says where they vanished, and the rtp_loss finding leaves them to
+// the dropped_before_tcp finding. With a capture gap on that direction the two cannot be
+// told apart: the figure is null, as it is for an RTX stream (Lost null). A stream that lost
+// nothing, or did not travel over TCP, dropped nothing before TCP: 0.
+func (a *analyzer) droppedBeforeTCP(s *rtpflow.Stream, rs *report.Stream) *int64 {
+	if rs.Lost == nil {
+		return nil
+	}
+	var zero int64
+	f := a.flowList[s.Path().Leg]
+	if f.conn == nil || *rs.Lost == 0 {
+		return &zero
+	}
+	t := f.conn.Summary()
+	d := t.AToB
+	if a.sideOf(f, s.Path().Src) == 1 {
+		d = t.BToA
+	}
+	if d.CaptureGapBytes > 0 || d.ResyncSkippedBytes > 0 {
+		return nil
+	}
+	return rs.Lost
+}
