@@ -167,9 +167,12 @@ func (a *analyzer) legTransport(f *flow) report.Transport {
 	case fr == tcpframe.FramingRFC4571:
 		return report.TransportICETCP
 	case fr == tcpframe.FramingTLS:
-		// Only TLS where media would be is a leg (tlsMedia): TURN over TLS on 443 or 5349,
-		// in DESIGN's words.
-		return report.TransportTURNTLS
+		// Only TLS where media would be is a leg (tlsMedia): on TURN's port, TURN over TLS;
+		// on 443 whatever the server is (TURN, or a conferencing service's own relay).
+		if f.a.Port() == turnTLSPort || f.b.Port() == turnTLSPort {
+			return report.TransportTURNTLS
+		}
+		return report.TransportTLS
 	}
 	return report.TransportTCP
 }

@@ -359,11 +359,17 @@ func (f *finder) capture() {
 	}
 	// TLS records are a leg's only where media would be (tlsMedia): said of that leg.
 	for _, l := range c.Legs {
-		if l.Transport == report.TransportTURNTLS {
-			f.add(report.FindingEncryptedMedia, report.SeverityInfo, f.callLegs(l.ID), nil, nil,
-				fmt.Sprintf("The media between %s and TURN %s travels inside TLS (TURN over TLS): its RTP, loss and timing are hidden, and only TCP's own figures can be measured.",
-					l.Client, l.Server))
+		var between string
+		switch l.Transport {
+		case report.TransportTURNTLS:
+			between = fmt.Sprintf("%s and TURN %s travels inside TLS (TURN over TLS)", l.Client, l.Server)
+		case report.TransportTLS:
+			between = fmt.Sprintf("%s and %s travels inside TLS", l.Client, l.Server)
+		default:
+			continue
 		}
+		f.add(report.FindingEncryptedMedia, report.SeverityInfo, f.callLegs(l.ID), nil, nil,
+			"The media between "+between+": its RTP, loss and timing are hidden, and only TCP's own figures can be measured.")
 	}
 	encrypted := false
 	for _, fl := range c.Flows {

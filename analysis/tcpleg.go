@@ -67,18 +67,21 @@ func (a *analyzer) tcpMedia(f *flow, rtpInStreams int64) bool {
 // TLS where media would be (DESIGN, Unframing: "TURN over TLS on 443/5349 ... the report
 // says the media is hidden"). Its records are opaque, so the connection is judged by its
 // port: 5349 is TURN's own port for TLS (RFC 8656, "turns"); on 443, which every HTTPS
-// connection shares, by the shape of its record stream too, which only real-time media
-// has: a steady stream (records in tlsSteadyPct of the seconds of at least tlsMinSpan, at
-// tlsMinRate a second or more on average) of records no larger than a media packet on
-// average (tlsMaxMeanRecord). A page load or a download over HTTPS is short, or sends full
-// 16 KB records; a WebSocket's signalling sends a few records a second at most.
+// connection shares, by the shape of its record stream too, which real-time media has and
+// HTTPS seldom does: a steady stream (records in tlsSteadyPct of the seconds of at least
+// tlsMinSpan, at tlsMinRate a second or more on average) of records no larger than a media
+// packet on average (tlsMaxMeanRecord), each way at least tlsMinSharePct of the other's
+// (media one way, its feedback the other: transport-cc reports 10-20 a second). A download
+// sends full 16 KB records, or is answered by a record now and then; a WebSocket's
+// signalling sends a few records a second at most.
 const (
 	turnTLSPort      = 5349
 	httpsPort        = 443
-	tlsMinSpan       = int64(5e9)
+	tlsMinSpan       = int64(2e9)
 	tlsSteadyPct     = 80
 	tlsMinRate       = 10
 	tlsMaxMeanRecord = 1500
+	tlsMinSharePct   = 10
 )
 
 // tlsRecords follows the times of a TLS connection's records, for tlsMedia.
@@ -118,7 +121,9 @@ func tlsMedia(f *flow) bool {
 		return false
 	}
 	t := f.conn.Summary()
-	return t.AToB.StreamBytes+t.BToA.StreamBytes <= tlsMaxMeanRecord*r.n
+	ab, ba := t.AToB.Messages, t.BToA.Messages
+	return t.AToB.StreamBytes+t.BToA.StreamBytes <= tlsMaxMeanRecord*r.n &&
+		ab*100 >= tlsMinSharePct*ba && ba*100 >= tlsMinSharePct*ab
 }
 
 // mediaFraming is tcpMedia's rule on a connection's figures.

@@ -16,10 +16,10 @@ const (
 	TransportUDP     Transport = "udp"      // direct
 	TransportTURNUDP Transport = "turn-udp" // relayed by TURN over UDP
 	TransportTURNTCP Transport = "turn-tcp" // relayed by TURN over TCP (RFC 8656)
-	TransportTURNTLS Transport = "turn-tls" // TLS where TURN over TLS would be (443, 5349): the media is hidden
+	TransportTURNTLS Transport = "turn-tls" // TLS where media would be, on TURN's port 5349: the media is hidden
 	TransportICETCP  Transport = "ice-tcp"  // ICE-TCP, RFC 6544 (RFC 4571 framing)
 	TransportTCP     Transport = "tcp"      // over TCP, framing not recognised
-	TransportTLS     Transport = "tls"      // in the contract; the analysis gives TLS where media would be turn-tls
+	TransportTLS     Transport = "tls"      // TLS where media would be, on 443: the media is hidden
 )
 
 // TURN reports whether media on the leg went through a TURN relay.
