@@ -159,9 +159,10 @@ func TestTCPMediaRule(t *testing.T) {
 }
 
 // TestTLSWhereMediaWouldBe: TLS records are opaque, so a TLS connection is a leg only where
-// DESIGN puts TURN over TLS and the records look like media: on 5349, TURN's own port, a
-// turn-tls leg whatever their shape; on 443, shared with every HTTPS connection (and with
-// conferencing services' own relays), a tls leg when its records are a steady stream
+// DESIGN puts TURN over TLS and the records look like media, 50 or more at 10 a second:
+// on 5349, TURN's own port, a turn-tls leg (not an allocation kept for a candidate, a record
+// now and then); on 443, shared with every HTTPS connection (and with conferencing
+// services' own relays), a tls leg when its records are also a steady stream
 // (2 s or more, records in 80% of the seconds, 10 a second or more) of records of media size
 // (1,500 bytes or less on average), each way at least a tenth of the other's. Its media are
 // hidden: no streams, an encrypted_media finding naming the leg, and the TCP figures of its
@@ -186,6 +187,7 @@ func TestTLSWhereMediaWouldBe(t *testing.T) {
 		leg    bool
 	}{
 		{"5349, 1 s", "203.0.113.7:5349", callgen.TLSWrites(at, 20*time.Millisecond, 50, 1200, 3), true},
+		{"5349, an allocation kept", "203.0.113.7:5349", callgen.TLSWrites(at, time.Second, 10, 200, 9), false},
 		{"443, 8 s of media", "203.0.113.7:443", callgen.TLSWrites(at, 20*time.Millisecond, 400, 1200, 4), true},
 		{"443, 3 s of media", "203.0.113.7:443", callgen.TLSWrites(at, 20*time.Millisecond, 150, 1200, 5), true},
 		{"443, 1.5 s of media", "203.0.113.7:443", callgen.TLSWrites(at, 20*time.Millisecond, 75, 1200, 6), false},

@@ -66,20 +66,23 @@ func (a *analyzer) tcpMedia(f *flow, rtpInStreams int64) bool {
 
 // TLS where media would be (DESIGN, Unframing: "TURN over TLS on 443/5349 ... the report
 // says the media is hidden"). Its records are opaque, so the connection is judged by its
-// port: 5349 is TURN's own port for TLS (RFC 8656, "turns"); on 443, which every HTTPS
-// connection shares, by the shape of its record stream too, which real-time media has and
-// HTTPS seldom does: a steady stream (records in tlsSteadyPct of the seconds of at least
-// tlsMinSpan, at tlsMinRate a second or more on average) of records no larger than a media
-// packet on average (tlsMaxMeanRecord), each way at least tlsMinSharePct of the other's
-// (media one way, its feedback the other: transport-cc reports 10-20 a second). A download
-// sends full 16 KB records, or is answered by a record now and then; a WebSocket's
-// signalling sends a few records a second at most.
+// port and by the shape of its record stream. Media sends many records, tlsMinRecords or
+// more at tlsMinRate a second or more on average: a TURN allocation over TLS that a browser
+// gathered as a candidate, and keeps with a Refresh now and then while the media goes
+// another way, does not. 5349 is TURN's own port for TLS (RFC 8656, "turns"). On 443, which
+// every HTTPS connection shares, the stream must also be steady (records in tlsSteadyPct of
+// the seconds of at least tlsMinSpan), of records no larger than a media packet on average
+// (tlsMaxMeanRecord), each way at least tlsMinSharePct of the other's (media one way, its
+// feedback the other: transport-cc reports 10-20 a second). A download sends full 16 KB
+// records, or is answered by a record now and then; a WebSocket's signalling sends a few
+// records a second at most.
 const (
 	turnTLSPort      = 5349
 	httpsPort        = 443
+	tlsMinRecords    = 50
+	tlsMinRate       = 10
 	tlsMinSpan       = int64(2e9)
 	tlsSteadyPct     = 80
-	tlsMinRate       = 10
 	tlsMaxMeanRecord = 1500
 	tlsMinSharePct   = 10
 )
@@ -104,20 +107,18 @@ func (r *tlsRecords) add(t int64) {
 }
 
 // tlsMedia says whether f, a connection of TLS records that held, is TLS where media would
-// be: on TURN's port 5349, or on 443 with a steady stream of media-sized records (see above).
+// be: many records, on TURN's port 5349, or on 443 as a steady stream of media-sized ones
+// (see above).
 func tlsMedia(f *flow) bool {
 	p, q := f.a.Port(), f.b.Port()
+	r := &f.tls
+	span := r.last - r.first
 	switch {
-	case !f.conn.Hold().Holds():
+	case !f.conn.Hold().Holds(), r.n < tlsMinRecords, r.n*1e9 < tlsMinRate*span:
 		return false
 	case p == turnTLSPort || q == turnTLSPort:
 		return true
-	case p != httpsPort && q != httpsPort:
-		return false
-	}
-	r := &f.tls
-	span := r.last - r.first
-	if span < tlsMinSpan || r.n*1e9 < tlsMinRate*span || r.secs*100 < tlsSteadyPct*(span/1e9) {
+	case p != httpsPort && q != httpsPort, span < tlsMinSpan, r.secs*100 < tlsSteadyPct*(span/1e9):
 		return false
 	}
 	t := f.conn.Summary()
