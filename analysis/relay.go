@@ -255,14 +255,15 @@ func (r *relayTracker) learn(a *analyzer) bool {
 // peer to client): from the client it reached the relay (Delivered), to it the relay sent
 // it (FirstSeen).
 func (r *relayTracker) wrapped(_ *flow, client netip.AddrPort, path rtpflow.Path, m *transport.Message) {
+	if !r.active && (r.earlyN >= earlyLimit || path.Src != client) {
+		return // a client's capture, after its first packets: one compare a packet
+	}
 	key, ok := relayKey(m.Payload)
 	switch {
 	case !ok:
 	case !r.active:
-		if path.Src == client && r.earlyN < earlyLimit {
-			r.early[r.earlyN%earlyPackets] = earlyPacket{path, key, m.Delivered}
-			r.earlyN++
-		}
+		r.early[r.earlyN%earlyPackets] = earlyPacket{path, key, m.Delivered}
+		r.earlyN++
 	case path.Src == client:
 		r.record(dirKey{path.Src, path.Dst}, path, key, m.Delivered, true)
 	default:

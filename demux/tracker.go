@@ -83,9 +83,8 @@ type txn struct {
 	channel      uint16
 	addedChannel bool // the request created a provisional binding
 
-	perms     [maxPermsInRequest]netip.AddrPort // the first peers a CreatePermission named, or a ChannelBind's
-	nperms    uint8
-	permAdded uint8 // bit 0: a ChannelBind's permission was created provisionally by this request
+	perms  [maxPermsInRequest]netip.AddrPort // the first peers a CreatePermission named, confirmed by its success
+	nperms uint8
 }
 
 // Tracker follows the STUN, ICE and TURN exchanges of one capture: it counts ICE checks and

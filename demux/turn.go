@@ -182,9 +182,7 @@ func (t *Tracker) turnRequest(m *transport.Message, e *txn) {
 			if !ok {
 				continue
 			}
-			if t.addPermission(a, p, false) {
-				a.perms[len(a.perms)-1].by = t.msg.TransactionID
-			}
+			t.addProvisional(a, p)
 			t.addPeer(a, p)
 			if int(e.nperms) < len(e.perms) {
 				e.perms[e.nperms] = p
@@ -202,11 +200,7 @@ func (t *Tracker) turnRequest(m *transport.Message, e *txn) {
 		e.addedChannel = t.bind(a, ch, p, false)
 		t.addPeer(a, p)
 		// A channel binding installs a permission for the peer too (RFC 8656 12).
-		if t.addPermission(a, p, false) {
-			e.permAdded |= 1
-			a.perms[len(a.perms)-1].by = t.msg.TransactionID
-		}
-		e.perms[0], e.nperms = p, 1
+		t.addProvisional(a, p)
 	}
 }
 
@@ -261,19 +255,18 @@ func (t *Tracker) turnResponse(m *transport.Message, success, matched bool, e *t
 			return
 		}
 		// The permissions the request installed provisionally: confirmed or taken back.
-		tid := t.msg.TransactionID
-		if success {
-			for i := range a.perms {
-				if a.perms[i].by == tid {
-					a.perms[i].confirmed = true
-				}
-			}
-			for _, p := range e.perms[:e.nperms] { // and those it found installed already
-				t.addPermission(a, p, true)
-			}
+		if !success {
+			t.takeBack(a)
 			return
 		}
-		a.perms = slices.DeleteFunc(a.perms, func(p permission) bool { return !p.confirmed && p.by == tid })
+		for i := range a.perms {
+			if a.perms[i].by == t.msg.TransactionID {
+				a.perms[i].confirmed = true
+			}
+		}
+		for _, p := range e.perms[:e.nperms] { // and those it found installed already
+			t.addPermission(a, p, true)
+		}
 	case stun.MethodChannelBind:
 		if !matched || e.channel == 0 {
 			return
@@ -288,12 +281,23 @@ func (t *Tracker) turnResponse(m *transport.Message, success, matched bool, e *t
 				a.channels = slices.Delete(a.channels, j, j+1)
 			}
 		}
-		if e.permAdded&1 != 0 {
-			if j := a.permission(e.peer.Addr()); j >= 0 && !a.perms[j].confirmed {
-				a.perms = slices.Delete(a.perms, j, j+1)
-			}
-		}
+		t.takeBack(a)
 	}
+}
+
+// addProvisional installs a permission for p's address at a request, tagged with the
+// request's transaction (permission.by) when it is new, for its error response to take back.
+func (t *Tracker) addProvisional(a *allocation, p netip.AddrPort) {
+	if t.addPermission(a, p, false) {
+		a.perms[len(a.perms)-1].by = t.msg.TransactionID
+	}
+}
+
+// takeBack removes the permissions that the request answered by the current error response
+// installed provisionally (addProvisional), unless a success confirmed them since.
+func (t *Tracker) takeBack(a *allocation) {
+	tid := t.msg.TransactionID
+	a.perms = slices.DeleteFunc(a.perms, func(p permission) bool { return !p.confirmed && p.by == tid })
 }
 
 // IsTURNServer reports whether ap is the server end of an allocation seen so far: the
