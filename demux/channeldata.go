@@ -6,7 +6,7 @@ import (
 	"github.com/callpcap/callpcap/wire"
 )
 
-// ParseChannelData reads a TURN ChannelData message (RFC 8656, 12.4):
+// parseChannelData reads a TURN ChannelData message (RFC 8656, 12.4):
 //
 //	 0                   1                   2                   3
 //	 0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1
@@ -25,13 +25,8 @@ import (
 // Whether a message on a channel of 0x5000-0x7FFF is ChannelData at all is not the parser's
 // to say: the first-byte demux calls it QUIC unless the TURN state says otherwise
 // (Tracker.Refine).
-// ParseChannelData allocates nothing.
-func ParseChannelData(b []byte, tcp bool) (channel uint16, payload []byte, framing int, ok bool) {
-	return parseChannelData(b, tcp, false)
-}
-
-// parseChannelData with truncated set accepts a length beyond b (the capture's snap length
-// cut the message): payload is then what was captured.
+// With truncated set it accepts a length beyond b (the capture's snap length cut the
+// message): payload is then what was captured. It allocates nothing.
 func parseChannelData(b []byte, tcp, truncated bool) (channel uint16, payload []byte, framing int, ok bool) {
 	if len(b) < wire.ChannelDataHeaderLen {
 		return 0, nil, 0, false

@@ -47,7 +47,7 @@ func TestParseChannelData(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			ch, payload, framing, ok := ParseChannelData(tt.data, tt.tcp)
+			ch, payload, framing, ok := parseChannelData(tt.data, tt.tcp, false)
 			if ok != tt.wantOK {
 				t.Fatalf("ok = %v, want %v", ok, tt.wantOK)
 			}
@@ -70,7 +70,7 @@ func TestParseChannelDataAllocs(t *testing.T) {
 		t.Skip("allocations are not measured under -race")
 	}
 	b := []byte{0x40, 0x00, 0x00, 0x03, 0xAA, 0xBB, 0xCC, 0x00}
-	if n := testing.AllocsPerRun(100, func() { ParseChannelData(b, true) }); n != 0 {
-		t.Errorf("ParseChannelData allocates %v times per run", n)
+	if n := testing.AllocsPerRun(100, func() { parseChannelData(b, true, false) }); n != 0 {
+		t.Errorf("parseChannelData allocates %v times per run", n)
 	}
 }

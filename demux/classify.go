@@ -82,14 +82,6 @@ func Classify(b []byte) Class {
 	return c.Classify(b, false)
 }
 
-// ClassifyTruncated is Classify for a message the capture cut short (its snap length): the
-// checks that need the end of the message (length fits) are skipped, the
-// header checks are kept.
-func ClassifyTruncated(b []byte) Class {
-	var c Classifier
-	return c.Classify(b, true)
-}
-
 // Classifier classifies messages as Classify does and keeps the RTP header it decoded to
 // validate one, so that the next stage reads that header instead of decoding the packet
 // again: the validation of an RTP packet is its decoding. The zero value is ready; it is
@@ -101,7 +93,8 @@ type Classifier struct {
 }
 
 // Classify says what b carries (see the package function Classify); truncated says that
-// the capture's snap length cut it (see ClassifyTruncated).
+// the capture's snap length cut it: the checks that need the end of the message (length
+// fits) are then skipped, the header checks kept.
 func (c *Classifier) Classify(b []byte, truncated bool) Class {
 	c.rtpOK = false
 	if len(b) == 0 {

@@ -21,8 +21,8 @@ func TestClassify(t *testing.T) {
 		name       string
 		data       []byte
 		want       Class
-		truncated  Class // what ClassifyTruncated says, when truncatedC
-		truncatedC bool  // ClassifyTruncated differs from Classify
+		truncated  Class // what classifyTruncated says, when truncatedC
+		truncatedC bool  // classifyTruncated differs from Classify
 	}{
 		{name: "empty", data: nil, want: ClassOther},
 		{name: "unassigned 4-15", data: cat([]byte{0x04, 0x01, 0x00, 0x00}, cookie, tid), want: ClassOther},
@@ -157,8 +157,8 @@ func TestClassify(t *testing.T) {
 			if tt.truncatedC {
 				want = tt.truncated
 			}
-			if got := ClassifyTruncated(tt.data); got != want {
-				t.Errorf("ClassifyTruncated = %v, want %v", got, want)
+			if got := classifyTruncated(tt.data); got != want {
+				t.Errorf("classifyTruncated = %v, want %v", got, want)
 			}
 		})
 	}
@@ -279,4 +279,10 @@ func BenchmarkClassify(b *testing.B) {
 	for b.Loop() {
 		Classify(rtp)
 	}
+}
+
+// classifyTruncated is Classify for a message the capture's snap length cut short.
+func classifyTruncated(b []byte) Class {
+	var c Classifier
+	return c.Classify(b, true)
 }

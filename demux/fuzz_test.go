@@ -119,14 +119,14 @@ func FuzzClassify(f *testing.F) {
 			t.Fatalf("class %d has no name", c)
 		}
 		// Truncation only relaxes checks.
-		if c != ClassOther && ClassifyTruncated(b) != c {
-			t.Fatalf("Classify = %v, ClassifyTruncated = %v", c, ClassifyTruncated(b))
+		if c != ClassOther && classifyTruncated(b) != c {
+			t.Fatalf("Classify = %v, classifyTruncated = %v", c, classifyTruncated(b))
 		}
 		// Over UDP, the demux and the parser agree on ChannelData, except on RFC 5766's
 		// channels, which the parser reads and the first byte leaves to Tracker.Refine.
-		_, _, _, ok := ParseChannelData(b, false)
+		_, _, _, ok := parseChannelData(b, false, false)
 		if ok != (c == ClassChannelData) && !(ok && wire.IsLegacyChannelByte(b[0])) {
-			t.Fatalf("Classify = %v, ParseChannelData ok = %v", c, ok)
+			t.Fatalf("Classify = %v, parseChannelData ok = %v", c, ok)
 		}
 		// The header a Classifier keeps is there exactly for RTP, and describes b.
 		for _, truncated := range []bool{false, true} {
@@ -164,7 +164,7 @@ func FuzzSTUN(f *testing.F) {
 			for depth, cur := 0, m; depth < 3; depth++ {
 				var ok bool
 				cls := tr.Refine(cur, Classify(cur.Payload), cur.Proto == transport.TCP)
-				if cls == ClassChannelData || (snapped && ClassifyTruncated(cur.Payload) == ClassChannelData) {
+				if cls == ClassChannelData || (snapped && classifyTruncated(cur.Payload) == ClassChannelData) {
 					ok = tr.ChannelData(cur, &inner)
 				} else {
 					ok = tr.STUN(cur, &inner)
@@ -240,7 +240,7 @@ func FuzzChannelData(f *testing.F) {
 		f.Add(m, true, false)
 	}
 	f.Fuzz(func(t *testing.T, b []byte, tcp, snapped bool) {
-		ch, payload, framing, ok := ParseChannelData(b, tcp)
+		ch, payload, framing, ok := parseChannelData(b, tcp, false)
 		if ok {
 			if !wire.IsAnyChannel(ch) || len(payload)+framing != len(b) || framing < wire.ChannelDataHeaderLen ||
 				!within(b, payload) {
@@ -258,7 +258,7 @@ func FuzzChannelData(f *testing.F) {
 		m.Snapped = snapped
 		got := tr.ChannelData(m, &inner)
 		if !snapped && got != ok {
-			t.Fatalf("Tracker.ChannelData = %v, ParseChannelData ok = %v", got, ok)
+			t.Fatalf("Tracker.ChannelData = %v, parseChannelData ok = %v", got, ok)
 		}
 		if got {
 			checkInner(t, m, &inner)

@@ -9,7 +9,7 @@ const (
 	// (the totals still count them).
 	maxSeriesSeconds = 6 * 3600
 	// seriesBreakSeconds: a jump of more than an hour past the last second is a break,
-	// not an hour of empty seconds; the series stops there (Stream.SeriesBroken).
+	// not an hour of empty seconds; the series stops there.
 	seriesBreakSeconds = 3600
 	// lossTakeBack is how many of the latest seconds a late packet may take a loss back
 	// from.

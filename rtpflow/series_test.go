@@ -106,8 +106,8 @@ func TestSeriesBreakAndBounds(t *testing.T) {
 	feed(t, tr, as)
 	s := only(t, tr)
 	got := s.Summary(T0)
-	if !s.SeriesBroken() || len(got.Bitrate.SeriesKbps) != 10 || got.Packets != 1000 {
-		t.Errorf("broken %v, %d seconds, %d packets", s.SeriesBroken(), len(got.Bitrate.SeriesKbps), got.Packets)
+	if !s.series.broken || len(got.Bitrate.SeriesKbps) != 10 || got.Packets != 1000 {
+		t.Errorf("broken %v, %d seconds, %d packets", s.series.broken, len(got.Bitrate.SeriesKbps), got.Packets)
 	}
 	dm := tr.Direction([]*Stream{s}, T0)
 	if len(dm.Series.MediaKbps) != 10 || len(dm.Series.DelayP50MS) != 10 {

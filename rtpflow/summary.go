@@ -72,10 +72,6 @@ func (s *Stream) Wire() WireTotals {
 	return w
 }
 
-// SeriesBroken reports whether the stream's series stopped at a jump in time of more than
-// an hour (the caller warns).
-func (s *Stream) SeriesBroken() bool { return s.series.broken }
-
 // finish takes the decisions still pending at the end of the capture. It is idempotent.
 func (s *Stream) finish() {
 	if ev := s.seq.settle(); ev.dup || ev.filled {

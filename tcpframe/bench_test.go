@@ -57,7 +57,7 @@ func TestInOrderAllocs(t *testing.T) {
 	for range 5000 { // grow the buffers and settle the vantage
 		s.step()
 	}
-	if v := s.c.Vantage(0); v != VantageReceiver {
+	if v := s.c.dirs[0].vantage(); v != VantageReceiver {
 		t.Fatalf("vantage %v", v)
 	}
 	before := s.msgs

@@ -244,9 +244,6 @@ func (c *Conn) Framing() Framing {
 // Rest returns, for direction 0 (a to b) or 1 (b to a), the wire bytes no message accounts for.
 func (c *Conn) Rest(i int) Rest { return c.dirs[i&1].rest }
 
-// Vantage returns the vantage of direction 0 (a to b) or 1 (b to a) as known now.
-func (c *Conn) Vantage(i int) Vantage { return c.dirs[i&1].vantage() }
-
 // RTTSeries returns the round trips of direction 0 (a to b) or 1 (b to a) by second, the
 // samples of its rtt_ms: nil unless the direction was captured at its sender (see
 // dir.rttSummary), where alone they measure the path.

@@ -181,7 +181,7 @@ func TestSenderVantageUnackedAtEnd(t *testing.T) {
 	if d := cmp.Diff(want, timings(f.dirMsgs(0))); d != "" {
 		t.Errorf("timing (-want +got):\n%s", d)
 	}
-	if v := f.c.Vantage(0); v != VantageSender {
+	if v := f.c.dirs[0].vantage(); v != VantageSender {
 		t.Errorf("vantage %v, want sender", v)
 	}
 }

@@ -16,7 +16,7 @@ import "github.com/callpcap/callpcap/wire"
 //
 // Over TCP the message is padded to a multiple of 4 bytes (RFC 8656 12.5); the padding is
 // not counted in Length. Channel numbers are 0x4000-0x4FFF (RFC 8656 12), and 0x5000-0x7FFF
-// from RFC 5766 servers and libwebrtc (wire.IsLegacyChannel): inside TURN's TCP framing
+// from RFC 5766 servers and libwebrtc (wire.IsLegacyChannelByte): inside TURN's TCP framing
 // there is no QUIC to share those first bytes with, so a message in sync that starts with
 // one is a channel. Detection and resynchronisation, which look for a header in bytes of
 // unknown meaning (text, encrypted media), accept a legacy channel only when the next frame

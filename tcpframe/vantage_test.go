@@ -22,7 +22,7 @@ func TestVantage(t *testing.T) {
 				f.send(seg(ms(at), true, fACK|fPSH, seqA(k), 5001, frame4571(k)))
 				f.send(seg(ms(at+tc.ackDelay), false, fACK, 5001, seqA(k+1), nil))
 			}
-			if v := f.c.Vantage(0); v != tc.want {
+			if v := f.c.dirs[0].vantage(); v != tc.want {
 				t.Errorf("vantage %v, want %v", v, tc.want)
 			}
 			// Messages were emitted as soon as their delivery could be dated.

@@ -24,18 +24,12 @@ const (
 	ChannelDataHeaderLen = 4              // RFC 8656, 12.4
 )
 
-// IsChannel reports whether n is a channel number a client may bind (RFC 8656, 12).
-func IsChannel(n uint16) bool { return n >= ChannelMin && n <= ChannelMax }
-
-// IsLegacyChannel reports whether n is a channel number only RFC 5766 allows: 0x5000-0x7FFF.
-func IsLegacyChannel(n uint16) bool { return n >= LegacyChannelMin && n <= LegacyChannelMax }
-
 // IsAnyChannel reports whether n is a channel number RFC 8656 or RFC 5766 allows:
 // 0x4000-0x7FFF.
 func IsAnyChannel(n uint16) bool { return n >= ChannelMin && n <= LegacyChannelMax }
 
-// IsLegacyChannelByte reports whether b is the first byte of a legacy channel number
-// (IsLegacyChannel): 80-127, inside RangeQUICShort.
+// IsLegacyChannelByte reports whether b is the first byte of a channel number only RFC 5766
+// allows (0x5000-0x7FFF): 80-127, inside RangeQUICShort.
 func IsLegacyChannelByte(b byte) bool { return b >= LegacyChannelMin>>8 && b <= LegacyChannelMax>>8 }
 
 // IsAnyChannelByte reports whether b is the first byte of a channel number RFC 8656 or

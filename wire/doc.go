@@ -17,6 +17,6 @@
 //
 //	var h wire.RTP
 //	if wire.FirstByte(b[0]) == wire.RangeRTP && !wire.IsRTCP(b) && h.Unmarshal(b, snapped) == nil {
-//		it, ok := h.Elements() // RFC 8285 header extension elements, if any
+//		it, ok := wire.NewExtIter(h.ExtensionProfile, h.ExtensionBody) // RFC 8285 elements, if any
 //	}
 package wire

@@ -8,7 +8,7 @@ package wire
 //	 16-19   ZRTP
 //	 20-63   DTLS
 //	 64-79   TURN ChannelData
-//	 80-127  QUIC (short header); also RFC 5766's channels 0x5000-0x7FFF (IsLegacyChannel)
+//	 80-127  QUIC (short header); also RFC 5766's channels 0x5000-0x7FFF (IsLegacyChannelByte)
 //	128-191  RTP and RTCP
 //	192-255  QUIC (long header)
 type Range uint8

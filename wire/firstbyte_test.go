@@ -59,32 +59,23 @@ func TestIsRTCP(t *testing.T) {
 	}
 }
 
-func TestIsChannel(t *testing.T) {
-	for n, want := range map[uint16]bool{0x3FFF: false, 0x4000: true, 0x4FFF: true, 0x5000: false} {
-		if got := IsChannel(n); got != want {
-			t.Errorf("IsChannel(%#x) = %v, want %v", n, got, want)
-		}
-	}
-}
-
 func TestLegacyChannel(t *testing.T) {
 	tests := []struct {
-		n                   uint16
-		strict, legacy, any bool
+		n           uint16
+		legacy, any bool
 	}{
-		{0x3FFF, false, false, false},
-		{0x4000, true, false, true},
-		{0x4FFF, true, false, true},
-		{0x5000, false, true, true},
-		{0x5001, false, true, true},
-		{0x7FFE, false, true, true},
-		{0x7FFF, false, true, true},
-		{0x8000, false, false, false},
+		{0x3FFF, false, false},
+		{0x4000, false, true},
+		{0x4FFF, false, true},
+		{0x5000, true, true},
+		{0x5001, true, true},
+		{0x7FFE, true, true},
+		{0x7FFF, true, true},
+		{0x8000, false, false},
 	}
 	for _, tt := range tests {
-		if IsChannel(tt.n) != tt.strict || IsLegacyChannel(tt.n) != tt.legacy || IsAnyChannel(tt.n) != tt.any {
-			t.Errorf("%#x: IsChannel %v IsLegacyChannel %v IsAnyChannel %v; want %v %v %v", tt.n,
-				IsChannel(tt.n), IsLegacyChannel(tt.n), IsAnyChannel(tt.n), tt.strict, tt.legacy, tt.any)
+		if got := IsAnyChannel(tt.n); got != tt.any {
+			t.Errorf("IsAnyChannel(%#x) = %v, want %v", tt.n, got, tt.any)
 		}
 		if got := IsLegacyChannelByte(byte(tt.n >> 8)); got != tt.legacy {
 			t.Errorf("IsLegacyChannelByte(%#x) = %v, want %v", tt.n>>8, got, tt.legacy)

@@ -37,15 +37,6 @@ func NewExtIter(profile uint16, body []byte) (it ExtIter, ok bool) {
 	return ExtIter{}, false
 }
 
-// Elements returns an iterator over the header's RFC 8285 elements; ok is false without
-// an extension or for another profile.
-func (r *RTP) Elements() (it ExtIter, ok bool) {
-	if !r.Extension {
-		return ExtIter{}, false
-	}
-	return NewExtIter(r.ExtensionProfile, r.ExtensionBody)
-}
-
 // TwoByte reports whether the elements have the two-byte form.
 func (it *ExtIter) TwoByte() bool { return it.two }
 

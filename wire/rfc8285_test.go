@@ -72,8 +72,9 @@ func TestRTPElements(t *testing.T) {
 			if err := r.Unmarshal(tt.data, false); err != nil {
 				t.Fatal(err)
 			}
-			if _, ok := r.Elements(); ok != tt.ok {
-				t.Errorf("Elements ok = %v, want %v", ok, tt.ok)
+			_, ok := NewExtIter(r.ExtensionProfile, r.ExtensionBody)
+			if ok = ok && r.Extension; ok != tt.ok {
+				t.Errorf("elements ok = %v, want %v", ok, tt.ok)
 			}
 		})
 	}

@@ -68,9 +68,8 @@ func (q *Hist) Record(ms float64) {
 // N is the number of samples recorded.
 func (q *Hist) N() int64 { return q.n }
 
-// Min and Max are exact.
+// Min is exact.
 func (q *Hist) Min() float64 { return q.min }
-func (q *Hist) Max() float64 { return q.max }
 
 // Quantile returns the p-th percentile (0-100) in milliseconds, clamped to [Min, Max].
 func (q *Hist) Quantile(p float64) float64 {
@@ -86,14 +85,6 @@ func (q *Hist) Quantile(p float64) float64 {
 	}
 	v := float64(q.h.ValueAtQuantile(p)) / 1000
 	return math.Min(math.Max(v, q.min), q.max)
-}
-
-// Reset forgets every sample, keeping the histogram's memory.
-func (q *Hist) Reset() {
-	if q.h != nil {
-		q.h.Reset()
-	}
-	q.n, q.min, q.max = 0, 0, 0
 }
 
 // Summary returns the report's quantiles, or nil without samples.
