@@ -10,9 +10,11 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/callpcap/callpcap/internal/testgen/corpus"
 	"github.com/callpcap/callpcap/internal/testgen/schematest"
+	"github.com/callpcap/callpcap/render"
 	"github.com/callpcap/callpcap/report"
 )
 
@@ -94,7 +96,8 @@ func readManifest(t *testing.T) map[string][]manifestStream {
 }
 
 // analyzeFile analyses a corpus file and checks its report, or its {file, error} entry,
-// against the JSON contract, and its wire bytes against those counted without the analyzer.
+// against the JSON contract, its wire bytes against those counted without the analyzer, and
+// its text report against the width DESIGN gives it.
 func analyzeFile(t *testing.T, name string) (report.Capture, error) {
 	t.Helper()
 	data, err := os.ReadFile(corpus.Path(t, name))
@@ -106,7 +109,23 @@ func analyzeFile(t *testing.T, name string) (report.Capture, error) {
 	if err == nil {
 		checkWire(t, data, c)
 	}
+	checkTextWidth(t, c)
 	return c, err
+}
+
+// checkTextWidth fails for every line of c's text report wider than 100 columns (DESIGN,
+// Text report).
+func checkTextWidth(t *testing.T, c report.Capture) {
+	t.Helper()
+	var b bytes.Buffer
+	if err := render.Text(&b, &report.Report{Captures: []report.Capture{c}}); err != nil {
+		t.Fatal(err)
+	}
+	for i, line := range strings.Split(b.String(), "\n") {
+		if n := utf8.RuneCountInString(line); n > 100 {
+			t.Errorf("text line %d is %d columns wide: %q", i+1, n, line)
+		}
+	}
 }
 
 // TestCorpus analyses every real capture: none may panic or fail except the damaged ones,

@@ -205,7 +205,7 @@ func peersHosts(peers []string) string {
 
 func legParts(l *report.Leg) []string {
 	if !l.Transport.TURN() {
-		return []string{fmt.Sprintf("%s  %-8s  %s <-> %s", l.ID, l.Transport, l.Client, l.Server)}
+		return []string{fmt.Sprintf("%s  %-8s  %s", l.ID, l.Transport, l.Client), "<-> " + l.Server}
 	}
 	// Joined by single spaces: the pieces carry their own wider gaps.
 	parts := []string{fmt.Sprintf("%s  %-8s  %s", l.ID, l.Transport, l.Client), "-> TURN " + l.Server}
@@ -222,7 +222,7 @@ func legParts(l *report.Leg) []string {
 }
 
 func (t *textWriter) direction(d *report.Direction, streams map[string]*report.Stream) {
-	t.line("%s -> %s  %s", d.From, d.To, d.Transport)
+	t.parts("", "  ", " ", d.From, "-> "+d.To, " "+string(d.Transport))
 	first := fmt.Sprintf("  goodput %s   wire %s", optRate(d.GoodputKbps), optRate(d.WireKbps))
 	if d.Efficiency != nil {
 		first += fmt.Sprintf("   efficiency %.0f%%", *d.Efficiency*100)
@@ -276,7 +276,7 @@ func (t *textWriter) direction(d *report.Direction, streams map[string]*report.S
 		if dl.Vantage == "sender" {
 			what = "queueing at the sender (captured there: no packet counts late)"
 		}
-		t.line("  %s p50 %s  p95 %s  max %s", what, ms(dl.P50), ms(dl.P95), ms(dl.Max))
+		t.parts("  ", "    ", "  ", what+" p50 "+ms(dl.P50), "p95 "+ms(dl.P95), "max "+ms(dl.Max))
 	}
 	// The last second of the series is cut short by the end of the direction's media (the
 	// series runs to the second that holds its last packet), so its bytes over a whole
@@ -290,47 +290,16 @@ func (t *textWriter) direction(d *report.Direction, streams map[string]*report.S
 	if line, per := sparkline(media, 60); line != "" {
 		t.line("  %s  media bitrate, %d s per mark", line, per)
 	}
-	t.line("  %-6s %-10s  %-7s %3s  %9s  %6s  %4s  %5s  %-21s %5s", "stream", "ssrc", "kind", "pt",
-		"packets", "lost", "dup", "reord", "jitter ms mean/max", "late")
-	for _, id := range d.Streams {
-		s := streams[id]
-		if s == nil {
-			continue
-		}
-		lost := "-"
-		if s.Lost != nil {
-			lost = thousands(*s.Lost)
-		}
-		jitter := fmt.Sprintf("%14s", "-")
-		if s.JitterMS != nil {
-			// The slash under the head's, so that each figure stands under its name.
-			jitter = fmt.Sprintf("%14.1f/%.1f", s.JitterMS.Mean, s.JitterMS.Max)
-		}
-		late := "-"
-		if s.Late != nil {
-			late = thousands(s.Late.Packets)
-		}
-		kind := s.Kind
-		if s.RTXOf != nil {
-			kind = "rtx"
-		}
-		t.line("  %-6s %-10s  %-7s %3d  %9s  %6s  %4s  %5s  %-21s %5s", s.ID, s.SSRC, kind, s.PayloadType,
-			thousands(s.Packets), lost, thousands(s.Duplicates), thousands(s.Reordered), jitter, late)
-		if s.Restarts > 0 {
-			// Beside the sequence errors, since without it a restart reads as loss or
-			// duplicates; a line of its own, as few streams have one.
-			t.line("  %-6s restarted its sequence numbers %s (not counted as loss or duplicates)",
-				"", count(s.Restarts, "time", "times"))
-		}
-	}
+	t.streamTable(d, streams)
 }
 
 func (t *textWriter) signalling(c *report.Capture) {
 	if ice := c.ICE; ice.Checks > 0 {
-		s := fmt.Sprintf("ICE  %s, %s, %s", count(ice.Checks, "check", "checks"),
-			count(ice.Successes, "success", "successes"), count(ice.Failures, "failure", "failures"))
+		// In pieces a line may break between: a relay's named legs take more than one.
+		figs := []string{count(ice.Checks, "check", "checks"), count(ice.Successes, "success", "successes"),
+			count(ice.Failures, "failure", "failures")}
 		if ice.RTTMS != nil {
-			s += fmt.Sprintf(", RTT p50 %s", ms(ice.RTTMS.P50))
+			figs = append(figs, "RTT p50 "+ms(ice.RTTMS.P50))
 		}
 		// Legs other than this host's own round trips are named: at a relay each covers
 		// one leg, and an unknown sender's times are not an RTT.
@@ -340,12 +309,15 @@ func (t *textWriter) signalling(c *report.Capture) {
 			legs = append(legs, fmt.Sprintf("%s p50 %s", l.Leg, ms(l.RTTMS.P50)))
 			named = named || !strings.HasPrefix(l.Leg, "host_")
 		}
+		pieces := commaList(figs)
 		if named {
-			s += " (" + strings.Join(legs, ", ") + ")"
+			legs = commaList(legs)
+			legs[0], legs[len(legs)-1] = "("+legs[0], legs[len(legs)-1]+")"
+			pieces = append(pieces, legs...)
 		}
-		t.line("%s", s)
+		t.parts("ICE  ", "  ", " ", pieces...)
 		for _, n := range ice.Nominated {
-			t.line("  nominated %s", n)
+			t.parts("  nominated ", "    ", " ", strings.Fields(n)...)
 		}
 	}
 	for _, a := range c.TURN.Allocations {
@@ -377,6 +349,16 @@ func (t *textWriter) signalling(c *report.Capture) {
 	if len(routine) > 0 {
 		t.parts("TURN routine answers: ", "  ", ", ", routine...)
 	}
+}
+
+// commaList puts a comma after every item but the last, for parts to join with spaces.
+func commaList(items []string) []string {
+	out := make([]string, len(items))
+	for i, it := range items {
+		out[i] = it + ","
+	}
+	out[len(out)-1] = items[len(items)-1]
+	return out
 }
 
 // routineWhy says what each routine TURN error answer is (report.TURNErrorRoutine).

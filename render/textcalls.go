@@ -149,7 +149,14 @@ func (t *textWriter) calls(lines []callLine) {
 		if l.Severity != "" {
 			mark = severityMark(l.Severity)
 		}
-		t.parts(fmt.Sprintf("  %s %-8s ", mark, l.Name), "             ", "  ", l.Ends, "("+l.Legs+")", l.What)
+		// The ends and legs word by word, so that a call between IPv6 hosts wraps rather
+		// than run past the width; the figures whole. A piece that starts with a space
+		// keeps the two-space gap between the three.
+		pieces := strings.Fields(l.Ends)
+		legs := strings.Fields("(" + l.Legs + ")")
+		legs[0] = " " + legs[0]
+		pieces = append(append(pieces, legs...), " "+l.What)
+		t.parts(fmt.Sprintf("  %s %-8s ", mark, l.Name), "             ", " ", pieces...)
 	}
 }
 

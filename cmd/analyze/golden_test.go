@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/callpcap/callpcap/internal/testgen/golden"
 	"github.com/callpcap/callpcap/internal/testgen/schematest"
@@ -37,8 +38,21 @@ func TestGoldenReports(t *testing.T) {
 				if format.name == "json" {
 					schematest.Check(t, []byte(stdout))
 				}
+				if format.name == "text" {
+					checkTextWidth(t, stdout)
+				}
 			}
 		})
+	}
+}
+
+// checkTextWidth fails for every line of a text report wider than DESIGN's 100 columns.
+func checkTextWidth(t *testing.T, text string) {
+	t.Helper()
+	for i, line := range strings.Split(text, "\n") {
+		if n := utf8.RuneCountInString(line); n > 100 {
+			t.Errorf("text line %d is %d columns wide: %q", i+1, n, line)
+		}
 	}
 }
 

@@ -125,6 +125,11 @@ func TestScenarios(t *testing.T) {
 			c := r.Captures[0]
 			reports[base] = c
 			checkScenario(t, sc, c, readStats(t, filepath.Join(dir, sc.Stats)))
+			if code, text, _ := runCmd(t, "", path); code == 0 {
+				checkTextWidth(t, text)
+			} else {
+				t.Errorf("text report: exit %d", code)
+			}
 		})
 	}
 	// 4 against 2 at 100 ms, from the caller's capture: the same path, loss added. TCP hides
