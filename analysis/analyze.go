@@ -214,7 +214,7 @@ func (a *analyzer) run(ctx context.Context, rd *capture.Reader) {
 // calls took 1.22x as long, and with a byte of every other line no less. It also reads the
 // first and the last line of each packet's struct, the time (read first) and the TCP
 // header, which the reader wrote on its core: the analysis stalled on them packet by packet
-// otherwise (README, Speed). It runs right before the batch is analysed, not when the pipe
+// otherwise (docs/speed.md). It runs right before the batch is analysed, not when the pipe
 // hands the batch over: the detach and release of the batch before would come in between
 // and push the lines out again.
 func touchBatch(pkts []capture.Packet) byte {

@@ -64,7 +64,7 @@ func newMedia(cfg rtpflow.Config) *media {
 	md := &media{tracker: rtpflow.NewTracker(cfg), full: make(chan *mediaBatch, mediaBatches),
 		free: make(chan *mediaBatch, mediaBatches), done: make(chan struct{})}
 	// Made at their full size: grown by append, the batches' arrays were made five times
-	// over, 3 MB more memory to touch for the first time (README, Speed).
+	// over, 3 MB more memory to touch for the first time (docs/speed.md).
 	for range mediaBatches {
 		md.free <- &mediaBatch{events: make([]mediaEvent, 0, mediaBatchEvents), pkts: make([]rtpflow.Packet, 0, mediaBatchEvents),
 			bytes: make([]byte, 0, mediaBatchBytes)}

@@ -121,7 +121,7 @@ func (p *pipe) next() (*batch, bool) {
 // sender's P, and the idle P takes it from there only after usleep(3) (runtime.runqgrab),
 // which on a virtual machine can take 50-100 µs: longer than most batches take to
 // analyse, and the stage woken then sits that long on a core that has nothing to do
-// (README, Speed). Yielding instead, the waiting goroutine stays runnable and needs no
+// (docs/speed.md). Yielding instead, the waiting goroutine stays runnable and needs no
 // wake-up. How long it yields adapts: halved after a wait that ended parked, doubled after
 // one that did not, between spinMin and spinMax, so that a slow input (a live pipe), whose
 // waits are long, costs little spinning.
@@ -191,5 +191,5 @@ func (p *pipe) flush() {
 // The other goroutine read it on the other core, which still holds its cache lines: each
 // line written back costs a round trip to that core first, and written field by field, one
 // packet after another, the trips follow one another. Cleared at once, the lines are asked
-// for together (BenchmarkTCP/pipe shows the difference; README, Speed).
+// for together (BenchmarkTCP/pipe shows the difference; docs/speed.md).
 func reclaim[T any](s []T) { clear(s[:cap(s)]) }

@@ -16,7 +16,7 @@ const firstGC = 24 << 20
 // then hands it back to its usual pacing (GOGC=100, no limit). By default the first two
 // collections come at heaps of 4 and 8 MB, while the buffers are still being made, and
 // free almost nothing: on one TCP call they took 10 ms of CPU and 200 first touches of
-// memory (README, Speed). A capture with many calls, whose state outgrows firstGC, is
+// memory (docs/speed.md). A capture with many calls, whose state outgrows firstGC, is
 // collected from there on as before, so peak memory stays where it was. GOGC or GOMEMLIMIT
 // in the environment is the user's choice, and is left alone.
 func deferFirstGC() {

@@ -4,7 +4,7 @@ import "os"
 
 // The heap of a run over a capture of some size asks for transparent huge pages (hugeHeap):
 // first touches of memory are a real part of a run where a page fault is expensive. On
-// machine B (a virtual machine, README Speed) a 4 KiB page costs 11-14 µs at its first
+// machine B (a virtual machine, docs/speed.md) a 4 KiB page costs 11-14 µs at its first
 // touch, a run's thousands of them tens of milliseconds, and a 2 MiB page 0.15 ms. The Go
 // runtime does not ask for huge pages for its heap, and where the kernel gives them only to
 // memory that asks (THP "madvise", as on machine B) the heap gets 4 KiB pages. Asking costs

@@ -11,8 +11,8 @@ import (
 // progress shows how much of an input has been read, on a terminal: a bar with the file's
 // name, percentage, bytes and rate when its size is known, a spinner and the bytes read
 // when it is not (a pipe). mpb rather than schollz/progressbar, which links net/http in
-// for its HTTP server option: every run paid for that at start, bar shown or not (README,
-// Speed).
+// for its HTTP server option: every run paid for that at start, bar shown or not
+// (docs/speed.md, Start-up and memory).
 type progress struct {
 	io.Reader
 	p   *mpb.Progress
