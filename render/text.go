@@ -55,6 +55,7 @@ func (t *textWriter) line(format string, args ...any) {
 func (t *textWriter) parts(first, indent, sep string, pieces ...string) {
 	line := first
 	fresh := true
+	mark := strings.TrimRight(sep, " ") // a list's comma, kept at the end of a line it breaks
 	for _, p := range pieces {
 		if p == "" {
 			continue
@@ -62,8 +63,8 @@ func (t *textWriter) parts(first, indent, sep string, pieces ...string) {
 		switch {
 		case fresh:
 			line += p
-		case utf8.RuneCountInString(line+sep+p) > textWidth:
-			t.line("%s", line)
+		case utf8.RuneCountInString(line+sep+p+mark) > textWidth:
+			t.line("%s", line+mark)
 			line = indent + strings.TrimLeft(p, " ")
 		default:
 			line += sep + p
