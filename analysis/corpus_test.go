@@ -10,10 +10,10 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"unicode/utf8"
 
 	"github.com/callpcap/callpcap/internal/testgen/corpus"
 	"github.com/callpcap/callpcap/internal/testgen/schematest"
+	"github.com/callpcap/callpcap/internal/testgen/textcheck"
 	"github.com/callpcap/callpcap/render"
 	"github.com/callpcap/callpcap/report"
 )
@@ -109,23 +109,12 @@ func analyzeFile(t *testing.T, name string) (report.Capture, error) {
 	if err == nil {
 		checkWire(t, data, c)
 	}
-	checkTextWidth(t, c)
-	return c, err
-}
-
-// checkTextWidth fails for every line of c's text report wider than 100 columns (DESIGN,
-// Text report).
-func checkTextWidth(t *testing.T, c report.Capture) {
-	t.Helper()
 	var b bytes.Buffer
-	if err := render.Text(&b, &report.Report{Captures: []report.Capture{c}}); err != nil {
+	if err := render.Text(&b, schematest.Wrap(c)); err != nil {
 		t.Fatal(err)
 	}
-	for i, line := range strings.Split(b.String(), "\n") {
-		if n := utf8.RuneCountInString(line); n > 100 {
-			t.Errorf("text line %d is %d columns wide: %q", i+1, n, line)
-		}
-	}
+	textcheck.Width(t, b.String())
+	return c, err
 }
 
 // TestCorpus analyses every real capture: none may panic or fail except the damaged ones,

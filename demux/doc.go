@@ -16,8 +16,8 @@
 // channels 0x5000-0x7FFF that RFC 5766 allowed, whose first byte is QUIC's: over UDP where
 // a ChannelBind success for that number was seen on the flow, always in TURN's TCP
 // framing. A reused Classifier and Tracker.ChannelData allocate nothing; decoders point into
-// their input, which stays the caller's. SIP start lines (IsSIP) and the payload types and RTX pairs (apt=,
-// ssrc-group:FID) their SDP names (ParseSDP) are read here too.
+// their input, which stays the caller's. SIP start lines (IsSIP) and the payload types and
+// RTX pairs (apt=, ssrc-group:FID) their SDP names (ParseSDP) are read here too.
 //
 //	var c demux.Classifier
 //	tr := demux.NewTracker()

@@ -364,10 +364,10 @@ func (t *Tracker) ChannelData(m *transport.Message, inner *transport.Message) bo
 }
 
 // Refine returns the class of m once the TURN state is known: ClassChannelData for a
-// ChannelData message on a channel number only RFC 5766 allows (0x5000-0x7FFF,
-// wire.IsLegacyChannelByte), cls, the first-byte class, otherwise. Such a message starts with a
-// byte of 80-127, which RFC 9443 gives to QUIC, so it is ChannelData only when its header
-// validates as ChannelData and
+// ChannelData message on a channel number only RFC 5766 allows (0x5000-0x7FFF, whose first
+// byte wire.IsLegacyChannelByte says), cls, the first-byte class, otherwise. Such a message
+// starts with a byte of 80-127, which RFC 9443 gives to QUIC, so it is ChannelData only
+// when its header validates as ChannelData and
 //
 //   - it came out of TURN's TCP framing (turnFramed): the framing carries only STUN and
 //     ChannelData, and QUIC cannot run inside TCP, so it is a channel even when its binding

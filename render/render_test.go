@@ -11,6 +11,7 @@ import (
 
 	"github.com/callpcap/callpcap/internal/testgen/golden"
 	"github.com/callpcap/callpcap/internal/testgen/schematest"
+	"github.com/callpcap/callpcap/internal/testgen/textcheck"
 	"github.com/callpcap/callpcap/report"
 )
 
@@ -76,7 +77,7 @@ func TestTextGolden(t *testing.T) {
 		t.Fatal(err)
 	}
 	golden.Check(t, filepath.Join("testdata", "handmade.golden.txt"), b.Bytes())
-	checkWidth(t, b.String())
+	textcheck.Width(t, b.String())
 }
 
 // TestJSONRoundTrip: a report read back from JSON renders the same text.
@@ -153,7 +154,7 @@ func TestICERTTLegsNamed(t *testing.T) {
 	if !strings.Contains(b.String(), want) {
 		t.Errorf("text lacks %q:\n%s", want, b.String())
 	}
-	checkWidth(t, b.String())
+	textcheck.Width(t, b.String())
 }
 
 func TestHTMLGolden(t *testing.T) {

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/callpcap/callpcap/internal/testgen/golden"
+	"github.com/callpcap/callpcap/internal/testgen/textcheck"
 	"github.com/callpcap/callpcap/report"
 )
 
@@ -64,7 +65,7 @@ func TestTextCalls(t *testing.T) {
 		t.Fatal(err)
 	}
 	golden.Check(t, filepath.Join("testdata", "three-calls.golden.txt"), b.Bytes())
-	checkWidth(t, b.String())
+	textcheck.Width(t, b.String())
 	want := `
 3 calls, worst first
   !! call 2   10.0.0.2 <-> 198.51.100.9 via TURN/TCP  (l2, l3)  15% late, 1.0% TCP retransmitted

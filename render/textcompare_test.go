@@ -6,23 +6,13 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/callpcap/callpcap/internal/testgen/golden"
+	"github.com/callpcap/callpcap/internal/testgen/textcheck"
 	"github.com/callpcap/callpcap/report"
 )
-
-// checkWidth fails for every line of text wider than the text report's width.
-func checkWidth(t *testing.T, text string) {
-	t.Helper()
-	for i, line := range strings.Split(text, "\n") {
-		if n := utf8.RuneCountInString(line); n > textWidth {
-			t.Errorf("line %d is %d columns wide: %q", i+1, n, line)
-		}
-	}
-}
 
 func TestCaptureLabels(t *testing.T) {
 	for _, tc := range []struct {
@@ -96,7 +86,7 @@ func TestTextComparison(t *testing.T) {
 		t.Fatal(err)
 	}
 	golden.Check(t, filepath.Join("testdata", "comparison4.golden.txt"), b.Bytes())
-	checkWidth(t, b.String())
+	textcheck.Width(t, b.String())
 	for _, want := range []string{
 		"\n  A  A-turn-call-rtt100-caller.pcap.gz\n       1  10.0.0.1:40000 -> 198.51.100.9:50000\n",
 		"\n  capture                     A           A           B           B           C           C\n",
@@ -124,7 +114,7 @@ func TestTextComparisonManyCaptures(t *testing.T) {
 	if err := Text(&b, r); err != nil {
 		t.Fatal(err)
 	}
-	checkWidth(t, b.String())
+	textcheck.Width(t, b.String())
 	for _, want := range []string{"\n  AD  …very-long-directory-name/very-long-directory-name/call-30-on-the-office-network-30.pcapng.zst\n",
 		"\n  capture                     Y           Z          AA          AB          AC          AD\n"} {
 		if !strings.Contains(b.String(), want) {

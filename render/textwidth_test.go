@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/callpcap/callpcap/internal/testgen/textcheck"
 	"github.com/callpcap/callpcap/report"
 )
 
@@ -66,7 +67,7 @@ func TestTextWidth(t *testing.T) {
 	if err := Text(&b, wideReport()); err != nil {
 		t.Fatal(err)
 	}
-	checkWidth(t, b.String())
+	textcheck.Width(t, b.String())
 	// Every address and figure made it into the report: nothing was cut to fit.
 	for _, want := range []string{wideA, wideB, wideS, wideR, "12,345,678", "43,200,000", "1234.5/12345.6", "unknown p50"} {
 		if !strings.Contains(b.String(), want) {

@@ -5,10 +5,10 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"unicode/utf8"
 
 	"github.com/callpcap/callpcap/internal/testgen/golden"
 	"github.com/callpcap/callpcap/internal/testgen/schematest"
+	"github.com/callpcap/callpcap/internal/testgen/textcheck"
 )
 
 // TestGoldenReports runs the command, as main does, on every capture in the repository's
@@ -39,20 +39,10 @@ func TestGoldenReports(t *testing.T) {
 					schematest.Check(t, []byte(stdout))
 				}
 				if format.name == "text" {
-					checkTextWidth(t, stdout)
+					textcheck.Width(t, stdout)
 				}
 			}
 		})
-	}
-}
-
-// checkTextWidth fails for every line of a text report wider than DESIGN's 100 columns.
-func checkTextWidth(t *testing.T, text string) {
-	t.Helper()
-	for i, line := range strings.Split(text, "\n") {
-		if n := utf8.RuneCountInString(line); n > 100 {
-			t.Errorf("text line %d is %d columns wide: %q", i+1, n, line)
-		}
 	}
 }
 

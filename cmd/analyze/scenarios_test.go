@@ -12,6 +12,7 @@ import (
 
 	"github.com/callpcap/callpcap/internal/testgen/golden"
 	"github.com/callpcap/callpcap/internal/testgen/schematest"
+	"github.com/callpcap/callpcap/internal/testgen/textcheck"
 	"github.com/callpcap/callpcap/report"
 )
 
@@ -126,7 +127,7 @@ func TestScenarios(t *testing.T) {
 			reports[base] = c
 			checkScenario(t, sc, c, readStats(t, filepath.Join(dir, sc.Stats)))
 			if code, text, _ := runCmd(t, "", path); code == 0 {
-				checkTextWidth(t, text)
+				textcheck.Width(t, text)
 			} else {
 				t.Errorf("text report: exit %d", code)
 			}
