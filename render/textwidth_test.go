@@ -2,9 +2,11 @@ package render
 
 import (
 	"bytes"
+	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/callpcap/callpcap/internal/testgen/golden"
 	"github.com/callpcap/callpcap/internal/testgen/textcheck"
 	"github.com/callpcap/callpcap/report"
 )
@@ -67,6 +69,7 @@ func TestTextWidth(t *testing.T) {
 	if err := Text(&b, wideReport()); err != nil {
 		t.Fatal(err)
 	}
+	golden.Check(t, filepath.Join("testdata", "wide.golden.txt"), b.Bytes())
 	textcheck.Width(t, b.String())
 	// Every address and figure made it into the report: nothing was cut to fit.
 	for _, want := range []string{wideA, wideB, wideS, wideR, "12,345,678", "43,200,000", "1234.5/12345.6", "unknown p50"} {
