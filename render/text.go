@@ -213,11 +213,10 @@ func legParts(l *report.Leg) []string {
 	if l.Relayed != nil {
 		parts = append(parts, " relayed "+*l.Relayed)
 	}
-	for i, p := range l.Peers {
-		if i == 0 {
-			p = " peers " + p
-		}
-		parts = append(parts, p)
+	if len(l.Peers) > 0 {
+		peers := commaList(l.Peers)
+		peers[0] = " peers " + peers[0]
+		parts = append(parts, peers...)
 	}
 	return parts
 }
