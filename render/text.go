@@ -51,11 +51,12 @@ func (t *textWriter) line(format string, args ...any) {
 }
 
 // parts writes atomic pieces of text separated by sep, starting new lines (indented by
-// indent) wherever the next piece would pass textWidth.
+// indent) wherever the next piece would pass textWidth. A line that breaks a list keeps the
+// separator's comma at its end (mark), counted in the width.
 func (t *textWriter) parts(first, indent, sep string, pieces ...string) {
 	line := first
 	fresh := true
-	mark := strings.TrimRight(sep, " ") // a list's comma, kept at the end of a line it breaks
+	mark := strings.TrimRight(sep, " ")
 	for _, p := range pieces {
 		if p == "" {
 			continue
