@@ -310,6 +310,9 @@ func signallingLines(c *report.Capture) []string {
 		if ice.RTTMS != nil {
 			s += fmt.Sprintf(", RTT p50 %s p95 %s", ms(ice.RTTMS.P50), ms(ice.RTTMS.P95))
 		}
+		if legs := iceLegs(&ice); legs != nil {
+			s += " (" + strings.Join(legs, ", ") + ")"
+		}
 		out = append(out, s)
 		if len(ice.Ufrags) > 0 {
 			out = append(out, "ICE usernames (ufrag pairs): "+strings.Join(ice.Ufrags, ", "))

@@ -155,6 +155,21 @@ func TestICERTTLegsNamed(t *testing.T) {
 		t.Errorf("text lacks %q:\n%s", want, b.String())
 	}
 	textcheck.Width(t, b.String())
+	// Markdown and HTML carry the same legs.
+	wantLine := "ICE: 40 checks, 12 successes, 0 failures, RTT p50 41 ms p95 65 ms (relay_peer p50 65 ms, relay_client p50 41 ms)"
+	var md, html bytes.Buffer
+	if err := Markdown(&md, r, ""); err != nil {
+		t.Fatal(err)
+	}
+	if err := HTML(&html, r); err != nil {
+		t.Fatal(err)
+	}
+	if w := strings.ReplaceAll(wantLine, "_", `\_`); !strings.Contains(md.String(), w) {
+		t.Errorf("markdown lacks %q", w)
+	}
+	if !strings.Contains(html.String(), wantLine) {
+		t.Errorf("html lacks %q", wantLine)
+	}
 }
 
 func TestHTMLGolden(t *testing.T) {

@@ -302,16 +302,8 @@ func (t *textWriter) signalling(c *report.Capture) {
 		if ice.RTTMS != nil {
 			figs = append(figs, "RTT p50 "+ms(ice.RTTMS.P50))
 		}
-		// Legs other than this host's own round trips are named: at a relay each covers
-		// one leg, and an unknown sender's times are not an RTT.
-		var legs []string
-		named := false
-		for _, l := range ice.RTTLegs {
-			legs = append(legs, fmt.Sprintf("%s p50 %s", l.Leg, ms(l.RTTMS.P50)))
-			named = named || !strings.HasPrefix(l.Leg, "host_")
-		}
 		pieces := commaList(figs)
-		if named {
+		if legs := iceLegs(&ice); legs != nil {
 			legs = commaList(legs)
 			legs[0], legs[len(legs)-1] = "("+legs[0], legs[len(legs)-1]+")"
 			pieces = append(pieces, legs...)
@@ -350,6 +342,22 @@ func (t *textWriter) signalling(c *report.Capture) {
 	if len(routine) > 0 {
 		t.parts("TURN routine answers: ", "  ", ", ", routine...)
 	}
+}
+
+// iceLegs returns the ICE round trips by leg ("relay_peer p50 65 ms"), or nil when every leg
+// is this host's own: legs other than those are named, since at a relay each covers one leg
+// and an unknown sender's times are not an RTT.
+func iceLegs(ice *report.ICE) []string {
+	var legs []string
+	named := false
+	for _, l := range ice.RTTLegs {
+		legs = append(legs, fmt.Sprintf("%s p50 %s", l.Leg, ms(l.RTTMS.P50)))
+		named = named || !strings.HasPrefix(l.Leg, "host_")
+	}
+	if !named {
+		return nil
+	}
+	return legs
 }
 
 // commaList puts a comma after every item but the last, for parts to join with spaces.
