@@ -329,8 +329,12 @@ func signallingLines(c *report.Capture) []string {
 		out = append(out, s+", "+count(int64(a.Permissions), "permission", "permissions")+", "+
 			count(int64(len(a.Channels)), "channel", "channels"))
 	}
-	for _, e := range c.TURN.Errors {
-		out = append(out, fmt.Sprintf("TURN error %d %s ×%d", e.Code, report.TURNErrorReason(e.Code), e.Count))
+	refused, routine := turnErrors(c.TURN.Errors)
+	if len(refused) > 0 {
+		out = append(out, "TURN errors: "+strings.Join(refused, ", "))
+	}
+	if len(routine) > 0 {
+		out = append(out, "TURN routine answers: "+strings.Join(routine, ", "))
 	}
 	return out
 }

@@ -187,3 +187,31 @@ func TestMarkdownGolden(t *testing.T) {
 	}
 	golden.Check(t, filepath.Join("testdata", "handmade.golden.md"), b.Bytes())
 }
+
+// TestTURNRoutineAnswers: every format lists TURN's routine answers (the 401 challenge)
+// apart from its refusals, so that the normal start of an allocation never reads as an
+// error in one format and not in another.
+func TestTURNRoutineAnswers(t *testing.T) {
+	r := handMade()
+	r.Captures[0].TURN.Errors = []report.TURNError{{Code: 401, Count: 2}, {Code: 403, Count: 1}}
+	var text, md, html bytes.Buffer
+	if err := Text(&text, r); err != nil {
+		t.Fatal(err)
+	}
+	if err := Markdown(&md, r, ""); err != nil {
+		t.Fatal(err)
+	}
+	if err := HTML(&html, r); err != nil {
+		t.Fatal(err)
+	}
+	for name, out := range map[string]string{"text": text.String(), "markdown": md.String(), "html": html.String()} {
+		for _, want := range []string{"TURN errors: 403 Forbidden ×1", "TURN routine answers: 401 Unauthorized ×2 (the authentication challenge)"} {
+			if !strings.Contains(out, want) {
+				t.Errorf("%s lacks %q", name, want)
+			}
+		}
+		if strings.Contains(out, "TURN error 401") {
+			t.Errorf("%s lists the 401 challenge as an error", name)
+		}
+	}
+}

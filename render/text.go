@@ -322,10 +322,20 @@ func (t *textWriter) signalling(c *report.Capture) {
 			count(int64(len(a.Channels)), "channel", "channels"))
 		t.parts("", "  ", " ", parts...)
 	}
-	// Routine answers (the 401 challenge, a stale nonce, a redirect) are listed apart from
-	// the refusals, so that the normal start of an allocation never reads as an error.
-	var refused, routine []string
-	for _, e := range c.TURN.Errors {
+	refused, routine := turnErrors(c.TURN.Errors)
+	if len(refused) > 0 {
+		t.parts("TURN errors: ", "  ", ", ", refused...)
+	}
+	if len(routine) > 0 {
+		t.parts("TURN routine answers: ", "  ", ", ", routine...)
+	}
+}
+
+// turnErrors names TURN's error answers ("403 Forbidden ×2"), the refusals apart from the
+// routine answers (the 401 challenge, a stale nonce, a redirect, each said what it is), so
+// that the normal start of an allocation never reads as an error.
+func turnErrors(errs []report.TURNError) (refused, routine []string) {
+	for _, e := range errs {
 		s := fmt.Sprintf("%d %s ×%d", e.Code, report.TURNErrorReason(e.Code), e.Count)
 		if report.TURNErrorReason(e.Code) == "" {
 			s = fmt.Sprintf("%d ×%d", e.Code, e.Count)
@@ -336,12 +346,7 @@ func (t *textWriter) signalling(c *report.Capture) {
 			refused = append(refused, s)
 		}
 	}
-	if len(refused) > 0 {
-		t.parts("TURN errors: ", "  ", ", ", refused...)
-	}
-	if len(routine) > 0 {
-		t.parts("TURN routine answers: ", "  ", ", ", routine...)
-	}
+	return refused, routine
 }
 
 // iceLegs returns the ICE round trips by leg ("relay_peer p50 65 ms"), or nil when every leg
