@@ -109,7 +109,8 @@ figcaption { color: #555; font-size: 0.9em; }
 <figcaption>{{.Title}}</figcaption>
 </figure>{{end}}
 {{end}}{{if .Charted}}<p class="note">{{missing}}</p>
-{{end}}{{with .Streams}}<h2>Streams</h2>
+{{end}}{{with .Legs}}<h2>Legs</h2>
+{{template "table" .}}{{end}}{{with .Streams}}<h2>Streams</h2>
 {{template "table" .}}{{end}}{{with .TCP}}<h2>TCP</h2>
 {{template "table" .}}{{end}}{{with .Signalling}}<h2>ICE and TURN</h2>
 <ul>{{range .}}

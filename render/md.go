@@ -121,7 +121,7 @@ func (m *mdWriter) capture(c *pageCapture, chartsLink string) {
 	for _, s := range []struct {
 		title string
 		t     *table
-	}{{"Streams", c.Streams}, {"TCP", c.TCP}} {
+	}{{"Legs", c.Legs}, {"Streams", c.Streams}, {"TCP", c.TCP}} {
 		if s.t != nil {
 			m.line("")
 			m.line("### " + s.title)

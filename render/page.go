@@ -39,6 +39,7 @@ type pageCapture struct {
 	Verdict    []string   // how the media travelled, then the worst findings
 	Calls      []callLine // one per call, worst first, when the capture holds several
 	Directions []pageDirection
+	Legs       *table // the legs the calls and directions name
 	Streams    *table
 	TCP        *table
 	Signalling []string // ICE and TURN
@@ -187,6 +188,7 @@ func newPageCapture(c *report.Capture, base string, budgetMS float64) pageCaptur
 		pc.Directions = append(pc.Directions, pd)
 	}
 	pc.Directions = byCall(pc.Directions, c, pc.Calls)
+	pc.Legs = legTable(c.Legs)
 	pc.Streams = streamTable(c.Streams)
 	pc.TCP = tcpTable(c.Flows)
 	pc.Signalling = signallingLines(c)
@@ -249,6 +251,23 @@ func optString(v *string) string {
 		return "-"
 	}
 	return *v
+}
+
+// legTable lists the legs, which the call lines name by their ids: for a TURN leg its
+// client, the TURN server, the relayed address and the peers.
+func legTable(legs []report.Leg) *table {
+	if len(legs) == 0 {
+		return nil
+	}
+	t := &table{Head: []string{"leg", "transport", "client", "server", "relayed", "peers"}}
+	for _, l := range legs {
+		peers := "-"
+		if len(l.Peers) > 0 {
+			peers = strings.Join(l.Peers, ", ")
+		}
+		t.Rows = append(t.Rows, []string{l.ID, string(l.Transport), l.Client, l.Server, optString(l.Relayed), peers})
+	}
+	return t
 }
 
 func streamTable(streams []report.Stream) *table {

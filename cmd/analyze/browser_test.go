@@ -49,9 +49,9 @@ var (
 		"880 of them held behind a retransmitted segment (head-of-line blocking)."
 	udpHeadline = "Media relayed over UDP: TURN 203.0.113.7:3478 for 10.0.0.1 <-> 198.51.100.9."
 	tcpTitles   = []string{"d1: 10.0.0.1:40000 → 198.51.100.9:50000 (turn-tcp)", "d2: 198.51.100.9:50000 → 10.0.0.1:40000 (turn-tcp)",
-		"Streams", "TCP", "ICE and TURN", "Findings"}
+		"Legs", "Streams", "TCP", "ICE and TURN", "Findings"}
 	udpTitles = []string{"d1: 10.0.0.1:40000 → 198.51.100.9:50000 (turn-udp)", "d2: 198.51.100.9:50000 → 10.0.0.1:40000 (turn-udp)",
-		"Streams", "ICE and TURN", "Findings"}
+		"Legs", "Streams", "ICE and TURN", "Findings"}
 )
 
 // TestHTMLInBrowser opens the HTML report of turn-tcp-call.pcap.gz and of a comparison of four
