@@ -270,11 +270,18 @@ func legTable(legs []report.Leg) *table {
 	return t
 }
 
+// streamTable lists the streams with the figures the text report gives them; a column of
+// sequence restarts only when a stream restarted.
 func streamTable(streams []report.Stream) *table {
 	if len(streams) == 0 {
 		return nil
 	}
-	t := &table{Head: []string{"stream", "direction", "ssrc", "kind", "codec", "pt", "packets", "lost", "jitter ms (mean/max)", "late"}}
+	restarts := slices.ContainsFunc(streams, func(s report.Stream) bool { return s.Restarts > 0 })
+	t := &table{Head: []string{"stream", "direction", "ssrc", "kind", "codec", "pt", "packets", "lost", "dup", "reord",
+		"jitter ms (mean/max)", "late"}}
+	if restarts {
+		t.Head = append(t.Head, "sequence restarts")
+	}
 	for _, s := range streams {
 		lost, jitter, late := "-", "-", "-"
 		if s.Lost != nil {
@@ -286,8 +293,12 @@ func streamTable(streams []report.Stream) *table {
 		if s.Late != nil {
 			late = thousands(s.Late.Packets)
 		}
-		t.Rows = append(t.Rows, []string{s.ID, s.Direction, s.SSRC, s.Kind, optString(s.Codec), fmt.Sprint(s.PayloadType),
-			thousands(s.Packets), lost, jitter, late})
+		row := []string{s.ID, s.Direction, s.SSRC, s.Kind, optString(s.Codec), fmt.Sprint(s.PayloadType),
+			thousands(s.Packets), lost, thousands(s.Duplicates), thousands(s.Reordered), jitter, late}
+		if restarts {
+			row = append(row, thousands(s.Restarts))
+		}
+		t.Rows = append(t.Rows, row)
 	}
 	return t
 }
