@@ -72,12 +72,20 @@ func handMade() *report.Report {
 }
 
 func TestTextGolden(t *testing.T) {
+	textGolden(t, handMade(), "handmade")
+}
+
+// textGolden renders r as text, compares it with testdata/<name>.golden.txt, holds it to
+// the text report's width, and returns it.
+func textGolden(t *testing.T, r *report.Report, name string) string {
+	t.Helper()
 	var b bytes.Buffer
-	if err := Text(&b, handMade()); err != nil {
+	if err := Text(&b, r); err != nil {
 		t.Fatal(err)
 	}
-	golden.Check(t, filepath.Join("testdata", "handmade.golden.txt"), b.Bytes())
+	golden.Check(t, filepath.Join("testdata", name+".golden.txt"), b.Bytes())
 	textcheck.Width(t, b.String())
+	return b.String()
 }
 
 // TestJSONRoundTrip: a report read back from JSON renders the same text.

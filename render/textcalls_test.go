@@ -2,12 +2,9 @@ package render
 
 import (
 	"bytes"
-	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/callpcap/callpcap/internal/testgen/golden"
-	"github.com/callpcap/callpcap/internal/testgen/textcheck"
 	"github.com/callpcap/callpcap/report"
 )
 
@@ -60,12 +57,7 @@ func threeCalls() *report.Report {
 
 // TestTextCalls: a capture of three calls opens with one line per call, worst first.
 func TestTextCalls(t *testing.T) {
-	var b bytes.Buffer
-	if err := Text(&b, threeCalls()); err != nil {
-		t.Fatal(err)
-	}
-	golden.Check(t, filepath.Join("testdata", "three-calls.golden.txt"), b.Bytes())
-	textcheck.Width(t, b.String())
+	text := textGolden(t, threeCalls(), "three-calls")
 	want := `
 3 calls, worst first
   !! call 2   10.0.0.2 <-> 198.51.100.9 via TURN/TCP  (l2, l3)  15% late, 1.0% TCP retransmitted
@@ -74,17 +66,17 @@ func TestTextCalls(t *testing.T) {
 
 Legs
 `
-	if !strings.Contains(b.String(), want) {
-		t.Errorf("text lacks %q:\n%s", want, b.String())
+	if !strings.Contains(text, want) {
+		t.Errorf("text lacks %q:\n%s", want, text)
 	}
 
 	// One call: no such block.
-	b.Reset()
-	if err := Text(&b, handMade()); err != nil {
+	var one bytes.Buffer
+	if err := Text(&one, handMade()); err != nil {
 		t.Fatal(err)
 	}
-	if strings.Contains(b.String(), "worst first") {
-		t.Errorf("a capture of one call lists its calls:\n%s", b.String())
+	if strings.Contains(one.String(), "worst first") {
+		t.Errorf("a capture of one call lists its calls:\n%s", one.String())
 	}
 }
 

@@ -3,13 +3,11 @@ package render
 import (
 	"bytes"
 	"fmt"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/callpcap/callpcap/internal/testgen/golden"
 	"github.com/callpcap/callpcap/internal/testgen/textcheck"
 	"github.com/callpcap/callpcap/report"
 )
@@ -81,19 +79,14 @@ func fourCaptures() *report.Report {
 // TestTextComparison: four captures named alike but for their first letter are columns A to
 // D (their directions 1 and 2), in tables that fit 100 columns, with a legend of full names.
 func TestTextComparison(t *testing.T) {
-	var b bytes.Buffer
-	if err := Text(&b, fourCaptures()); err != nil {
-		t.Fatal(err)
-	}
-	golden.Check(t, filepath.Join("testdata", "comparison4.golden.txt"), b.Bytes())
-	textcheck.Width(t, b.String())
+	text := textGolden(t, fourCaptures(), "comparison4")
 	for _, want := range []string{
 		"\n  A  A-turn-call-rtt100-caller.pcap.gz\n       1  10.0.0.1:40000 -> 198.51.100.9:50000\n",
 		"\n  capture                     A           A           B           B           C           C\n",
 		"\n  capture                     D           D\n",
 	} {
-		if !strings.Contains(b.String(), want) {
-			t.Errorf("comparison lacks %q:\n%s", want, b.String())
+		if !strings.Contains(text, want) {
+			t.Errorf("comparison lacks %q:\n%s", want, text)
 		}
 	}
 }

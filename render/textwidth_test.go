@@ -1,13 +1,9 @@
 package render
 
 import (
-	"bytes"
-	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/callpcap/callpcap/internal/testgen/golden"
-	"github.com/callpcap/callpcap/internal/testgen/textcheck"
 	"github.com/callpcap/callpcap/report"
 )
 
@@ -65,16 +61,11 @@ func wideReport() *report.Report {
 // TestTextWidth: however wide the figures, no line of the text report passes textWidth
 // (DESIGN: 100 columns at most), but for a file name that is longer than that by itself.
 func TestTextWidth(t *testing.T) {
-	var b bytes.Buffer
-	if err := Text(&b, wideReport()); err != nil {
-		t.Fatal(err)
-	}
-	golden.Check(t, filepath.Join("testdata", "wide.golden.txt"), b.Bytes())
-	textcheck.Width(t, b.String())
+	text := textGolden(t, wideReport(), "wide")
 	// Every address and figure made it into the report: nothing was cut to fit.
 	for _, want := range []string{wideA, wideB, wideS, wideR, "12,345,678", "43,200,000", "1234.5/12345.6", "unknown p50"} {
-		if !strings.Contains(b.String(), want) {
-			t.Errorf("%q missing from the report:\n%s", want, b.String())
+		if !strings.Contains(text, want) {
+			t.Errorf("%q missing from the report:\n%s", want, text)
 		}
 	}
 }
