@@ -232,7 +232,7 @@ func directionFigures(d *report.Direction) [][2]string {
 	if dl := d.DelayMS; dl != nil {
 		what := "delay above baseline"
 		if dl.Vantage == "sender" {
-			what = "queueing at the sender"
+			what = senderQueueing
 		}
 		f = append(f, [2]string{what, fmt.Sprintf("p50 %s, p95 %s, max %s", ms(dl.P50), ms(dl.P95), ms(dl.Max))})
 	}

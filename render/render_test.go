@@ -223,3 +223,22 @@ func TestTURNRoutineAnswers(t *testing.T) {
 		}
 	}
 }
+
+// TestSenderQueueing: a delay measured at the media's sender is named as the sender's
+// queueing, with why no packet counts late, in every format.
+func TestSenderQueueing(t *testing.T) {
+	r := handMade()
+	d := &r.Captures[0].Directions[0]
+	d.DelayMS.Vantage, d.Late = "sender", nil
+	var text, md, html bytes.Buffer
+	for _, err := range []error{Text(&text, r), Markdown(&md, r, ""), HTML(&html, r)} {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	for name, out := range map[string]string{"text": text.String(), "markdown": md.String(), "html": html.String()} {
+		if !strings.Contains(out, "queueing at the sender (captured there: no packet counts late)") {
+			t.Errorf("%s does not say why no packet counts late", name)
+		}
+	}
+}

@@ -275,7 +275,7 @@ func (t *textWriter) direction(d *report.Direction, streams map[string]*report.S
 	if dl := d.DelayMS; dl != nil {
 		what := "delay above baseline"
 		if dl.Vantage == "sender" {
-			what = "queueing at the sender (captured there: no packet counts late)"
+			what = senderQueueing
 		}
 		t.parts("  ", "    ", "  ", what+" p50 "+ms(dl.P50), "p95 "+ms(dl.P95), "max "+ms(dl.Max))
 	}
@@ -348,6 +348,10 @@ func turnErrors(errs []report.TURNError) (refused, routine []string) {
 	}
 	return refused, routine
 }
+
+// senderQueueing names the delay of a direction captured at its sender (report.Delay's
+// Vantage): the sender's own queueing, not the journey, and no packet counts late.
+const senderQueueing = "queueing at the sender (captured there: no packet counts late)"
 
 // iceLegs returns the ICE round trips by leg ("relay_peer p50 65 ms"), or nil when every leg
 // is this host's own: legs other than those are named, since at a relay each covers one leg
