@@ -161,6 +161,9 @@ func newPageCapture(c *report.Capture, base string, budgetMS float64) pageCaptur
 	if c.DurationS != nil {
 		head = append(head, seconds(*c.DurationS))
 	}
+	if c.Compression != "" && c.Compression != "none" {
+		head = append(head, c.Compression)
+	}
 	if c.Interrupted {
 		head = append(head, "PARTIAL: read interrupted")
 	}

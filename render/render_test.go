@@ -242,3 +242,20 @@ func TestSenderQueueing(t *testing.T) {
 		}
 	}
 }
+
+// TestHeadCompression: every format's head names the compression around the capture.
+func TestHeadCompression(t *testing.T) {
+	r := handMade()
+	r.Captures[0].Compression = "gzip"
+	var text, md, html bytes.Buffer
+	for _, err := range []error{Text(&text, r), Markdown(&md, r, ""), HTML(&html, r)} {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	for name, out := range map[string]string{"text": text.String(), "markdown": md.String(), "html": html.String()} {
+		if !strings.Contains(out, "151.2 MB, 93 s, gzip") {
+			t.Errorf("%s's head does not name gzip", name)
+		}
+	}
+}
