@@ -202,17 +202,7 @@ func TestMarkdownGolden(t *testing.T) {
 func TestTURNRoutineAnswers(t *testing.T) {
 	r := handMade()
 	r.Captures[0].TURN.Errors = []report.TURNError{{Code: 401, Count: 2}, {Code: 403, Count: 1}}
-	var text, md, html bytes.Buffer
-	if err := Text(&text, r); err != nil {
-		t.Fatal(err)
-	}
-	if err := Markdown(&md, r, ""); err != nil {
-		t.Fatal(err)
-	}
-	if err := HTML(&html, r); err != nil {
-		t.Fatal(err)
-	}
-	for name, out := range map[string]string{"text": text.String(), "markdown": md.String(), "html": html.String()} {
+	for name, out := range allFormats(t, r) {
 		for _, want := range []string{"TURN errors: 403 Forbidden ×1", "TURN routine answers: 401 Unauthorized ×2 (the authentication challenge)"} {
 			if !strings.Contains(out, want) {
 				t.Errorf("%s lacks %q", name, want)
@@ -230,13 +220,7 @@ func TestSenderQueueing(t *testing.T) {
 	r := handMade()
 	d := &r.Captures[0].Directions[0]
 	d.DelayMS.Vantage, d.Late = "sender", nil
-	var text, md, html bytes.Buffer
-	for _, err := range []error{Text(&text, r), Markdown(&md, r, ""), HTML(&html, r)} {
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
-	for name, out := range map[string]string{"text": text.String(), "markdown": md.String(), "html": html.String()} {
+	for name, out := range allFormats(t, r) {
 		if !strings.Contains(out, "queueing at the sender (captured there: no packet counts late)") {
 			t.Errorf("%s does not say why no packet counts late", name)
 		}
@@ -247,15 +231,21 @@ func TestSenderQueueing(t *testing.T) {
 func TestHeadCompression(t *testing.T) {
 	r := handMade()
 	r.Captures[0].Compression = "gzip"
+	for name, out := range allFormats(t, r) {
+		if !strings.Contains(out, "151.2 MB, 93 s, gzip") {
+			t.Errorf("%s's head does not name gzip", name)
+		}
+	}
+}
+
+// allFormats renders r as text, Markdown and HTML, by format name.
+func allFormats(t *testing.T, r *report.Report) map[string]string {
+	t.Helper()
 	var text, md, html bytes.Buffer
 	for _, err := range []error{Text(&text, r), Markdown(&md, r, ""), HTML(&html, r)} {
 		if err != nil {
 			t.Fatal(err)
 		}
 	}
-	for name, out := range map[string]string{"text": text.String(), "markdown": md.String(), "html": html.String()} {
-		if !strings.Contains(out, "151.2 MB, 93 s, gzip") {
-			t.Errorf("%s's head does not name gzip", name)
-		}
-	}
+	return map[string]string{"text": text.String(), "markdown": md.String(), "html": html.String()}
 }
