@@ -157,17 +157,7 @@ func newPageCapture(c *report.Capture, base string, budgetMS float64) pageCaptur
 	if c.Error != "" {
 		return pc
 	}
-	head := []string{c.Format, strings.Join(c.LinkTypes, "+"), thousands(c.Packets) + " packets", bytesSI(c.WireBytes)}
-	if c.DurationS != nil {
-		head = append(head, seconds(*c.DurationS))
-	}
-	if c.Compression != "" && c.Compression != "none" {
-		head = append(head, c.Compression)
-	}
-	if c.Interrupted {
-		head = append(head, "PARTIAL: read interrupted")
-	}
-	pc.Head = strings.Join(head, ", ")
+	pc.Head = strings.Join(headPieces(c), ", ")
 	pc.Verdict = []string{Headline(c) + "."}
 	worst := slices.Clone(c.Findings)
 	slices.SortStableFunc(worst, func(a, b report.Finding) int { return a.Severity.Rank() - b.Severity.Rank() })

@@ -85,17 +85,8 @@ func (t *textWriter) capture(c *report.Capture) {
 		t.wrap(c.File+"  error: ", "  ", c.Error)
 		return
 	}
-	head := []string{fmt.Sprintf("%s  %s", c.File, c.Format), strings.Join(c.LinkTypes, "+"),
-		thousands(c.Packets) + " packets", bytesSI(c.WireBytes)}
-	if c.DurationS != nil { // without packets there is no span: "0 s" would read as one
-		head = append(head, seconds(*c.DurationS))
-	}
-	if c.Compression != "" && c.Compression != "none" {
-		head = append(head, c.Compression)
-	}
-	if c.Interrupted {
-		head = append(head, "PARTIAL: read interrupted")
-	}
+	head := headPieces(c)
+	head[0] = c.File + "  " + head[0]
 	t.parts("", "  ", ", ", head...)
 	t.wrap("", "  ", Headline(c))
 	for _, w := range c.Warnings {
@@ -132,6 +123,22 @@ func (t *textWriter) capture(c *report.Capture) {
 	for _, f := range c.Findings {
 		t.wrap("  "+severityMark(f.Severity)+" ", "     ", f.Text)
 	}
+}
+
+// headPieces are what every format's head says of the capture, in order: its format, link
+// types, packets, bytes, span, compression, and whether the reading was interrupted.
+func headPieces(c *report.Capture) []string {
+	head := []string{c.Format, strings.Join(c.LinkTypes, "+"), thousands(c.Packets) + " packets", bytesSI(c.WireBytes)}
+	if c.DurationS != nil { // without packets there is no span: "0 s" would read as one
+		head = append(head, seconds(*c.DurationS))
+	}
+	if c.Compression != "" && c.Compression != "none" {
+		head = append(head, c.Compression)
+	}
+	if c.Interrupted {
+		head = append(head, "PARTIAL: read interrupted")
+	}
+	return head
 }
 
 // Headline says in one line how the media travelled.
