@@ -283,3 +283,43 @@ func TestLatenessOnLoopback(t *testing.T) {
 		t.Errorf("streams %+v: want one, its delay the sender's queueing (max 200 ms), late null", c.Streams)
 	}
 }
+
+// TestLatenessDirectionShare: on RTP timestamps a sample speaks for its frame's packets, and
+// late counts are of packets, so a direction's share late is of its packets judged, as its
+// stream's is. Before, it was of the samples: 1% for the stall's 6 late packets of 1,800
+// (600 frames), and 169% for frames of ten packets, 60 of them 200 ms late.
+func TestLatenessDirectionShare(t *testing.T) {
+	tens := stall()
+	tens.Count = 3000
+	tens.TS = func(i int) uint32 { return uint32(1e6 + (i/10)*3000) }
+	tens.Send = func(i int) time.Duration { return time.Duration(i/10)*frame30 + time.Duration(i%10)*time.Millisecond }
+	tens.Delay = func(i int) time.Duration {
+		if k := i / 10; k >= 120 && k < 180 {
+			return 200 * time.Millisecond
+		}
+		return 0
+	}
+	for _, tt := range []struct {
+		name string
+		s    callgen.Stream
+		late int64
+		pct  float64
+	}{
+		{"stall", stall(), 6, 0.333},
+		{"frames of ten", tens, 600, 20},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			c := analyze(t, pcapOf(t, tt.s.Packets()), Options{})
+			st, d := onlyStream(t, c), c.Directions[0]
+			if st.Late == nil || d.Late == nil {
+				t.Fatalf("late: stream %v, direction %v", st.Late, d.Late)
+			}
+			if st.Late.Packets != tt.late || st.Late.Pct != tt.pct {
+				t.Errorf("stream: %d late, %v%%; want %d, %v%%", st.Late.Packets, st.Late.Pct, tt.late, tt.pct)
+			}
+			if d.Late.Packets != tt.late || d.Late.Pct != tt.pct {
+				t.Errorf("direction: %d late, %v%%; want %d, %v%%", d.Late.Packets, d.Late.Pct, tt.late, tt.pct)
+			}
+		})
+	}
+}
