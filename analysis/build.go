@@ -258,15 +258,19 @@ func (a *analyzer) buildStreamsAndDirections(c *report.Capture, streams []*rtpfl
 	}
 	atSender := a.atSender()
 	relays := a.relay.relays(streams, a.first)
-	claimed := map[[2]int]bool{} // (flow, side) whose RTCP/STUN/other bytes a direction took
 	a.ownPeerPaths(streams)
+	claims := sideClaims{taken: map[[2]int]bool{}, sends: map[[2]int]bool{}}
+	for _, s := range streams {
+		li := s.Path().Leg
+		claims.sends[[2]int{li, a.sideOf(a.flowList[li], s.Path().Src)}] = true
+	}
 	dropped := map[*rtpflow.Stream]*int64{}
 	for i, s := range streams {
 		dropped[s] = c.Streams[i].DroppedBeforeTCP
 	}
 	for _, k := range order {
 		ss := byDir[k]
-		d := a.direction(dirID[k], k, ss, legOf, claimed)
+		d := a.direction(dirID[k], k, ss, legOf, claims)
 		d.Relay = relays[k]
 		if (atSender[k.src] || oneHost(k.src, k.dst)) && !d.Transport.OverTCP() {
 			senderVantage(d.DelayMS, &d.Late)

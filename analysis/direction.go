@@ -12,7 +12,13 @@ import (
 // from each leg it travelled what that leg carried for it besides its streams' RTP.
 
 // direction aggregates the streams of one call direction and does its wire accounting.
-func (a *analyzer) direction(id string, k dirKey, ss []*rtpflow.Stream, legOf map[int]string, claimed map[[2]int]bool) report.Direction {
+// sideClaims are the sides of the legs, as (flow, side), whose bytes besides RTP a direction
+// took (taken: the first direction there), and those that send a stream (sends).
+type sideClaims struct {
+	taken, sends map[[2]int]bool
+}
+
+func (a *analyzer) direction(id string, k dirKey, ss []*rtpflow.Stream, legOf map[int]string, claims sideClaims) report.Direction {
 	m := a.rtp().Direction(ss, a.first)
 	d := report.Direction{
 		ID: id, From: addrString(k.src), To: addrString(k.dst), Legs: []string{}, Streams: []string{},
@@ -62,14 +68,22 @@ func (a *analyzer) direction(id string, k dirKey, ss []*rtpflow.Stream, legOf ma
 			d.Transport = a.legTransport(f)
 		}
 		sd := a.sideOf(f, s.Path().Src)
-		if claimed[[2]int{li, sd}] {
+		if claims.taken[[2]int{li, sd}] {
 			continue
 		}
-		claimed[[2]int{li, sd}] = true
+		claims.taken[[2]int{li, sd}] = true
 		side := f.sides[sd]
 		o.RTCP += side.rtcp
 		o.STUN += side.stun
 		o.Other += side.other
+		if back := [2]int{li, 1 - sd}; !claims.sends[back] && !claims.taken[back] {
+			// Media one way: the receiver's RTCP and STUN on the leg are this direction's
+			// (DESIGN: "RTCP and STUN of that leg"), as its ACKs are; no direction of its
+			// own would count them.
+			claims.taken[back] = true
+			o.RTCP += f.sides[1-sd].rtcp
+			o.STUN += f.sides[1-sd].stun
+		}
 		if f.conn != nil {
 			rest, back := f.conn.Rest(sd), f.conn.Rest(1-sd)
 			o.TCPRetransmissions += rest.Retransmitted

@@ -323,3 +323,29 @@ func TestFragmentCaptureDuplicates(t *testing.T) {
 		}
 	}
 }
+
+// TestOneWayLegRTCP: audio one way, alice to bob, and bob's receiver reports back on the
+// same 5-tuple every 100 ms. The reports are RTCP of the leg, which carries this direction
+// only: its wire bytes hold them (DESIGN, "Goodput and overhead"). Before, no direction
+// counted them: bob's side sends no stream, so no direction of its own took them.
+func TestOneWayLegRTCP(t *testing.T) {
+	s := audio()
+	pkts := s.Packets()
+	var media, rtcp int64
+	for _, p := range pkts {
+		media += int64(len(p.Frame))
+	}
+	for i := range 100 {
+		f := pcapgen.EtherUDP(bob, alice, callgen.RTCPRR(0x55667788, s.SSRC))
+		rtcp += int64(len(f))
+		pkts = append(pkts, callgen.Packet{T: callgen.Epoch + int64(i)*int64(100*time.Millisecond) + 1e6, Frame: f})
+	}
+	c := analyze(t, pcapOf(t, pkts), Options{})
+	if len(c.Directions) != 1 {
+		t.Fatalf("%d directions, want 1", len(c.Directions))
+	}
+	d := c.Directions[0]
+	if d.OverheadBytes.RTCP != rtcp || d.WireBytes != media+rtcp || c.WireBytes != media+rtcp {
+		t.Errorf("direction rtcp %d, wire %d (capture %d); want %d and %d", d.OverheadBytes.RTCP, d.WireBytes, c.WireBytes, rtcp, media+rtcp)
+	}
+}
