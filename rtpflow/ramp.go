@@ -21,7 +21,11 @@ import (
 //     target, that is the offset in seconds of that second's start from the series' start;
 //     nil when never reached (and when the target is 0);
 //   - stable: over the seconds after t90 (i > t90), at least 80% have MA(i) within ±20% of
-//     the plateau; nil when there is no second after t90;
+//     the plateau; nil when there is no second after t90. The plateau is the measured one
+//     even when a target is given: DESIGN's report carries both (plateau_kbps beside
+//     target_kbps), and stability is whether the bitrate held where it settled; a call that
+//     held steady below the target is slow (t90 late or never), not unstable, and
+//     unstable_bitrate would misname it;
 //   - cv_after_t90: the population standard deviation of kbps[i] for i > t90 over their
 //     mean; nil when there is no such second or their mean is 0.
 func Ramp(kbps []float64, target float64) *report.Ramp {
