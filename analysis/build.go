@@ -2,6 +2,7 @@ package analysis
 
 import (
 	"fmt"
+	"math"
 	"net/netip"
 	"sort"
 	"time"
@@ -305,8 +306,30 @@ func (a *analyzer) buildStreamsAndDirections(c *report.Capture, streams []*rtpfl
 		if dropKnown {
 			d.Loss.DroppedBeforeTCP = &drop
 		}
+		for _, s := range ss {
+			alignSeries(&c.Streams[streamIndex[s]].Bitrate, s.SeriesStart()-a.first, d.Series)
+		}
 		c.Directions = append(c.Directions, d)
 	}
+}
+
+// alignSeries starts a stream's bitrate series, whose first second starts at start (ns
+// from the capture's first packet), at its direction's series' first second: DESIGN's
+// series all run "from the direction's first media packet", so that the i-th second of
+// each is the same second. The seconds before the stream's first are 0 kbps; none goes
+// beyond the direction's series (which a cap on its length may have cut).
+func alignSeries(b *report.Bitrate, start int64, d report.Series) {
+	pad := int(math.Round(float64(start)/1e9 - d.T0S))
+	n := len(d.MediaKbps)
+	if pad <= 0 || n == 0 {
+		return
+	}
+	if pad >= n {
+		b.SeriesKbps = b.SeriesKbps[:0]
+		return
+	}
+	s := make([]float64, pad, pad+len(b.SeriesKbps))
+	b.SeriesKbps = append(s, b.SeriesKbps...)[:min(n, pad+len(b.SeriesKbps))]
 }
 
 // atSender returns the transport addresses media sent from was captured at its sender: the

@@ -150,3 +150,27 @@ func TestRateOfABurstInACall(t *testing.T) {
 		t.Errorf("rates (-want +got):\n%s", d)
 	}
 }
+
+// TestStreamSeriesFromDirection: DESIGN's series run from the direction's first media
+// packet, a stream's too, so that second i of each is the same second. A second stream that
+// starts 2.5 s into its direction (160 bytes every 20 ms: 64 kbps; 100 packets) has two
+// empty seconds first; before, its series started at its own first second, with nothing in
+// the report to line it up.
+func TestStreamSeriesFromDirection(t *testing.T) {
+	a := audio() // 10 s from 0
+	v := audio()
+	v.SSRC, v.Start, v.Count, v.StartSeq = 0xBEEF, 2500*time.Millisecond, 100, 1
+	c := analyze(t, pcapOf(t, append(a.Packets(), v.Packets()...)), Options{})
+	if len(c.Directions) != 1 {
+		t.Fatalf("%d directions", len(c.Directions))
+	}
+	want := map[string][]float64{
+		"0x1a2b3c4d": {64, 64, 64, 64, 64, 64, 64, 64, 64, 64},
+		"0x0000beef": {0, 0, 32, 64, 32},
+	}
+	for _, s := range c.Streams {
+		if d := cmp.Diff(want[s.SSRC], s.Bitrate.SeriesKbps); d != "" {
+			t.Errorf("stream %s series (-want +got):\n%s", s.SSRC, d)
+		}
+	}
+}

@@ -65,6 +65,10 @@ func (s *Stream) Path() Path { return s.path }
 // SSRC is the stream's synchronization source.
 func (s *Stream) SSRC() uint32 { return s.ssrc }
 
+// SeriesStart is the start (ns, capture time) of the first second of the stream's own
+// series (Summary's bitrate.series_kbps), on its direction's 1-second grid.
+func (s *Stream) SeriesStart() int64 { return s.series.origin + s.series.base*1e9 }
+
 // IsRTX reports whether the stream is an RFC 4588 retransmission stream.
 func (s *Stream) IsRTX() bool { return s.rtx.of != nil }
 

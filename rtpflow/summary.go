@@ -121,7 +121,8 @@ func ptr[T any](v T) *T { return &v }
 //     duplicates included, as packets does;
 //   - bitrate.series_kbps is the payload (without padding) of non-duplicate packets per
 //     second of its direction's 1-second grid, from the second holding the stream's first
-//     packet; mean_kbps is the same bytes over last − first arrival, null when RateSpan
+//     packet (SeriesStart; the report starts it at its direction's series, alignSeries);
+//     mean_kbps is the same bytes over last − first arrival, null when RateSpan
 //     says the packets span too little time;
 //   - an RTX stream has no jitter_ms, delay_ms or late (null): it carries its originals'
 //     timestamps, sent long before (RFC 4588, 4); its rtx object counts repairs and
@@ -129,7 +130,8 @@ func ptr[T any](v T) *T { return &v }
 //   - jitter_ms and delay_ms are null without a clock rate (a dynamic payload type over too
 //     short a time to infer one) and no abs-send-time;
 //   - delay samples every packet with abs-send-time, or on RTP timestamps the first packet
-//     of each frame (delayStats.frameStart); late.packets and late.pct count samples;
+//     of each frame (delayStats.frameStart), which speaks for the frame's packets:
+//     delay_ms counts samples, late.packets packets, and late.pct is of the packets judged;
 //   - expected follows RFC 3550 A.1's extended numbers (highest − lowest + 1), each number
 //     placed nearest to the highest so far, and its resync: a jump of 3000 or more forward,
 //     or 100 or more back, confirmed by the next packet is a restart (restarts), and
