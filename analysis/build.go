@@ -168,12 +168,11 @@ func (a *analyzer) legTransport(f *flow) report.Transport {
 	case fr == tcpframe.FramingRFC4571:
 		return report.TransportICETCP
 	case fr == tcpframe.FramingTLS:
-		// Only TLS where media would be is a leg (tlsMedia): on TURN's port, TURN over TLS;
-		// on 443 whatever the server is (TURN, or a conferencing service's own relay).
-		if f.a.Port() == turnTLSPort || f.b.Port() == turnTLSPort {
-			return report.TransportTURNTLS
-		}
-		return report.TransportTLS
+		// Only TLS where media would be is a leg (tlsMedia), on 5349 or 443: DESIGN's TURN
+		// over TLS ("TLS (TURN over TLS on 443/5349)"). On 443 it could be a conferencing
+		// service's own relay as well; its records do not say, and TURN is what a WebRTC
+		// client behind a firewall that lets only 443 through uses.
+		return report.TransportTURNTLS
 	}
 	return report.TransportTCP
 }

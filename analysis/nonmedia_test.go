@@ -5,7 +5,6 @@ import (
 	"context"
 	"net/netip"
 	"slices"
-	"strings"
 	"testing"
 	"time"
 
@@ -162,12 +161,13 @@ func TestTCPMediaRule(t *testing.T) {
 // DESIGN puts TURN over TLS and the records look like media, 50 or more at 10 a second:
 // on 5349, TURN's own port, a turn-tls leg (not an allocation kept for a candidate, a record
 // now and then); on 443, shared with every HTTPS connection (and with conferencing
-// services' own relays), a tls leg when its records are also a steady stream
+// services' own relays), a turn-tls leg too when its records are also a steady stream
 // (2 s or more, records in 80% of the seconds, 10 a second or more) of records of media size
 // (1,500 bytes or less on average), each way at least a tenth of the other's. Its media are
 // hidden: no streams, an encrypted_media finding naming the leg, and the TCP figures of its
 // flow. Anything else is an other flow. Before, no TLS connection was ever a leg: TURN over
-// TLS was not reported at all.
+// TLS was not reported at all; and then 443's was a tls leg, where DESIGN puts TURN over TLS
+// "on 443/5349".
 func TestTLSWhereMediaWouldBe(t *testing.T) {
 	at := 600 * time.Millisecond
 	// download keeps every record from the server and one in a hundred from the client.
@@ -207,11 +207,7 @@ func TestTLSWhereMediaWouldBe(t *testing.T) {
 				}
 				return
 			}
-			transport := report.TransportTLS
-			if strings.HasSuffix(tc.server, ":5349") {
-				transport = report.TransportTURNTLS
-			}
-			want := []report.Leg{{ID: "l1", Transport: transport, Client: client.String(), Server: tc.server,
+			want := []report.Leg{{ID: "l1", Transport: report.TransportTURNTLS, Client: client.String(), Server: tc.server,
 				Peers: []string{}, Flows: []string{"f1"}}}
 			if d := cmp.Diff(want, c.Legs); d != "" {
 				t.Errorf("legs (-want +got):\n%s", d)

@@ -16,10 +16,13 @@ const (
 	TransportUDP     Transport = "udp"      // direct
 	TransportTURNUDP Transport = "turn-udp" // relayed by TURN over UDP
 	TransportTURNTCP Transport = "turn-tcp" // relayed by TURN over TCP (RFC 8656)
-	TransportTURNTLS Transport = "turn-tls" // TLS where media would be, on TURN's port 5349: the media is hidden
+	TransportTURNTLS Transport = "turn-tls" // TLS where media would be, on 5349 or 443: the media is hidden
 	TransportICETCP  Transport = "ice-tcp"  // ICE-TCP, RFC 6544 (RFC 4571 framing)
 	TransportTCP     Transport = "tcp"      // over TCP, framing not recognised
-	TransportTLS     Transport = "tls"      // TLS where media would be, on 443: the media is hidden
+	// TransportTLS is DESIGN's leg of TLS where media would be, not known to be TURN's. No
+	// rule gives it today: TLS is a leg only on TURN's ports (analysis.tlsMedia), as
+	// turn-tls; another port's steady TLS is as often a remote desktop or a game.
+	TransportTLS Transport = "tls"
 )
 
 // TURN reports whether media on the leg went through a TURN relay.
