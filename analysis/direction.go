@@ -147,32 +147,23 @@ func (a *analyzer) sideOf(f *flow, src netip.AddrPort) int {
 }
 
 // droppedBeforeTCP is how many of a stream's lost packets never entered TCP (DESIGN, "Drops
-// before TCP"): on a TCP leg whose direction carrying the stream lost nothing the capture
-// could not account for (no capture gap, no bytes the unframer skipped), every byte the
-// sender wrote reached the receiver, so a gap in RTP sequence numbers there is a packet the
-// sender (libwebrtc's full TCP send buffer) or the relay feeding the connection (a TURN
-// server's full write buffer, or loss on the relay's UDP side) dropped before TCP. Those
-// packets stay in Lost, the RTP-level count (expected − received: the receiver never had
-// them); DroppedBeforeTCP says where they vanished, and the rtp_loss finding leaves them to
-// the dropped_before_tcp finding. With a capture gap on that direction the two cannot be
-// told apart: the figure is null, as it is for an RTX stream (Lost null). A stream that lost
-// nothing, or did not travel over TCP, dropped nothing before TCP: 0.
+// before TCP"): on a TCP leg, a gap in RTP sequence numbers where the direction carrying
+// the stream lost nothing the capture could not account for (no capture gap, no bytes the
+// unframer skipped, between the packets on either side of it: rtpflow's tcpLoss) is a
+// packet the sender (libwebrtc's full TCP send buffer) or the relay feeding the connection
+// (a TURN server's full write buffer, or loss on the relay's UDP side) dropped before TCP.
+// Those packets stay in Lost, the RTP-level count (expected − received: the receiver never
+// had them); DroppedBeforeTCP says where they vanished, and the rtp_loss finding leaves
+// them to the dropped_before_tcp finding. A gap across a capture gap may be either, and is
+// left to Lost alone. Null for an RTX stream (Lost null); 0 for a stream that lost
+// nothing, or did not travel over TCP.
 func (a *analyzer) droppedBeforeTCP(s *rtpflow.Stream, rs *report.Stream) *int64 {
 	if rs.Lost == nil {
 		return nil
 	}
-	var zero int64
-	f := a.flowList[s.Path().Leg]
-	if f.conn == nil || *rs.Lost == 0 {
-		return &zero
+	var n int64
+	if f := a.flowList[s.Path().Leg]; f.conn != nil {
+		n = s.DroppedBeforeTCP()
 	}
-	t := f.conn.Summary()
-	d := t.AToB
-	if a.sideOf(f, s.Path().Src) == 1 {
-		d = t.BToA
-	}
-	if d.CaptureGapBytes > 0 || d.ResyncSkippedBytes > 0 {
-		return nil
-	}
-	return rs.Lost
+	return &n
 }

@@ -398,9 +398,10 @@ func TestDroppedBeforeTCP(t *testing.T) {
 
 // The capture misses tick 20's first segment from the client (the server acknowledged it):
 // a 1,200-byte capture gap. Its audio packet and the video packet it began are missing; the
-// unframer skips the video packet's 92-byte tail to resynchronise. With a gap on that
-// direction the two lost packets cannot be told from drops before TCP: lost, and the figure
-// of drops before TCP cannot be measured (null), on the streams and the direction.
+// unframer skips the video packet's 92-byte tail to resynchronise. Across the gap the two
+// lost packets cannot be told from drops before TCP: lost, and not dropped before TCP (0),
+// on the streams and the direction. Before, the drops of a direction with a gap anywhere
+// were null: so with drops before TCP elsewhere (TestDropsAwayFromACaptureGap).
 func TestCaptureGapIsNotDroppedBeforeTCP(t *testing.T) {
 	call := callgen.TCPCall{Client: tcpClient, Server: tcpServer, ISN: [2]uint32{1000, 900000},
 		Miss: func(dir, i int) bool { return dir == 0 && i == seg(20) }}
@@ -411,18 +412,47 @@ func TestCaptureGapIsNotDroppedBeforeTCP(t *testing.T) {
 			a.CaptureGapBytes, a.ResyncSkippedBytes, a.RetransmittedBytes)
 	}
 	d := c.Directions[0]
-	if d.Loss.Lost != 2 || d.Loss.DroppedBeforeTCP != nil {
-		t.Errorf("lost %d, dropped before TCP %v; want 2 and null", d.Loss.Lost, d.Loss.DroppedBeforeTCP)
+	if d.Loss.Lost != 2 || d.Loss.DroppedBeforeTCP == nil || *d.Loss.DroppedBeforeTCP != 0 {
+		t.Errorf("lost %d, dropped before TCP %v; want 2 and 0", d.Loss.Lost, d.Loss.DroppedBeforeTCP)
 	}
 	for _, s := range c.Streams {
-		if s.Direction == d.ID && deref(s.Lost) > 0 && s.DroppedBeforeTCP != nil {
-			t.Errorf("stream %s: lost %d, dropped before TCP %d; want null", s.ID, deref(s.Lost), *s.DroppedBeforeTCP)
+		if s.Direction == d.ID && deref(s.Lost) > 0 && deref(s.DroppedBeforeTCP) != 0 {
+			t.Errorf("stream %s: lost %d, dropped before TCP %d; want 0", s.ID, deref(s.Lost), *s.DroppedBeforeTCP)
 		}
 	}
 	checkFindings(t, c.Findings, map[string][]string{
 		"capture_gaps": {"1,200 bytes"},
 		"rtp_loss":     {"2 of 300 media packets were lost"},
 	})
+}
+
+// TestDropsAwayFromACaptureGap: the capture gap of TestCaptureGapIsNotDroppedBeforeTCP at
+// tick 20, and ticks 100-102 of the client's audio never written (a full send buffer). The
+// gap's two losses may be either; the three later ones, with every byte around them in the
+// capture, were dropped before TCP (DESIGN: "where TCP itself lost nothing (no capture gap
+// there)"). Before, one capture gap anywhere in the direction made its drops null and the
+// three network loss.
+func TestDropsAwayFromACaptureGap(t *testing.T) {
+	setup := callgen.TURNTCPSetup(10*time.Millisecond, 60*time.Millisecond, tcpRelayed, bob, channel)
+	ss := tcpStreams(nil)
+	ss[0].Lose = func(i int) bool { return i >= 100 && i <= 102 }
+	media := callgen.MediaWrites(func(b []byte) []byte { return callgen.ChannelData(channel, b) }, fromServer, ss...)
+	call := callgen.TCPCall{Client: tcpClient, Server: tcpServer, ISN: [2]uint32{1000, 900000},
+		Miss: func(dir, i int) bool { return dir == 0 && i == seg(20) }}
+	c := analyze(t, pcapOf(t, call.Packets(callgen.MergeWrites(setup, media))), Options{})
+	if a := c.Flows[0].TCP.AToB; a.CaptureGapBytes == 0 {
+		t.Fatalf("no capture gap: %+v", a)
+	}
+	var got [][2]int64
+	for _, s := range c.Streams {
+		if s.Direction == c.Directions[0].ID {
+			got = append(got, [2]int64{deref(s.Lost), deref(s.DroppedBeforeTCP)})
+		}
+	}
+	d := c.Directions[0].Loss
+	if diff := cmp.Diff([][2]int64{{4, 3}, {1, 0}}, got); diff != "" || d.Lost != 5 || deref(d.DroppedBeforeTCP) != 3 {
+		t.Errorf("streams [lost dropped] (-want +got):\n%s; direction lost %d, dropped %v; want 5 and 3", diff, d.Lost, d.DroppedBeforeTCP)
+	}
 }
 
 // ICE-TCP (RFC 4571): the same media each way with a 2-byte length per packet, directly

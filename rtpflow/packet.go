@@ -44,6 +44,7 @@ type Packet struct {
 	Retransmitted       bool // some of the message's bytes were carried twice by TCP
 	TCP                 bool // the message came over TCP
 	Hold                transport.Hold
+	Gaps                uint32 // over TCP, the bytes its direction gave up before it (transport.StreamPos.Gaps)
 	Wire                transport.Wire
 	Len                 int64 // the RTP packet's length on the wire (m.Len())
 }
@@ -78,7 +79,7 @@ func PacketOf(pk *Packet, p Path, m *transport.Message, h *wire.RTP) {
 		pk.OSN = binary.BigEndian.Uint16(m.Payload[h.HeaderLen:])
 	}
 	pk.Delivered, pk.Complete, pk.Retransmitted = m.Delivered, m.Complete, m.Retransmitted
-	pk.TCP, pk.Hold = m.Proto == transport.TCP, m.Hold
+	pk.TCP, pk.Hold, pk.Gaps = m.Proto == transport.TCP, m.Hold, m.Stream.Gaps
 	pk.Wire, pk.Len = m.Wire, m.Len()
 }
 

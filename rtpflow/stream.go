@@ -32,6 +32,11 @@ type Stream struct {
 
 	steps  continuity
 	seq    seqStats
+	// Over TCP: the losses seen where the connection gave up no byte since the stream's
+	// packet before (DroppedBeforeTCP), and that packet's transport.StreamPos.Gaps.
+	tcpDropped int64
+	tcpGaps    uint32
+	tcpSeen    bool
 	series series
 	ext    extDetector
 	rtx    rtxMatcher
@@ -125,6 +130,9 @@ func (s *Stream) add(pk *Packet) {
 	sec := s.series.index(at)      // its second in the series
 	ev := s.seq.add(pk.Seq)        // RFC 3550 A.1: duplicate, losses seen
 	s.series.loss(sec, ev)         // losses in their second
+	if pk.TCP {
+		s.tcpLoss(ev, pk.Gaps) // losses where TCP lost nothing: dropped before it
+	}
 	s.account(pk, sec, ev.dup)     // wire bytes
 	if ev.heldDup || ev.heldFilled {
 		s.lateHeld(ev.heldDup) // the packet held before this one was late, no restart
@@ -162,6 +170,26 @@ func (s *Stream) add(pk *Packet) {
 	}
 	s.timing(at, s.tsUn.Unwrap(pk.Timestamp), pk.Seq, media, hd, pk.Extension, &ast, sec)
 }
+
+// tcpLoss follows the losses of a stream over TCP that TCP cannot have caused (DESIGN,
+// "Drops before TCP"): a gap in the sequence numbers between two packets with every byte
+// of the connection between them in the capture (no capture gap, nothing skipped to
+// resynchronise: the same gaps count) is packets the sender or the relay feeding the
+// connection dropped before TCP. A gap across bytes the capture lost may be either, and is
+// not counted. A late packet that fills a gap takes one back.
+func (s *Stream) tcpLoss(ev seqEvent, gaps uint32) {
+	if ev.lost > 0 && s.tcpSeen && gaps == s.tcpGaps {
+		s.tcpDropped += ev.lost
+	}
+	if ev.filled && s.tcpDropped > 0 {
+		s.tcpDropped--
+	}
+	s.tcpGaps, s.tcpSeen = gaps, true
+}
+
+// DroppedBeforeTCP is how many of the stream's lost packets (RFC 3550's lost, at most)
+// never entered the TCP connection that carried it (tcpLoss).
+func (s *Stream) DroppedBeforeTCP() int64 { return min(s.tcpDropped, s.seq.lost()) }
 
 // count updates the counters of every packet.
 func (s *Stream) count(pk *Packet, at int64) {

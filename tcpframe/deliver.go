@@ -16,6 +16,7 @@ type pending struct {
 	piece
 	headN uint8 // the bytes of head held: not 0 when the message is held by them (HeadsOnly)
 	last  byte
+	gaps  uint32 // dir.gaps when it was framed (transport.StreamPos.Gaps)
 	head  [HeadLen]byte
 }
 
@@ -214,7 +215,7 @@ func (d *dir) emitHead() {
 		msg.Hold = transport.HoldWindow
 	}
 	msg.Snapped = m.snapped
-	msg.Stream = transport.StreamPos{Start: m.start, Payload: m.pay, End: m.end}
+	msg.Stream = transport.StreamPos{Start: m.start, Payload: m.pay, End: m.end, Gaps: m.gaps}
 	d.stats.messages++
 	d.stats.framingBytes += framing
 	if d.fr.kind == FramingTURN && len(msg.Payload) >= channelDataHeaderLen && wire.IsAnyChannelByte(msg.Payload[0]) {

@@ -56,6 +56,7 @@ type dir struct {
 
 	farNext int64
 	farRun  int
+	gaps    uint32 // capture gaps and resynchronisation skips so far (transport.StreamPos.Gaps)
 
 	acks ackRing
 	sent sentRing

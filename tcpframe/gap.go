@@ -80,6 +80,7 @@ func (d *dir) skipHolesTo(up int64) {
 // gap ends the in-order bytes before a capture gap: the unframer finishes what it can, the
 // rest of a frame cut by the gap is skipped, and the unframer resynchronises after it.
 func (d *dir) gap() {
+	d.gaps++
 	if d.fr.kind != FramingNone {
 		d.frame(stopGap)
 	}

@@ -106,11 +106,15 @@ func (d *dir) discard(n int64, other bool) {
 	switch {
 	case other:
 		d.stats.other += n
+		return
 	case d.fr.broke:
 		d.stats.resyncSkipped += n
 		d.stats.brokenBytes += n
 	default:
 		d.stats.resyncSkipped += n
+	}
+	if n > 0 {
+		d.gaps++
 	}
 }
 
@@ -141,7 +145,7 @@ func (d *dir) taken(adv, off, payLen int64) *pending {
 	start := d.st.framed
 	d.stats.framedBytes += adv
 	m := d.enqueue()
-	m.start, m.end, m.pay, m.payLen = start, start+adv, start+off, payLen
+	m.start, m.end, m.pay, m.payLen, m.gaps = start, start+adv, start+off, payLen, d.gaps
 	d.st.take(start+adv, &m.piece)
 	return m
 }

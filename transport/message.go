@@ -102,4 +102,10 @@ func (m *Message) Len() int64 {
 
 // StreamPos is where a TCP message lies in its direction's byte stream: its frame is
 // [Start, End), framing included, and its Payload starts at Payload.
-type StreamPos struct{ Start, Payload, End int64 }
+type StreamPos struct {
+	Start, Payload, End int64
+	// Gaps counts the times the direction gave bytes up before this message: capture gaps
+	// and the bytes skipped to resynchronise after them or after garbage. Two messages with
+	// the same count have every byte between them in the capture, framed.
+	Gaps uint32
+}
