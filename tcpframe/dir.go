@@ -56,7 +56,8 @@ type dir struct {
 
 	farNext int64
 	farRun  int
-	gaps    uint32 // capture gaps and resynchronisation skips so far (transport.StreamPos.Gaps)
+	zwp     heldProbe // the byte of the last zero-window probe, while its fate is open
+	gaps    uint32    // capture gaps and resynchronisation skips so far (transport.StreamPos.Gaps)
 
 	acks ackRing
 	sent sentRing
@@ -167,9 +168,18 @@ func (d *dir) segment(p *capture.Packet) {
 		d.probe(peerZeroWin)
 		d.stats.payloadBytes += pl
 		d.rest.Control += w
+	case peerZeroWin && pl == 1 && !syn && !fin && off == d.st.highest:
+		// A zero-window probe with the next byte (BSD, Windows; Linux's has none): counted,
+		// not delivered (DESIGN). Its byte is held aside (heldProbe), in case the receiver
+		// took it after all.
+		d.probe(true)
+		d.stats.payloadBytes += pl
+		d.rest.Control += w
+		d.zwp = heldProbe{set: true, off: off, w: w, t: t}
+		d.zwp.n = copy(d.zwp.b[:], p.Payload)
 	default:
-		if peerZeroWin && pl == 1 && off == d.st.highest {
-			d.stats.zeroWindowProbes++ // a probe with one byte of new data: kept as data
+		if d.zwp.set {
+			d.settleProbe(off)
 		}
 		d.stats.dataSegments++
 		d.stats.payloadBytes += pl
@@ -187,6 +197,35 @@ func (d *dir) segment(p *capture.Packet) {
 	if rst {
 		d.end()
 	}
+}
+
+// heldProbe is a zero-window probe's byte, held aside rather than delivered: the receiver,
+// its window shut, drops it, and the sender sends the byte again once the window opens
+// (settleProbe). b[:n] is the byte as captured (none when the snap length cut it), copied:
+// the packet's buffer is reused.
+type heldProbe struct {
+	set  bool
+	off  int64
+	w, t int64 // the probe's wire bytes and time
+	b    [1]byte
+	n    int
+}
+
+// settleProbe decides the held probe's byte before a data segment from off: one that sends
+// the byte again ends it (the probe was dropped, this is its first delivery); one that
+// starts after it says the receiver took the probe's byte after all (its window had opened
+// unseen, as the ACK that moves past it then shows), and the byte is delivered from the
+// probe first, as data: its wire bytes move from control to its header share.
+func (d *dir) settleProbe(off int64) {
+	z := d.zwp
+	d.zwp = heldProbe{}
+	if off != z.off+1 || d.st.highest != z.off {
+		return
+	}
+	d.rest.Control -= z.w
+	d.stats.dataSegments++
+	d.data(&dataSeg{start: z.off, size: 1, hdr: z.w - 1, payload: append([]byte(nil), z.b[:z.n]...), t: z.t, gen: d.c.gen})
+	d.dataSent(1, z.t)
 }
 
 func (d *dir) probe(zeroWin bool) {

@@ -321,3 +321,54 @@ func TestIsWholeFrame(t *testing.T) {
 		}
 	}
 }
+
+// TestZeroWindowProbeNotDelivered: with the receiver's window shut, the sender probes with
+// the next byte (a ChannelData frame's first, 0x40) and DESIGN counts the probe, not
+// delivers it. Dropped: the receiver's ACK stays put, the window opens, and the sender
+// sends the whole frame; that is its first delivery, no retransmission, first seen then.
+// Before, the probe's byte was delivered and the frame's first byte counted retransmitted.
+// Taken after all (the ACK moves past it): the byte is delivered from the probe, the frame
+// whole, first seen at the probe.
+func TestZeroWindowProbeNotDelivered(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		taken     bool
+		firstSeen int64
+		twice     int64 // payload bytes seen twice: the dropped probe's
+	}{
+		{"dropped", false, ms(2301), 1},
+		{"taken", true, ms(2200), 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFeeder(t, Config{})
+			f.handshake(0, ms(1), ms(2), 1000, 5000)
+			fr0, fr1 := channelData(0x4000, 100, true, 1), channelData(0x4000, 100, true, 2)
+			next := uint32(1001 + len(fr0))
+			f.send(seg(ms(10), true, fACK|fPSH, 1001, 5001, fr0))
+			zw := seg(ms(11), false, fACK, 5001, next, nil)
+			zw.TCP.Window = 0
+			f.send(zw)
+			f.send(seg(ms(2200), true, fACK|fPSH, next, 5001, fr1[:1])) // the probe
+			if tc.taken {
+				f.send(seg(ms(2300), false, fACK, 5001, next+1, nil))
+				f.send(seg(ms(2301), true, fACK|fPSH, next+1, 5001, fr1[1:]))
+			} else {
+				still := seg(ms(2201), false, fACK, 5001, next, nil)
+				still.TCP.Window = 0
+				f.send(still)
+				f.send(seg(ms(2300), false, fACK, 5001, next, nil)) // the window opens
+				f.send(seg(ms(2301), true, fACK|fPSH, next, 5001, fr1))
+			}
+			f.close()
+			s := f.c.Summary().AToB
+			if s.ZeroWindowProbes != 1 || s.RetransmittedSegments != 0 || s.RetransmittedBytes != 0 ||
+				s.StreamBytes != int64(len(fr0)+len(fr1)) || s.PayloadBytes != s.StreamBytes+tc.twice {
+				t.Errorf("summary %+v", s)
+			}
+			m := f.dirMsgs(0)
+			if len(m) != 2 || !bytes.Equal(m[1].payload, fr1) || m[1].firstSeen != tc.firstSeen {
+				t.Fatalf("messages %+v; want the second whole, first seen at %d", m, tc.firstSeen)
+			}
+		})
+	}
+}
