@@ -32,14 +32,15 @@ type Stream struct {
 
 	steps  continuity
 	seq    seqStats
+	series series
+	ext    extDetector
+	rtx    rtxMatcher
+
 	// Over TCP: the losses seen where the connection gave up no byte since the stream's
 	// packet before (DroppedBeforeTCP), and that packet's transport.StreamPos.Gaps.
 	tcpDropped int64
 	tcpGaps    uint32
 	tcpSeen    bool
-	series series
-	ext    extDetector
-	rtx    rtxMatcher
 
 	// Timing (timing.go): packets are buffered until the clock rate and abs-send-time are
 	// decided.
@@ -130,10 +131,10 @@ func (s *Stream) add(pk *Packet) {
 	sec := s.series.index(at)      // its second in the series
 	ev := s.seq.add(pk.Seq)        // RFC 3550 A.1: duplicate, losses seen
 	s.series.loss(sec, ev)         // losses in their second
+	s.account(pk, sec, ev.dup)     // wire bytes
 	if pk.TCP {
 		s.tcpLoss(ev, pk.Gaps) // losses where TCP lost nothing: dropped before it
 	}
-	s.account(pk, sec, ev.dup)     // wire bytes
 	if ev.heldDup || ev.heldFilled {
 		s.lateHeld(ev.heldDup) // the packet held before this one was late, no restart
 	}
