@@ -11,13 +11,13 @@ import (
 // A call direction's figures: its streams' aggregate, and its wire accounting, which takes
 // from each leg it travelled what that leg carried for it besides its streams' RTP.
 
-// direction aggregates the streams of one call direction and does its wire accounting.
 // sideClaims are the sides of the legs, as (flow, side), whose bytes besides RTP a direction
 // took (taken: the first direction there), and those that send a stream (sends).
 type sideClaims struct {
 	taken, sends map[[2]int]bool
 }
 
+// direction aggregates the streams of one call direction and does its wire accounting.
 func (a *analyzer) direction(id string, k dirKey, ss []*rtpflow.Stream, legOf map[int]string, claims sideClaims) report.Direction {
 	m := a.rtp().Direction(ss, a.first)
 	d := report.Direction{

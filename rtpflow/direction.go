@@ -80,9 +80,9 @@ func (t *Tracker) Direction(streams []*Stream, t0 int64) DirectionMetrics {
 	}
 
 	var late report.Late
-	// samples are the delay samples (on RTP timestamps one a frame), judged the packets
-	// they speak for: late counts are of packets, so the share late is of the packets
-	// judged, as a stream's is (delayStats.late), never of the samples.
+	// samples are the delay samples (on RTP timestamps, one a frame), judged the packets
+	// they speak for. Late counts are of packets, so the share late is of the packets
+	// judged, as a stream's is (delayStats.late), not of the samples.
 	var samples, judged, lateN int64
 	var maxDelay int64 = -1
 	var segs []seg

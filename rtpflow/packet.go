@@ -44,7 +44,7 @@ type Packet struct {
 	Retransmitted       bool // some of the message's bytes were carried twice by TCP
 	TCP                 bool // the message came over TCP
 	Hold                transport.Hold
-	Gaps                uint32 // over TCP, the bytes its direction gave up before it (transport.StreamPos.Gaps)
+	Gaps                uint32 // over TCP, the times its direction gave bytes up before it (transport.StreamPos.Gaps)
 	Wire                transport.Wire
 	Len                 int64 // the RTP packet's length on the wire (m.Len())
 }
