@@ -262,3 +262,23 @@ func TestSRTPRTXFrameLostWhole(t *testing.T) {
 		t.Errorf("figures\n got %+v\nwant %+v", got, want)
 	}
 }
+
+// TestSRTPRTXOfNoStream: a sender starts both its streams' timestamps at 0 (a game
+// streaming service's capture): one packet of payload type 63, then 13 of payload type 96,
+// numbered 0 to 12, all of timestamp 0, encrypted. The 13 match the one by timestamp, the
+// only evidence an RTX stream of SRTP leaves, but that one packet is no stream: the 13 are
+// a stream of their own. Before, they were its RTX stream, and reported with it: not at all.
+func TestSRTPRTXOfNoStream(t *testing.T) {
+	one := callgen.Stream{Src: alice, Dst: bob, SSRC: 1, PT: 63, ClockRate: 90000, Interval: 10 * time.Millisecond,
+		PayloadSize: 200, Count: 1, TS: func(int) uint32 { return 0 }, Fill: srtpFill(1)}
+	thirteen := callgen.Stream{Src: alice, Dst: bob, SSRC: 2, PT: 96, ClockRate: 90000, Interval: 10 * time.Millisecond,
+		PayloadSize: 200, Count: 13, Start: 5 * time.Millisecond, TS: func(int) uint32 { return 0 }, Fill: srtpFill(2)}
+	c := analyze(t, pcapOf(t, append(one.Packets(), thirteen.Packets()...)), Options{})
+	if len(c.Streams) != 1 {
+		t.Fatalf("%d streams, want the 13 packets' one", len(c.Streams))
+	}
+	s := c.Streams[0]
+	if s.SSRC != "0x00000002" || s.Packets != 13 || s.RTXOf != nil || s.Lost == nil || *s.Lost != 0 {
+		t.Errorf("stream %s: %d packets, rtx_of %v, lost %v; want 0x00000002, 13, null, 0", s.SSRC, s.Packets, s.RTXOf, s.Lost)
+	}
+}

@@ -164,6 +164,18 @@ func (s *Stream) recover(osn uint16, wanted bool) {
 // A signalled stream is checked instead: its vote electing another stream is a dispute.
 // At the end of the capture, a stream still undecided looks for signalling once more (a
 // stream with no payload-bearing packet, or signalling after its first packets).
+// unlinkWeakRTX undoes, at the end of the capture, an election by timestamps whose
+// original is no stream (fewer than --min-packets packets, or no continuity) when the
+// elected stream is one by its own rule: a timestamp that a stream of a packet or two sent
+// is thin evidence (senders that start every stream's timestamps at 0, against RFC 3550
+// 5.1, match by the first frame), and the RTX reading would leave out of the report a
+// stream that qualifies, since an RTX stream is reported only with its original.
+func (s *Stream) unlinkWeakRTX() {
+	if o := s.rtx.of; o != nil && s.rtx.byTS && !s.evicted && !o.byRule() && s.byRule() {
+		s.rtx.of, s.rtx.byTS, s.rtx.repairs = nil, false, 0
+	}
+}
+
 func (s *Stream) decideRTX(final bool) {
 	if final && s.rtx.of == nil && !s.rtx.decided {
 		s.linkSignalled()

@@ -311,6 +311,9 @@ func (t *Tracker) Streams() []*Stream {
 			s.decideRTX(true)
 		}
 	}
+	for _, s := range t.order {
+		s.unlinkWeakRTX()
+	}
 	var out []*Stream
 	for _, s := range t.order {
 		if s.qualifies() {
