@@ -235,19 +235,16 @@ func (r *relayTracker) learn(a *analyzer) bool {
 	}
 	r.known = n
 	fresh := false
-	for _, al := range a.turn.Allocations() {
-		if !al.Relayed.IsValid() {
-			continue
-		}
-		if _, ok := r.client[al.Relayed]; ok {
-			continue
+	a.turn.EachRelayed(func(relayed, client netip.AddrPort) {
+		if _, ok := r.client[relayed]; ok {
+			return
 		}
 		if r.client == nil {
 			r.client = map[netip.AddrPort]netip.AddrPort{}
 		}
-		r.client[al.Relayed] = al.Client
+		r.client[relayed] = client
 		fresh = true
-	}
+	})
 	return fresh
 }
 

@@ -343,6 +343,18 @@ type AllocationInfo struct {
 	Indications         int64 // Send and Data indications seen on the flow
 }
 
+// EachRelayed calls fn with the relayed address and the client of every allocation that has
+// one, in the order the Tracker met the allocations: for a caller that needs no more, since
+// Allocations copies and sorts every allocation's state, and a TURN server's capture learns
+// its hundreds of relayed addresses one at a time.
+func (t *Tracker) EachRelayed(fn func(relayed, client netip.AddrPort)) {
+	for _, a := range t.order {
+		if a.relayed.IsValid() {
+			fn(a.relayed, a.key.client)
+		}
+	}
+}
+
 // Allocations returns every allocation, in the order first seen.
 func (t *Tracker) Allocations() []AllocationInfo {
 	out := make([]AllocationInfo, 0, len(t.order))
