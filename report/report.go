@@ -169,7 +169,7 @@ type Stream struct {
 	Restarts          int64      `json:"restarts"` // RFC 3550 A.1: the sender restarted its sequence numbers
 	RecoveredByRTX    *int64     `json:"recovered_by_rtx,omitempty"`
 	RTX               *RTX       `json:"rtx,omitempty"`      // only for an RTX stream
-	DroppedBeforeTCP  *int64     `json:"dropped_before_tcp"` // null where a capture gap hides it
+	DroppedBeforeTCP  *int64     `json:"dropped_before_tcp"` // null for an RTX stream (lost null); a loss across a capture gap is not one
 	JitterMS          *Jitter    `json:"jitter_ms"`
 	MaxGapMS          *float64   `json:"max_gap_ms"`
 	Extensions        Extensions `json:"extensions"`
