@@ -337,7 +337,8 @@ func (a *analyzer) packet(p *capture.Packet, dg digests, next int64, hasNext boo
 			// The batch's packets stay put until run gives it back: the Conn may point into
 			// them until then (detach).
 			f.conn = tcpframe.NewConn(tcpframe.Config{LateBudget: a.opts.lateBudget(), BorrowPayload: true, HeadsOnly: !a.opts.wholeMessages,
-				Framing: a.opts.forcedFraming(f.a.Port(), f.b.Port())}, f.a, f.b)
+				Framing: a.opts.forcedFraming(f.a.Port(), f.b.Port()),
+				Text:    func(src netip.AddrPort, b []byte) { a.tcpText(f, src, b) }}, f.a, f.b)
 		}
 		a.cur = f
 		f.conn.Segment(p, a.emit)

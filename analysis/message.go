@@ -123,6 +123,38 @@ func (a *analyzer) sdp(m *transport.Message) {
 		func(h demux.FIDHint) { a.media.hintFID(rtpflow.FIDHint(h)) })
 }
 
+// maxSIPMessage bounds the bytes of one SIP message over TCP kept while it is incomplete.
+const maxSIPMessage = 64 << 10
+
+// tcpText takes the bytes of a TCP direction that no framing explains (tcpframe's
+// Config.Text) as they come in order, and reads the SIP messages among them (SIP over TCP,
+// RFC 3261 18.3) for their SDP, as it does of SIP over UDP. A side whose text does not
+// start with a SIP message, or holds one larger than maxSIPMessage, is left alone.
+func (a *analyzer) tcpText(f *flow, src netip.AddrPort, b []byte) {
+	i := f.dir(src)
+	if f.notSIP[i] {
+		return
+	}
+	buf := append(f.text[i], b...)
+	for {
+		for len(buf) > 0 && (buf[0] == '\r' || buf[0] == '\n') {
+			buf = buf[1:] // keep-alives (RFC 5626, 4.4.1) and the CRLF after a message
+		}
+		n := demux.SIPMessageLen(buf)
+		if n < 0 || n == 0 && len(buf) > maxSIPMessage {
+			f.notSIP[i], buf = true, nil
+			break
+		}
+		if n == 0 {
+			break
+		}
+		f.sip = true
+		a.sdp(&transport.Message{Payload: buf[:n]})
+		buf = buf[n:]
+	}
+	f.text[i] = append(f.text[i][:0], buf...)
+}
+
 // wrapped handles a datagram unwrapped from TURN: its path runs between the TURN client and
 // the peer, whichever way it travelled, and what is not RTP counts on that path (flow.peer).
 func (a *analyzer) wrapped(f *flow, m *transport.Message) {

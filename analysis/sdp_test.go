@@ -3,6 +3,7 @@ package analysis
 import (
 	"fmt"
 	"net/netip"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -94,5 +95,35 @@ func TestSDPNamesThePayloadType(t *testing.T) {
 				t.Errorf("stream pt %d to %s, want 97 to %s", st.PayloadType, st.Dst, bob)
 			}
 		})
+	}
+}
+
+// TestSDPOverTCP: SIP over TCP (RFC 3261 18.3) carries the INVITE of TestSDPNamesThePayloadType
+// after a keep-alive (CRLF CRLF, RFC 5626), written in two parts 10 ms apart: its SDP names
+// payload type 97 as over UDP, and the connection is listed as a SIP flow. Before, a TCP
+// direction no framing explains was only counted: the stream's clock was inferred, its
+// codec unknown.
+func TestSDPOverTCP(t *testing.T) {
+	s := audio()
+	s.PT, s.Start = 97, 200*time.Millisecond
+	invite := sipInvite(bob)
+	half := len(invite) / 2
+	sip := callgen.TCPCall{Client: netip.AddrPortFrom(bob.Addr(), 5060), Server: netip.AddrPortFrom(alice.Addr(), 5060),
+		RTT: 20 * time.Millisecond, ISN: [2]uint32{1000, 5000}}
+	pkts := append(s.Packets(), sip.Packets([]callgen.TCPWrite{
+		{T: 40 * time.Millisecond, Data: append([]byte("\r\n\r\n"), invite[:half]...)},
+		{T: 50 * time.Millisecond, Data: invite[half:]},
+	})...)
+	c := analyze(t, pcapOf(t, pkts), Options{})
+	st := onlyStream(t, c)
+	if st.Codec == nil || *st.Codec != "AMR" || derefI(st.ClockRate) != 8000 || st.ClockRateInferred {
+		t.Errorf("stream codec %v, clock %d (inferred %v); want AMR at 8000 from the SDP", st.Codec, derefI(st.ClockRate), st.ClockRateInferred)
+	}
+	var sipFlow bool
+	for _, f := range c.Flows {
+		sipFlow = sipFlow || f.Proto == "tcp" && slices.Contains(f.Content, "sip")
+	}
+	if !sipFlow {
+		t.Errorf("flows %+v: no TCP flow of SIP", c.Flows)
 	}
 }

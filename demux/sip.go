@@ -50,6 +50,32 @@ func IsSIP(b []byte) bool {
 	return bytes.HasSuffix(line, []byte(" SIP/2.0"))
 }
 
+// SIPMessageLen returns the length of the SIP message at the start of b, a stream of them
+// (SIP over TCP, RFC 3261 18.3: the start line and headers up to the empty line, then
+// Content-Length bytes of body, none without the header): 0 while b does not hold all of
+// it yet, -1 when b does not start with a SIP message.
+func SIPMessageLen(b []byte) int {
+	nl := bytes.IndexByte(b[:min(len(b), maxStartLine)], '\n')
+	switch {
+	case nl < 0 && len(b) >= maxStartLine:
+		return -1
+	case nl < 0:
+		return 0
+	case !IsSIP(b):
+		return -1
+	}
+	h, body, ok := splitHeaders(b[nl+1:])
+	if !ok {
+		return 0
+	}
+	_, clen := headerValues(h)
+	n, _ := atoi(clen)
+	if n > len(body) {
+		return 0
+	}
+	return len(b) - len(body) + n
+}
+
 // parseBody handles a body of type ctype; a multipart body's parts are searched once, not
 // recursively.
 func parseBody(body, ctype []byte, fn sdpSink, multipart bool) {

@@ -37,3 +37,25 @@ func TestIsSIP(t *testing.T) {
 		t.Error("IsSIP is false for the INVITE or the 200 OK")
 	}
 }
+
+// TestSIPMessageLen: SIP over TCP is cut by its headers and Content-Length (RFC 3261 18.3).
+func TestSIPMessageLen(t *testing.T) {
+	msg := "INVITE sip:alice@10.0.0.1 SIP/2.0\r\nVia: SIP/2.0/TCP 10.0.0.2\r\nl: 5\r\n\r\nv=0\r\n"
+	ok := "SIP/2.0 200 OK\r\nContent-Length: 0\r\n\r\n"
+	for _, tc := range []struct {
+		in   string
+		want int
+	}{
+		{msg + ok, len(msg)},
+		{ok + msg, len(ok)},
+		{msg[:len(msg)-1], 0}, // the body is not all there
+		{msg[:20], 0},         // nor the start line
+		{"BYE sip:alice@10.0.0.1 SIP/2.0\r\nVia: x\r\n\r\n" + msg, 42}, // no Content-Length: no body
+		{"GET / HTTP/1.1\r\nHost: x\r\n\r\n", -1},
+		{"\x16\x03\x01\x00\x10", 0}, // no line yet: more is needed to say
+	} {
+		if got := SIPMessageLen([]byte(tc.in)); got != tc.want {
+			t.Errorf("SIPMessageLen(%q) = %d, want %d", tc.in, got, tc.want)
+		}
+	}
+}

@@ -43,6 +43,11 @@ type Config struct {
 	// packets (Detach), none to buffer, and a frame that straddles two segments is read
 	// where it lies, not joined in the buffer.
 	HeadsOnly bool
+	// Text, when set, is given the in-order bytes of a direction no framing explains
+	// (FramingUnknown) before they are dropped, with the direction's sender: SIP over TCP,
+	// whose SDP names payload types and clock rates, is such a direction. b is valid only
+	// during the call.
+	Text func(src netip.AddrPort, b []byte)
 }
 
 const (
@@ -112,8 +117,9 @@ type Conn struct {
 	gen          uint32 // calls to Detach: what is borrowed is tagged with it
 	emit         func(m *transport.Message)
 	msg          transport.Message
-	chans        known[uint16] // TURN channels carried in step, both ways (known.go)
-	turnResync   probeFunc     // probeTURNKnown, made once
+	chans        known[uint16]                      // TURN channels carried in step, both ways (known.go)
+	turnResync   probeFunc                          // probeTURNKnown, made once
+	text         func(src netip.AddrPort, b []byte) // Config.Text
 }
 
 // handshake measures the handshake round trip: (first SYN/ACK − the last SYN before it) +
@@ -139,7 +145,8 @@ func NewConn(cfg Config, a, b netip.AddrPort) *Conn {
 	if late <= 0 {
 		late = int64(report.DefaultLateBudget)
 	}
-	c := &Conn{window: w, late: late, borrow: cfg.BorrowPayload, headsOnly: cfg.HeadsOnly, msg: transport.Message{Proto: transport.TCP}}
+	c := &Conn{window: w, late: late, borrow: cfg.BorrowPayload, headsOnly: cfg.HeadsOnly, text: cfg.Text,
+		msg: transport.Message{Proto: transport.TCP}}
 	c.hs.client = -1
 	c.dirs[0] = dir{c: c, idx: 0, src: a, dst: b, st: store{window: w}}
 	c.dirs[1] = dir{c: c, idx: 1, src: b, dst: a, st: store{window: w}}

@@ -72,6 +72,9 @@ func probeOf(f Framing) probeFunc {
 // answer. exactOK says data starts at a frame boundary (the stream was seen from its SYN), so
 // that a single frame that ends exactly at the end of data is accepted.
 func Detect(data []byte, atEOF, exactOK bool) (f Framing, skip int, ok bool) {
+	if exactOK && isTextLine(data) {
+		return FramingUnknown, 0, true
+	}
 	best, bestAt, bestRank := FramingNone, len(data)+1, 0
 	waitAt, waitRank := len(data)+1, 0
 	for rank, k := range detectOrder {
@@ -93,6 +96,34 @@ func Detect(data []byte, atEOF, exactOK bool) (f Framing, skip int, ok bool) {
 		return FramingUnknown, 0, true
 	}
 	return FramingNone, 0, false
+}
+
+// textLineMin and textLineMax bound the first line that makes a stream text.
+const (
+	textLineMin = 8
+	textLineMax = 1024
+)
+
+// isTextLine reports whether a stream seen from its first byte starts with a line of text:
+// textLineMin to textLineMax printable ASCII characters, then CRLF or LF, as SIP, HTTP and
+// other text protocols start (after empty lines: SIP's keep-alives, RFC 5626 4.4.1). No
+// framing here does: their first bytes hold a STUN type, a length or a TLS content type
+// below 0x20. Such a stream is FramingUnknown at once, so that its bytes reach Config.Text
+// as they come rather than after detectLimit of them.
+func isTextLine(data []byte) bool {
+	for len(data) > 0 && (data[0] == '\r' || data[0] == '\n') {
+		data = data[1:]
+	}
+	for i, c := range data[:min(len(data), textLineMax+2)] {
+		switch {
+		case c == '\n':
+			return i > textLineMin
+		case c == '\r' && i >= textLineMin:
+		case c < 0x20 || c > 0x7e:
+			return false
+		}
+	}
+	return false
 }
 
 // IsWholeFrame reports whether a segment's payload is one whole frame of TURN over TCP,

@@ -2,9 +2,12 @@ package tcpframe
 
 import (
 	"bytes"
+	"net/netip"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/callpcap/callpcap/transport"
 )
 
 func lens(ms []got) []int {
@@ -370,5 +373,34 @@ func TestZeroWindowProbeNotDelivered(t *testing.T) {
 				t.Fatalf("messages %+v; want the second whole, first seen at %d", m, tc.firstSeen)
 			}
 		})
+	}
+}
+
+// TestTextAtOnce: a stream that starts with a line of text (after a keep-alive's CRLFs) is
+// no framing's, known from the segment that ends that line rather than after detectLimit
+// bytes, and its bytes reach Config.Text in order as they come, each direction with its
+// sender.
+func TestTextAtOnce(t *testing.T) {
+	var got [2]string
+	c := NewConn(Config{Text: func(src netip.AddrPort, b []byte) {
+		i := 0
+		if src == addrB {
+			i = 1
+		}
+		got[i] += string(b)
+	}}, addrA, addrB)
+	emit := func(*transport.Message) {}
+	req, resp := "\r\n\r\nINVITE sip:b@x SIP/2.0\r\nl: 0\r\n\r\n", "SIP/2.0 100 Trying\r\n"
+	c.Segment(seg(0, true, fSYN, 1000, 0, nil), emit)
+	c.Segment(seg(ms(1), false, fSYN|fACK, 5000, 1001, nil), emit)
+	c.Segment(seg(ms(2), true, fACK, 1001, 5001, nil), emit)
+	c.Segment(seg(ms(3), true, fACK|fPSH, 1001, 5001, []byte(req[:30])), emit)
+	if c.Framing() != FramingUnknown || got[0] != req[:30] {
+		t.Fatalf("after the first segment: framing %v, text %q", c.Framing(), got[0])
+	}
+	c.Segment(seg(ms(4), true, fACK|fPSH, 1001+30, 5001, []byte(req[30:])), emit)
+	c.Segment(seg(ms(5), false, fACK|fPSH, 5001, 1001+uint32(len(req)), []byte(resp)), emit)
+	if got[0] != req || got[1] != resp {
+		t.Errorf("text %q and %q, want %q and %q", got[0], got[1], req, resp)
 	}
 }

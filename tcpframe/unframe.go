@@ -47,6 +47,9 @@ func (d *dir) frame(until stop) {
 			}
 			continue
 		case FramingUnknown:
+			if d.c.text != nil && len(data) > 0 {
+				d.c.text(d.src, data)
+			}
 			d.discard(int64(len(data)), true)
 			data = nil
 			continue
