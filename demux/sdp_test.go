@@ -269,7 +269,8 @@ func TestWriteSDPFuzzSeeds(t *testing.T) {
 	writeSeeds(t, "FuzzSDP", seeds)
 }
 
-// FuzzSDP checks that IsSIP and ParseSDP never panic and that every hint is usable: a
+// FuzzSDP checks that IsSIP, SIPMessageLen and ParseSDP never panic, that a SIP message
+// cut from a stream lies within it and starts as one, and that every hint is usable: a
 // valid, specified address with a port, a payload type below 128, a media type, and no
 // more hints than the input could describe.
 func FuzzSDP(f *testing.F) {
@@ -278,6 +279,9 @@ func FuzzSDP(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
 		IsSIP(b)
+		if n := SIPMessageLen(b); n > len(b) || n > 0 && !IsSIP(b[:n]) {
+			t.Fatalf("SIPMessageLen = %d of %d bytes", n, len(b))
+		}
 		n := 0
 		ParseSDP(b, func(h PayloadHint) {
 			n++
