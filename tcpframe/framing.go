@@ -117,8 +117,12 @@ func isTextLine(data []byte) bool {
 	for i, c := range data[:min(len(data), textLineMax+2)] {
 		switch {
 		case c == '\n':
-			return i > textLineMin
-		case c == '\r' && i >= textLineMin:
+			n := i
+			if n > 0 && data[n-1] == '\r' {
+				n--
+			}
+			return n >= textLineMin && n <= textLineMax
+		case c == '\r' && i+1 < len(data) && data[i+1] == '\n':
 		case c < 0x20 || c > 0x7e:
 			return false
 		}

@@ -3,6 +3,7 @@ package tcpframe
 import (
 	"bytes"
 	"net/netip"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -402,5 +403,32 @@ func TestTextAtOnce(t *testing.T) {
 	c.Segment(seg(ms(5), false, fACK|fPSH, 5001, 1001+uint32(len(req)), []byte(resp)), emit)
 	if got[0] != req || got[1] != resp {
 		t.Errorf("text %q and %q, want %q and %q", got[0], got[1], req, resp)
+	}
+}
+
+// TestIsTextLine: a line of 8 to 1024 printable characters, ended by CRLF or LF, after
+// any empty lines; nothing else, and not before its end is there.
+func TestIsTextLine(t *testing.T) {
+	long := strings.Repeat("a", textLineMax)
+	for _, tc := range []struct {
+		in   string
+		want bool
+	}{
+		{"INVITE sip:b@x SIP/2.0\r\n", true},
+		{"\r\n\r\nSIP/2.0 200 OK\r\n", true},
+		{"12345678\n", true},
+		{"12345678\r\n", true},
+		{"1234567\r\n", false},
+		{long + "\r\n", true},
+		{long + "a\r\n", false},
+		{"INVITE sip:b@x SIP/2.0\r", false}, // the line end is not all there yet
+		{"INVITE sip:b@x\rSIP/2.0\r\n", false},
+		{"\x00\x01\x00\x50\x21\x12\xa4\x42 a STUN header\r\n", false},
+		{"\x40\x00\x00\x64abcdefgh\r\n", false}, // ChannelData of 100 bytes
+		{"\x16\x03\x01\x02\x00\r\n", false},
+	} {
+		if got := isTextLine([]byte(tc.in)); got != tc.want {
+			t.Errorf("isTextLine(%q) = %v, want %v", tc.in, got, tc.want)
+		}
 	}
 }
