@@ -161,9 +161,6 @@ func (a *analyzer) droppedBeforeTCP(s *rtpflow.Stream, rs *report.Stream) *int64
 	if rs.Lost == nil {
 		return nil
 	}
-	var n int64
-	if f := a.flowList[s.Path().Leg]; f.conn != nil {
-		n = s.DroppedBeforeTCP()
-	}
+	n := s.DroppedBeforeTCP() // 0 off TCP: only packets over TCP count drops
 	return &n
 }

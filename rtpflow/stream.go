@@ -40,7 +40,6 @@ type Stream struct {
 	// packet before (DroppedBeforeTCP), and that packet's transport.StreamPos.Gaps.
 	tcpDropped int64
 	tcpGaps    uint32
-	tcpSeen    bool
 
 	// Timing (timing.go): packets are buffered until the clock rate and abs-send-time are
 	// decided.
@@ -179,13 +178,13 @@ func (s *Stream) add(pk *Packet) {
 // connection dropped before TCP. A gap across bytes the capture lost may be either, and is
 // not counted. A late packet that fills a gap takes one back.
 func (s *Stream) tcpLoss(ev seqEvent, gaps uint32) {
-	if ev.lost > 0 && s.tcpSeen && gaps == s.tcpGaps {
+	if ev.lost > 0 && gaps == s.tcpGaps { // a first packet shows no loss: tcpGaps is its predecessor's
 		s.tcpDropped += ev.lost
 	}
 	if ev.filled && s.tcpDropped > 0 {
 		s.tcpDropped--
 	}
-	s.tcpGaps, s.tcpSeen = gaps, true
+	s.tcpGaps = gaps
 }
 
 // DroppedBeforeTCP is how many of the stream's lost packets (RFC 3550's lost, at most)
