@@ -59,10 +59,8 @@ type flow struct {
 	conn        *tcpframe.Conn
 	msgs        tcpMessages // what the unframed messages of a TCP flow classified as
 	tls         tlsRecords  // the times of a TLS connection's records (tlsMedia)
-	// Over TCP, each side's SIP bytes not yet a whole message, and whether its text is no
-	// SIP (tcpText).
-	text   [2][]byte
-	notSIP [2]bool
+	// Over TCP, each side's signalling: SIP, HTTP or WebSocket (tcpText).
+	text [2]demux.Signalling
 	// The batches (analyzer.batchNo) in which conn was last fed and last detached.
 	lentIn, detached int
 	// Besides RTP, what TURN carried on each path to a peer (flow.peer).

@@ -93,11 +93,11 @@ func (a *analyzer) message(f *flow, m *transport.Message, udp bool) {
 // as other.
 //
 // A flow that carried DTLS, in the clear or inside TURN (wrapped marks the outer flow), is
-// DTLS-SRTP (RFC 5764): the handshake precedes the media, and the padding count of its RTP
-// is encrypted (RFC 3711, 3.1), so it is not read even where it looks valid
-// (wire.RTP.IgnorePadding). A capture that starts after the handshake shows no DTLS: its
-// SRTP is known by a count that cannot be one (wire.RTP.PaddingUnread), which rtpflow
-// takes as unreadable padding for the whole stream.
+// DTLS-SRTP (RFC 5764): the handshake precedes the media, and the payload of its RTP is
+// encrypted (RFC 3711, 3.1; wire.RTP.MarkSRTP): its padding count, not read even where it
+// looks valid, and an RTX packet's OSN. A capture that starts after the handshake shows
+// no DTLS: its SRTP is known by a count that cannot be one (wire.RTP.PaddingUnread), which
+// rtpflow takes as unreadable padding for the whole stream.
 func (a *analyzer) rtpPacket(f *flow, p rtpflow.Path, m *transport.Message) bool {
 	h := a.demux.RTP()
 	if h == nil {
@@ -105,7 +105,7 @@ func (a *analyzer) rtpPacket(f *flow, p rtpflow.Path, m *transport.Message) bool
 		return false
 	}
 	if f.has(demux.ClassDTLS) {
-		h.IgnorePadding()
+		h.MarkSRTP()
 	}
 	a.media.rtp(p, m, h)
 	return true
@@ -119,40 +119,19 @@ func (a *analyzer) sdp(m *transport.Message) {
 	if m.Snapped {
 		b = b[:bytes.LastIndexByte(b, '\n')+1]
 	}
-	demux.ParseSDP(b, func(h demux.PayloadHint) { a.media.hint(rtpflow.PayloadHint(h)) },
-		func(h demux.FIDHint) { a.media.hintFID(rtpflow.FIDHint(h)) })
+	demux.ParseSDP(b, a.hint, a.hintFID)
 }
 
-// maxSIPMessage bounds the bytes of one SIP message over TCP kept while it is incomplete.
-const maxSIPMessage = 64 << 10
+func (a *analyzer) hint(h demux.PayloadHint) { a.media.hint(rtpflow.PayloadHint(h)) }
+func (a *analyzer) hintFID(h demux.FIDHint)  { a.media.hintFID(rtpflow.FIDHint(h)) }
 
 // tcpText takes the bytes of a TCP direction that no framing explains (tcpframe's
-// Config.Text) as they come in order, and reads the SIP messages among them (SIP over TCP,
-// RFC 3261 18.3) for their SDP, as it does of SIP over UDP. A side whose text does not
-// start with a SIP message, or holds one larger than maxSIPMessage, is left alone.
+// Config.Text) as they come in order, and reads the SDP of the signalling among them:
+// SIP over TCP (listed as a SIP flow, as over UDP), HTTP and WebSocket (demux.Signalling).
 func (a *analyzer) tcpText(f *flow, src netip.AddrPort, b []byte) {
-	i := f.dir(src)
-	if f.notSIP[i] {
-		return
-	}
-	buf := append(f.text[i], b...)
-	for {
-		for len(buf) > 0 && (buf[0] == '\r' || buf[0] == '\n') {
-			buf = buf[1:] // keep-alives (RFC 5626, 4.4.1) and the CRLF after a message
-		}
-		n := demux.SIPMessageLen(buf)
-		if n < 0 || n == 0 && len(buf) > maxSIPMessage {
-			f.notSIP[i], buf = true, nil
-			break
-		}
-		if n == 0 {
-			break
-		}
-		f.sip = true
-		a.sdp(&transport.Message{Payload: buf[:n]})
-		buf = buf[n:]
-	}
-	f.text[i] = append(f.text[i][:0], buf...)
+	s := &f.text[f.dir(src)]
+	s.Feed(b, a.hint, a.hintFID)
+	f.sip = f.sip || s.SIP()
 }
 
 // wrapped handles a datagram unwrapped from TURN: its path runs between the TURN client and

@@ -60,6 +60,11 @@ var srtpLost = []int{100, 250, 251, 400, 700, 1001, 1302}
 // point (a capture at bob's side); else the capture is at alice's, before the loss.
 func srtpRTXCall(t *testing.T, lostBefore bool) []byte {
 	t.Helper()
+	return pcapOf(t, srtpRTXPackets(lostBefore))
+}
+
+// srtpRTXPackets are the frames of srtpRTXCall.
+func srtpRTXPackets(lostBefore bool) []callgen.Packet {
 	video := srtpVideo(0xE1, 1_000_000, 1)
 	lost := map[int]bool{}
 	for _, i := range srtpLost {
@@ -95,7 +100,7 @@ func srtpRTXCall(t *testing.T, lostBefore bool) []byte {
 		send(callgen.RTXSend{I: int(at/video.Interval) - 3, At: at + time.Millisecond})
 	}
 	pkts := append(video.Packets(), video.RTXPackets(r)...)
-	return pcapOf(t, append(pkts, rtcp...))
+	return append(pkts, rtcp...)
 }
 
 // srtpRTX is what the SRTP RTX tests assert, in one comparable value.

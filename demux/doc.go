@@ -16,8 +16,10 @@
 // channels 0x5000-0x7FFF that RFC 5766 allowed, whose first byte is QUIC's: over UDP where
 // a ChannelBind success for that number was seen on the flow, always in TURN's TCP
 // framing. A reused Classifier and Tracker.ChannelData allocate nothing; decoders point into
-// their input, which stays the caller's. SIP start lines (IsSIP) and the payload types and
-// RTX pairs (apt=, ssrc-group:FID) their SDP names (ParseSDP) are read here too.
+// their input, which stays the caller's. The payload types and RTX pairs (apt=,
+// ssrc-group:FID) that SDP names are read here too: in SIP messages (IsSIP, ParseSDP), in
+// the signalling of a TCP direction (Signalling: SIP, HTTP/1.x and WebSocket, RFC 6455),
+// and in the JSON or application/sdp bodies of WebRTC's offers and answers (FindSDP).
 //
 //	var c demux.Classifier
 //	tr := demux.NewTracker()

@@ -6,11 +6,19 @@ import (
 )
 
 // PayloadHint is what one side's SDP (RFC 8866) says about one payload type of one media
-// section: the media sent to Addr with payload type PT is Codec at ClockRate.
+// section: the media sent to Addr with payload type PT is Codec at ClockRate; or, when
+// Addr is the zero AddrPort, the media of source SSRC with payload type PT is.
 type PayloadHint struct {
-	// Addr is the connection address (c=, media- or session-level) and the m= port: where
-	// this side receives that media, the destination of the RTP it describes.
+	// Addr is where this side receives that media (sdpAddrs: the connection address
+	// and m= port, its candidates, its BUNDLE group's), the destination of the RTP it
+	// describes.
 	Addr netip.AddrPort
+	// SSRC is a source the SDP's author sends in this section (a=ssrc, RFC 5576, 4.1),
+	// for a hint whose Addr is zero: WebRTC's offer and answer name the sources each side
+	// sends, and both sides use the same payload type numbers (RFC 8829, 5.3.1), so the
+	// section's payload types name its sources' codecs wherever the packets travel
+	// (through TURN, across a NAT), and whatever address its candidates gave.
+	SSRC uint32
 	PT   uint8
 	// Codec is the encoding name of a=rtpmap as written ("opus", "AMR", "telephone-event"),
 	// or the RFC 3551 name of a static payload type without rtpmap; "" when neither.
@@ -28,7 +36,8 @@ type PayloadHint struct {
 // the source RTX carries the retransmissions of the source Media. SSRC attributes describe
 // what the SDP's author sends (RFC 5576, 4.1), so Addr, the section's receiving address
 // like PayloadHint's, is also where that media comes from when RTP is symmetric (RFC 4961):
-// the caller takes it on either end of a path.
+// the caller takes it on either end of a path. Addr is zero when the section names no
+// address (WebRTC's SDP before its candidates are gathered): the pair then holds on any.
 type FIDHint struct {
 	Addr       netip.AddrPort
 	Media, RTX uint32
@@ -42,6 +51,9 @@ const (
 	// maxFIDs bounds the ssrc-group:FID lines taken from one section: one per simulcast
 	// layer (three is usual), and more than enough for one camera.
 	maxFIDs = 8
+	// maxSSRCs bounds the sources taken from one section's a=ssrc lines: a media and an
+	// RTX source per simulcast layer.
+	maxSSRCs = 8
 )
 
 // sdpSink receives what a body describes; fid may be nil.
@@ -51,9 +63,10 @@ type sdpSink struct {
 }
 
 // ParseSDP finds the SDP body of the SIP message b and calls fn for each payload type of
-// each RTP media section (m= with an RTP profile, a non-zero port and a connection address
-// that is not unspecified), then fid, unless nil, for each of the section's
-// ssrc-group:FID pairs (at most maxFIDs a section).
+// each RTP media section at each address the section receives on (see sdpAddrs.read: its
+// c= address and m= port unless unspecified or 0, its ICE candidates, and those of its
+// BUNDLE group), then fid, unless nil, for each of the section's ssrc-group:FID pairs (at
+// most maxFIDs a section) at each of those addresses.
 //
 // The body starts after the first empty line; it is taken when Content-Type (or its compact
 // form c) is application/sdp, or is multipart with an application/sdp part (SIP-I/SIP-T
@@ -74,9 +87,8 @@ func ParseSDP(b []byte, fn func(h PayloadHint), fid func(h FIDHint)) {
 // mediaSection is one m= section being read.
 type mediaSection struct {
 	media    []byte
-	port     uint16
+	port     int  // the m= port: 0 for a rejected section, or one bundled with another
 	rtp      bool // an RTP profile: the formats are payload types
-	addr     netip.Addr
 	formats  [maxFormats]uint8
 	nFormats int
 	mapped   [2]uint64 // payload types with an rtpmap in this section
@@ -88,15 +100,19 @@ type mediaSection struct {
 	apt   [128]uint8
 	fids  [maxFIDs]FIDHint // Addr unset until emit
 	nFIDs int
+	ssrcs [maxSSRCs]uint32 // the sources of its a=ssrc lines, each once
+	nSSRC int
 }
 
-// parseSDP reads the session and media descriptions of an SDP body (RFC 8866, 5): c=
-// lines at session level and in media sections, m= lines, and the a=rtpmap, a=fmtp (for
-// apt= only) and a=ssrc-group:FID attributes of media sections.
+// parseSDP reads the session and media descriptions of an SDP body (RFC 8866, 5): where
+// each media section receives (sdpAddrs.read, a first pass), then its m= line and the
+// a=rtpmap, a=fmtp (for apt= only) and a=ssrc-group:FID attributes.
 func parseSDP(body []byte, fn sdpSink) {
-	var session netip.Addr
+	var addrs sdpAddrs
+	addrs.read(body)
 	var sec mediaSection
 	in := false
+	n := 0 // sections so far
 	for len(body) > 0 {
 		var line []byte
 		line, body = nextLine(body)
@@ -107,20 +123,11 @@ func parseSDP(body []byte, fn sdpSink) {
 		switch line[0] {
 		case 'm':
 			if in {
-				sec.emit(session, fn)
+				sec.emit(&addrs, n-1, fn)
 			}
 			sec.reset(v)
 			in = true
-		case 'c':
-			a, ok := connAddr(v)
-			if !ok {
-				continue
-			}
-			if in {
-				sec.addr = a
-			} else {
-				session = a
-			}
+			n++
 		case 'a':
 			switch {
 			case !in:
@@ -130,18 +137,20 @@ func parseSDP(body []byte, fn sdpSink) {
 				sec.fmtp(v[len("fmtp:"):])
 			case bytes.HasPrefix(v, []byte("ssrc-group:")):
 				sec.ssrcGroup(v[len("ssrc-group:"):])
+			case bytes.HasPrefix(v, []byte("ssrc:")):
+				sec.ssrc(v[len("ssrc:"):])
 			}
 		}
 	}
 	if in {
-		sec.emit(session, fn)
+		sec.emit(&addrs, n-1, fn)
 	}
 }
 
 // reset starts a section from an m= value: <media> <port>[/<count>] <proto> <fmt> ...
 func (s *mediaSection) reset(v []byte) {
-	s.media, s.port, s.rtp, s.addr, s.nFormats, s.mapped = nil, 0, false, netip.Addr{}, 0, [2]uint64{}
-	s.rtx, s.nFIDs = [2]uint64{}, 0
+	s.media, s.port, s.rtp, s.nFormats, s.mapped = nil, 0, false, 0, [2]uint64{}
+	s.rtx, s.nFIDs, s.nSSRC = [2]uint64{}, 0, 0
 	f := 0
 	for len(v) > 0 {
 		var tok []byte
@@ -153,14 +162,11 @@ func (s *mediaSection) reset(v []byte) {
 		case 0:
 			s.media = tok
 		case 1:
-			if i := bytes.IndexByte(tok, '/'); i >= 0 {
-				tok = tok[:i] // a port count: the first port is the RTP port
+			port, ok := mPort(tok)
+			if !ok {
+				return
 			}
-			n, ok := atoi(tok)
-			if !ok || n <= 0 || n > 65535 {
-				return // 0 is a rejected or disabled stream (RFC 3264, 6)
-			}
-			s.port = uint16(n)
+			s.port = port
 		case 2:
 			// RTP/AVP, RTP/AVPF, RTP/SAVP, RTP/SAVPF, UDP/TLS/RTP/SAVPF, TCP/RTP/AVP...;
 			// udptl (T.38) and others list formats that are not payload types.
@@ -253,6 +259,24 @@ func (s *mediaSection) ssrcGroup(v []byte) {
 	s.nFIDs++
 }
 
+// ssrc reads the source of an ssrc value: <ssrc-id> <attribute>[:<value>] (RFC 5576, 4.1).
+func (s *mediaSection) ssrc(v []byte) {
+	tok, _ := nextField(v)
+	id, ok := parseSSRC(tok)
+	if !ok {
+		return
+	}
+	for _, o := range s.ssrcs[:s.nSSRC] {
+		if o == id {
+			return
+		}
+	}
+	if s.nSSRC < maxSSRCs {
+		s.ssrcs[s.nSSRC] = id
+		s.nSSRC++
+	}
+}
+
 // parseSSRC reads an ssrc-id: a decimal number below 2^32 (RFC 5576, 4.1).
 func parseSSRC(b []byte) (uint32, bool) {
 	if len(b) == 0 || len(b) > 10 {
@@ -271,19 +295,39 @@ func parseSSRC(b []byte) (uint32, bool) {
 	return uint32(n), true
 }
 
-// emit reports the section's payload types, then its FID pairs.
-func (s *mediaSection) emit(session netip.Addr, sink sdpSink) {
-	addr := s.addr
-	if !addr.IsValid() {
-		addr = session
+// emit reports the payload types of section i, whose addresses are in a, at each of its
+// addresses and for each of its sources, then its FID pairs at each of its addresses (at
+// none when it has none). A rejected section (port 0, in no BUNDLE group) has none of them.
+func (s *mediaSection) emit(a *sdpAddrs, i int, sink sdpSink) {
+	if !s.rtp || len(s.media) == 0 || !a.live(i, s.port) {
+		return
 	}
-	if !s.rtp || s.port == 0 || len(s.media) == 0 || !addr.IsValid() || addr.IsUnspecified() {
-		return // c=0.0.0.0 is an old-style hold (RFC 3264, 8.4): nothing is received there
+	addrs := a.of(i)
+	for _, ap := range addrs {
+		s.emitFor(PayloadHint{Addr: ap}, sink)
 	}
-	ap := netip.AddrPortFrom(addr, s.port)
+	for _, id := range s.ssrcs[:s.nSSRC] {
+		s.emitFor(PayloadHint{SSRC: id}, sink)
+	}
+	if sink.fid == nil {
+		return
+	}
+	for _, f := range s.fids[:s.nFIDs] {
+		for _, ap := range addrs {
+			f.Addr = ap
+			sink.fid(f)
+		}
+		if len(addrs) == 0 {
+			sink.fid(f)
+		}
+	}
+}
+
+// emitFor reports the section's payload types with key's Addr or SSRC.
+func (s *mediaSection) emitFor(key PayloadHint, sink sdpSink) {
 	media := mediaName(s.media)
 	for _, pt := range s.formats[:s.nFormats] {
-		h := PayloadHint{Addr: ap, PT: pt, Media: media}
+		h := PayloadHint{Addr: key.Addr, SSRC: key.SSRC, PT: pt, Media: media}
 		var st staticPayloadType
 		if int(pt) < len(staticPayloadTypes) {
 			st = staticPayloadTypes[pt]
@@ -301,13 +345,6 @@ func (s *mediaSection) emit(session netip.Addr, sink sdpSink) {
 			h.RTX, h.APT = true, s.apt[pt]
 		}
 		sink.pt(h)
-	}
-	if sink.fid == nil {
-		return
-	}
-	for _, f := range s.fids[:s.nFIDs] {
-		f.Addr = ap
-		sink.fid(f)
 	}
 }
 

@@ -5,11 +5,13 @@ import (
 	"strings"
 )
 
-// PayloadHint is what signalling (the SDP of a SIP message) says about one payload type at
-// one receiving address. It has the fields of demux.PayloadHint, so the caller converts one
-// into the other; this package stays free of the demux.
+// PayloadHint is what signalling (the SDP of a SIP message, or of WebRTC's offer and
+// answer) says about one payload type at one receiving address, or of one source. It has
+// the fields of demux.PayloadHint, so the caller converts one into the other; this
+// package stays free of the demux.
 type PayloadHint struct {
 	Addr      netip.AddrPort // where the media is received: a stream's Path.Dst
+	SSRC      uint32         // the source, for a hint whose Addr is zero
 	PT        uint8
 	Codec     string // encoding name; "" when unknown
 	ClockRate int    // 0 when unknown
@@ -22,7 +24,8 @@ type PayloadHint struct {
 // FIDHint is an SDP ssrc-group:FID pair (RFC 5576; RFC 4588, 8.2): RTX is the
 // retransmission stream of Media. Addr is the SDP section's address, which its author
 // receives on and, RTP being symmetric (RFC 4961), sends from: the pair applies to streams
-// from or to it. It has the fields of demux.FIDHint.
+// from or to it; to any stream when Addr is zero (a section that named no address). It
+// has the fields of demux.FIDHint.
 type FIDHint struct {
 	Addr       netip.AddrPort
 	Media, RTX uint32
@@ -32,8 +35,11 @@ type FIDHint struct {
 // forgotten, so that a long capture of many calls keeps the hints of its recent ones.
 const maxHints = 1024
 
+// hintKey is a hint's receiving address and payload type, or, with addr zero, its source
+// and payload type.
 type hintKey struct {
 	addr netip.AddrPort
+	ssrc uint32
 	pt   uint8
 }
 
@@ -50,17 +56,18 @@ type hintTable struct {
 	fidNext int
 }
 
-// Hint records what signalling says about payload type h.PT at h.Addr; a later hint for
-// the same address and payload type (a re-INVITE) replaces it.
+// Hint records what signalling says about payload type h.PT at h.Addr, or of source
+// h.SSRC when h.Addr is zero; a later hint for the same address (or source) and payload
+// type (a re-INVITE) replaces it.
 //
-// A stream whose destination (Path.Dst) and first payload type match a hint when its clock
-// is decided (after its first packets, see Stream.Summary) takes the hint's clock rate,
+// A stream whose destination (Path.Dst) and first payload type match a hint, or else whose
+// SSRC and first payload type do, when its clock is decided (after its first packets, see Stream.Summary) takes the hint's clock rate,
 // not inferred, so jitter and delay use it from the first packet; SIP signalling precedes
 // its media in a capture, so this is the usual case. A hint that comes after that decision
 // still gives the stream its codec name and kind at Summary, but the clock decided by
 // inference stays (clock_rate_inferred true): jitter and delay were computed with it.
 func (t *Tracker) Hint(h PayloadHint) {
-	if !h.Addr.IsValid() || h.PT >= 128 || h.ClockRate < 0 {
+	if h.PT >= 128 || h.ClockRate < 0 {
 		return
 	}
 	ht := &t.hints
@@ -68,7 +75,10 @@ func (t *Tracker) Hint(h PayloadHint) {
 		ht.m = make(map[hintKey]PayloadHint)
 		ht.taken = make(map[*Stream]PayloadHint)
 	}
-	k := hintKey{h.Addr, h.PT}
+	k := hintKey{addr: h.Addr, pt: h.PT}
+	if !h.Addr.IsValid() {
+		k = hintKey{ssrc: h.SSRC, pt: h.PT}
+	}
 	if _, ok := ht.m[k]; !ok {
 		if len(ht.ring) < maxHints {
 			ht.ring = append(ht.ring, k)
@@ -85,7 +95,7 @@ func (t *Tracker) Hint(h PayloadHint) {
 // replaces it. A stream with SSRC h.RTX from or to h.Addr is then the RTX stream of the
 // stream of the same sender with SSRC h.Media, without waiting for its OSNs (rtxmatcher.go).
 func (t *Tracker) HintFID(h FIDHint) {
-	if !h.Addr.IsValid() || h.Media == h.RTX {
+	if h.Media == h.RTX {
 		return
 	}
 	ht := &t.hints
@@ -110,27 +120,26 @@ func (ht *hintTable) fidOf(s *Stream) (uint32, bool) {
 		return 0, false
 	}
 	h, ok := ht.fid[s.ssrc]
-	if !ok || h.Addr != s.path.Dst && h.Addr != s.path.Src {
+	if !ok || h.Addr.IsValid() && h.Addr != s.path.Dst && h.Addr != s.path.Src {
 		return 0, false
 	}
 	return h.Media, true
 }
 
-// lookup returns the hint for a stream's destination and payload type.
-func (ht *hintTable) lookup(s *Stream) (PayloadHint, bool) {
+// lookup returns the hint for a stream's first payload type.
+func (ht *hintTable) lookup(s *Stream) (PayloadHint, bool) { return ht.lookupPT(s, s.pt) }
+
+// lookupPT returns the hint for payload type pt of stream s: at its destination, else of
+// its source.
+func (ht *hintTable) lookupPT(s *Stream, pt uint8) (PayloadHint, bool) {
 	if ht.m == nil {
 		return PayloadHint{}, false
 	}
-	h, ok := ht.m[hintKey{s.path.Dst, s.pt}]
-	return h, ok
-}
-
-// lookupPT returns the codec name signalled for payload type pt at addr; "" when none.
-func (ht *hintTable) lookupPT(addr netip.AddrPort, pt uint8) string {
-	if ht.m == nil {
-		return ""
+	if h, ok := ht.m[hintKey{addr: s.path.Dst, pt: pt}]; ok {
+		return h, true
 	}
-	return ht.m[hintKey{addr, pt}].Codec
+	h, ok := ht.m[hintKey{ssrc: s.ssrc, pt: pt}]
+	return h, ok
 }
 
 // payloadKind is "event" for an RFC 4733 telephone-event payload and "comfort_noise" for

@@ -39,6 +39,9 @@ type Packet struct {
 	// PadCut says the P bit is set but the snap length cut the padding count (the last
 	// byte): PadLen is 0, and PayloadLen holds the padding, of unknown length.
 	PadCut bool
+	// Encrypted says the payload is known to be SRTP (wire.RTP.SRTP): an RTX packet's OSN
+	// is not readable.
+	Encrypted bool
 
 	Delivered, Complete int64
 	Retransmitted       bool // some of the message's bytes were carried twice by TCP
@@ -62,7 +65,7 @@ func PacketOf(pk *Packet, p Path, m *transport.Message, h *wire.RTP) {
 	pk.SSRC, pk.Timestamp, pk.Seq, pk.PT, pk.Marker = h.SSRC, h.Timestamp, h.SequenceNumber, h.PayloadType, h.Marker
 	pk.Extension, pk.ExtProfile, pk.ExtBody = h.Extension, h.ExtensionProfile, h.ExtensionBody
 	pk.HeaderLen, pk.PayloadLen, pk.PadLen, pk.Padded = h.HeaderLen, payloadLen, h.PaddingLen(), h.Padding
-	pk.PadUnread = h.PaddingUnread
+	pk.PadUnread, pk.Encrypted = h.PaddingUnread, h.SRTP
 	pk.PadCut = m.Snapped && h.Padding
 	// The captured bytes: a snapped packet may hold fewer than PayloadLen. A padding-only
 	// packet (libwebrtc's RTX probe) has no OSN: its first bytes after the header are padding.

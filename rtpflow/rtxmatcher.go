@@ -12,7 +12,7 @@ package rtpflow
 // may be padding only, and libwebrtc pads only its probes.
 //
 // Where the OSNs cannot vote (SRTP: the payload, OSN included, is encrypted, and WebRTC's
-// SDP travels over HTTPS, not in the capture), the timestamps do. An RTX packet carries its
+// SDP mostly travels over HTTPS or WSS, not in the capture), the timestamps do. An RTX packet carries its
 // original's RTP timestamp (RFC 4588, 4), so each vote also names the one stream of the
 // sender, of another payload type and not itself RTX, that sent the packet's timestamp
 // among its last 64 frames (tsRing), or whose frames around it miss numbers (a frame lost
@@ -38,7 +38,9 @@ package rtpflow
 // an inference, the SDP the sender's declaration, and a stream repairing numbers of another
 // stream is more likely a coincidence of numbers than a sender mislabelling its own SSRCs)
 // and Stream.RTXDisputed names the stream the OSNs pointed to, for a warning. Signalling
-// that comes after the vote decided is not applied.
+// that comes after the vote decided is not applied. A stream linked by signalling while its
+// payload is known to be SRTP (Packet.Encrypted: its flow carried DTLS) has unreadable
+// OSNs: its repairs are told by timestamps, as below.
 //
 // Each RTX packet is a repair or a probe (report.RTX). A repair carries an OSN that the
 // media stream wanted when the RTX packet arrived: within its window of numbers (at most
@@ -82,7 +84,8 @@ type rtxMatcher struct {
 	hasRTX    bool    // an RTX stream was matched to this stream
 	decided   bool
 	signalled bool    // of was named by signalling, not elected
-	byTS      bool    // of was elected by timestamps: the OSNs are unreadable
+	byTS      bool    // of was elected by timestamps, or signalled while encrypted: the OSNs are unreadable
+	encrypted bool    // its payload is known to be encrypted (Packet.Encrypted)
 	disputed  *Stream // a signalled RTX stream's OSNs elected this other stream
 	n         int
 	votes     [rtxVotes]*Stream
@@ -225,10 +228,11 @@ func (r *rtxMatcher) votedFor(s *Stream, fn func(osn uint16, wanted bool)) {
 
 // settleTS settles the repairs the timestamp votes made as they came: those for elected
 // (nil: none) count as its RTX stream's repairs (returned), the holes marked in any other
-// stream are unmarked.
+// stream are unmarked. A vote is settled once.
 func (r *rtxMatcher) settleTS(elected *Stream) (repairs int64) {
 	for i := 0; i < r.n; i++ {
 		m := r.tsVotes[i]
+		r.tsVotes[i] = nil
 		switch {
 		case m == nil:
 		case m == elected:

@@ -303,6 +303,7 @@ func TestRTXFromSignalling(t *testing.T) {
 		{"fid at the receiver's address, no apt", false, &FIDHint{bob, 0xC0, 0xC2}, false, 0xC0},
 		{"fid after the rtx packets", false, &FIDHint{alice, 0xC0, 0xC2}, true, 0xC0},
 		{"fid at another address", false, &FIDHint{netip.MustParseAddrPort("192.0.2.1:5000"), 0xC0, 0xC2}, false, 0},
+		{"fid at no address: any path", false, &FIDHint{netip.AddrPort{}, 0xC0, 0xC2}, false, 0xC0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -353,6 +354,52 @@ func TestRTXFromSignalling(t *testing.T) {
 			if r.Kind != "rtx" || r.RTX == nil || r.RTX.Repairs != 2 || r.RTX.Probes != 0 || rtx.RTXDisputed() != nil ||
 				m.RecoveredByRTX == nil || *m.RecoveredByRTX != 2 || *m.Lost != 2 {
 				t.Errorf("rtx %s %+v, media lost %d recovered %v", r.Kind, r.RTX, *m.Lost, m.RecoveredByRTX)
+			}
+		})
+	}
+}
+
+// TestHintBySource: a hint for a source (Addr zero, as from WebRTC's a=ssrc lines) names
+// the codec and clock rate of the stream with that SSRC and payload type wherever it
+// travels; a hint at the stream's receiving address comes first.
+func TestHintBySource(t *testing.T) {
+	opus := PayloadHint{SSRC: 0xA1, PT: 111, Codec: "opus", ClockRate: 48000, Media: "audio"}
+	atBob := PayloadHint{Addr: bob, PT: 111, Codec: "G722", ClockRate: 8000, Media: "audio"}
+	other := opus
+	other.SSRC = 0xA2
+	otherPT := opus
+	otherPT.PT = 112
+	tests := []struct {
+		name  string
+		hints []PayloadHint
+		codec string
+		clock int
+		infer bool
+	}{
+		{"by source", []PayloadHint{opus}, "opus", 48000, false},
+		{"the address first", []PayloadHint{opus, atBob}, "G722", 8000, false},
+		{"another source", []PayloadHint{other}, "", 48000, true},
+		{"another payload type", []PayloadHint{otherPT}, "", 48000, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tr := NewTracker(Config{})
+			for _, h := range tt.hints {
+				tr.Hint(h)
+			}
+			var as []arrival
+			for i := 0; i < 200; i++ {
+				b := rp{pt: 111, seq: uint16(100 + i), ts: uint32(960 * i), ssrc: 0xA1, payload: make([]byte, 80)}.bytes()
+				as = append(as, arrival{pathA, msg(b, T0+int64(i)*20*ms1)})
+			}
+			feed(t, tr, as)
+			st := only(t, tr).Summary(T0)
+			codec := ""
+			if st.Codec != nil {
+				codec = *st.Codec
+			}
+			if codec != tt.codec || st.ClockRate == nil || *st.ClockRate != tt.clock || st.ClockRateInferred != tt.infer {
+				t.Errorf("codec %q, clock %v (inferred %v); want %q, %d (%v)", codec, st.ClockRate, st.ClockRateInferred, tt.codec, tt.clock, tt.infer)
 			}
 		})
 	}

@@ -142,7 +142,7 @@ func (s *Stream) add(pk *Packet) {
 		s.ext.observe(pk.ExtProfile, pk.ExtBody, &ast) // RFC 8285 ids, abs-send-time candidates, transport-cc
 	}
 	if pk.HasOSN && !ev.dup && (!s.rtx.decided || s.rtx.of != nil) {
-		s.rtxOSN(pk.OSN, pk.Timestamp, at, pk.Padded) // RTX vote, or a loss its RTX stream recovered
+		s.rtxOSN(pk.OSN, pk.Timestamp, at, pk.Padded, pk.Encrypted) // RTX vote, or a loss its RTX stream recovered
 	}
 	if s.rtx.of == nil {
 		s.rtx.recent.add(pk.Timestamp, s.seq.extOf(pk.Seq)) // for an RTX stream matched by timestamps
@@ -292,7 +292,8 @@ func (s *Stream) lateHeld(dup bool) {
 func (s *Stream) media(pt uint8) bool {
 	if !s.ptSeen || pt != s.lastPT {
 		s.lastPT, s.ptSeen = pt, true
-		s.lastMedia = payloadKind(pt, s.t.hints.lookupPT(s.path.Dst, pt)) == ""
+		h, _ := s.t.hints.lookupPT(s, pt)
+		s.lastMedia = payloadKind(pt, h.Codec) == ""
 	}
 	return s.lastMedia
 }

@@ -15,25 +15,20 @@ package rtpflow
 // original; elected by timestamps, a stream's padded packets are probes.
 //
 // While it votes, signalling may name it RTX (signalledRTX): it is linked at once, and the
-// rest of its votes only check the signalling.
-func (s *Stream) rtxOSN(osn uint16, ts uint32, at int64, padded bool) {
+// rest of its votes only check the signalling. Linked so while its payload is known to be
+// encrypted (SRTP), its OSNs are unreadable: its repairs are told by timestamps, as for a
+// stream elected by them.
+func (s *Stream) rtxOSN(osn uint16, ts uint32, at int64, padded, encrypted bool) {
+	s.rtx.encrypted = s.rtx.encrypted || encrypted
 	if !s.rtx.voting() {
-		if s.rtx.byTS {
-			if !padded {
-				s.repairTS(ts, at)
-			}
-		} else if s.rtx.of != nil {
-			s.recover(osn, s.rtx.of.seq.wanted(osn))
-		}
+		s.repairOrRecover(osn, ts, at, padded)
 		return
 	}
 	if s.rtx.of == nil {
 		s.linkSignalled()
 	}
 	if padded {
-		if s.rtx.of != nil {
-			s.recover(osn, s.rtx.of.seq.wanted(osn))
-		}
+		s.repairOrRecover(osn, ts, at, padded)
 		return
 	}
 	m := s.snd.match(s, osn)
@@ -46,11 +41,24 @@ func (s *Stream) rtxOSN(osn uint16, ts uint32, at int64, padded bool) {
 		hole, credit = s.repairOf(tm, ts, at)
 	}
 	full := s.rtx.vote(osn, m, m != nil && m.seq.wanted(osn), tm, hole, credit)
-	if s.rtx.of != nil {
-		s.recover(osn, s.rtx.of.seq.wanted(osn))
-	}
+	s.repairOrRecover(osn, ts, at, padded)
 	if full {
 		s.decideRTX(false)
+	}
+}
+
+// repairOrRecover accounts one packet of an RTX stream linked to its media stream, if it
+// is: by timestamps where the OSNs are unreadable (repairTS; a padded packet is a probe),
+// else by its OSN (recover).
+func (s *Stream) repairOrRecover(osn uint16, ts uint32, at int64, padded bool) {
+	switch {
+	case s.rtx.of == nil:
+	case s.rtx.byTS:
+		if !padded {
+			s.repairTS(ts, at)
+		}
+	default:
+		s.recover(osn, s.rtx.of.seq.wanted(osn))
 	}
 }
 
@@ -105,7 +113,8 @@ func (s *Stream) takeCredit(at int64) bool {
 }
 
 // linkSignalled makes s the RTX stream of the stream signalling names for it, if any and
-// seen; the OSNs s voted for that stream before are its packets too.
+// seen; the OSNs s voted for that stream before are its packets too, or, when its payload
+// is encrypted, the repairs its timestamps told of that stream.
 func (s *Stream) linkSignalled() {
 	m := s.signalledMedia()
 	if m == nil {
@@ -113,6 +122,11 @@ func (s *Stream) linkSignalled() {
 	}
 	s.rtx.of, s.rtx.signalled = m, true
 	m.rtx.hasRTX = true
+	if s.rtx.encrypted {
+		s.rtx.byTS = true
+		s.rtx.repairs += s.rtx.settleTS(m)
+		return
+	}
 	s.rtx.votedFor(m, s.recover)
 }
 
@@ -171,7 +185,7 @@ func (s *Stream) recover(osn uint16, wanted bool) {
 // 5.1, match by the first frame), and the RTX reading would leave out of the report a
 // stream that qualifies, since an RTX stream is reported only with its original.
 func (s *Stream) unlinkWeakRTX() {
-	if o := s.rtx.of; o != nil && s.rtx.byTS && !s.evicted && !o.byRule() && s.byRule() {
+	if o := s.rtx.of; o != nil && s.rtx.byTS && !s.rtx.signalled && !s.evicted && !o.byRule() && s.byRule() {
 		s.rtx.of, s.rtx.byTS, s.rtx.repairs = nil, false, 0
 	}
 }

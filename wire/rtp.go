@@ -47,7 +47,7 @@ const (
 // one. A header whose version, CSRC list and extension are valid is RTP whatever that byte
 // says; when it cannot be a count (0, or beyond the payload: no sender writes that in the
 // clear) the count is unreadable, and so it is when the caller knows the packet is SRTP
-// (IgnorePadding). An unread count means PaddingSize 0, PaddingUnread, and every byte after
+// (MarkSRTP). An unread count means PaddingSize 0, PaddingUnread, and every byte after
 // the header counted as payload: where the padding begins is unknown.
 //
 // Decoded values point into the packet (ExtensionBody, the payloads of Header.Extensions):
@@ -63,9 +63,12 @@ type RTP struct {
 	// ids (GetExtensionIDs) reads.
 	ExtensionBody []byte
 	// PaddingUnread is set when the P bit is set but its count was not taken: 0 or beyond
-	// the payload, or IgnorePadding. (A packet the snap length cut has its count unread
+	// the payload, or MarkSRTP. (A packet the snap length cut has its count unread
 	// too, but that is said by truncation, not here.)
 	PaddingUnread bool
+	// SRTP says the caller knows the packet is SRTP (MarkSRTP): everything after its
+	// header is encrypted, an RTX packet's original sequence number included.
+	SRTP bool
 }
 
 // Unmarshal decodes the RTP header at the start of b. It fails when b is shorter than the
@@ -102,6 +105,7 @@ func (r *RTP) Unmarshal(b []byte, truncated bool) error {
 	_, _ = r.Header.Unmarshal(b) // only an overrunning element list fails here: see above
 	r.PaddingSize = 0
 	r.PaddingUnread = false
+	r.SRTP = false
 	r.ExtensionBody = ext
 	r.HeaderLen = n
 	rest := len(b) - n
@@ -151,10 +155,12 @@ func (r *RTP) fail(err error) error {
 	return err
 }
 
-// IgnorePadding unreads the padding count of a packet the caller knows to be SRTP (its
-// flow carried the DTLS that keyed it, RFC 5764): a count that looks valid is a random
-// byte of the auth tag all the same, so the bytes it claimed count as payload again.
-func (r *RTP) IgnorePadding() {
+// MarkSRTP marks a packet the caller knows to be SRTP (its flow carried the DTLS that
+// keyed it, RFC 5764): its payload is encrypted (SRTP), and its padding count unread: a
+// count that looks valid is a random byte of the auth tag all the same, so the bytes it
+// claimed count as payload again.
+func (r *RTP) MarkSRTP() {
+	r.SRTP = true
 	if !r.Padding {
 		return
 	}

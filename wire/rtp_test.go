@@ -144,9 +144,10 @@ func TestRTPUnmarshal(t *testing.T) {
 	}
 }
 
-// TestRTPIgnorePadding: on an SRTP flow a count that looks valid is unread all the same,
-// its bytes payload again; a packet without the P bit is left as it is.
-func TestRTPIgnorePadding(t *testing.T) {
+// TestRTPMarkSRTP: on an SRTP flow a count that looks valid is unread all the same, its
+// bytes payload again; a packet without the P bit keeps its lengths; both are SRTP, and the
+// next Unmarshal forgets it.
+func TestRTPMarkSRTP(t *testing.T) {
 	tests := []struct {
 		name string
 		data []byte
@@ -165,9 +166,15 @@ func TestRTPIgnorePadding(t *testing.T) {
 			if err := r.Unmarshal(tt.data, false); err != nil {
 				t.Fatal(err)
 			}
-			r.IgnorePadding()
+			r.MarkSRTP()
 			if diff := cmp.Diff(tt.want, flat(&r)); diff != "" {
 				t.Errorf("header (-want +got):\n%s", diff)
+			}
+			if !r.SRTP {
+				t.Error("SRTP not set")
+			}
+			if err := r.Unmarshal(tt.data, false); err != nil || r.SRTP {
+				t.Errorf("Unmarshal again: SRTP %v, err %v", r.SRTP, err)
 			}
 		})
 	}
