@@ -32,14 +32,18 @@ const (
 // end of its header fields resumes where it stopped, and once they say how long it is,
 // nothing is parsed until it is all there (a chunked body, once per chunk).
 type Signalling struct {
-	proto  signalProto
-	buf    []byte // bytes not yet a whole message (or frame)
-	need   int    // len(buf) below which the message at its start cannot be whole
-	scan   int    // where in buf the search for the end of the header fields resumes
-	msg    []byte // the WebSocket message being assembled from its frames
-	skip   bool   // the message being assembled is compressed or too long: dropped
-	chunks chunks // a chunked HTTP body, as far as it was read
-	sip    bool   // a whole SIP message was read
+	proto signalProto
+	buf   []byte // bytes not yet a whole message (or frame)
+	need  int    // len(buf) below which the message at its start cannot be whole
+	scan  int    // where in buf the search for the end of the header fields resumes
+	msg   []byte // the WebSocket message being assembled from its frames
+	skip  bool   // the message being assembled is too long: dropped
+	// deflated says the message being assembled is compressed (permessage-deflate), and
+	// inflate is the direction's decompression.
+	deflated bool
+	inflate  inflater
+	chunks   chunks // a chunked HTTP body, as far as it was read
+	sip      bool   // a whole SIP message was read
 }
 
 // Feed takes the direction's next bytes and calls fn and fid (see ParseSDP and FindSDP)
@@ -169,7 +173,7 @@ func sipNeed(b []byte) int {
 func (s *Signalling) frame(f wsFrame, p []byte, sink sdpSink) {
 	switch f.op {
 	case wsText, wsBinary:
-		s.msg, s.skip = s.msg[:0], f.deflated
+		s.msg, s.skip, s.deflated = s.msg[:0], false, f.deflated
 	case wsContinuation:
 	default:
 		return
@@ -179,12 +183,17 @@ func (s *Signalling) frame(f wsFrame, p []byte, sink sdpSink) {
 	} else {
 		s.skip = true
 	}
-	if f.fin {
-		if !s.skip {
-			findSDP(s.msg, nil, sink)
-		}
-		s.msg, s.skip = s.msg[:0], false
+	if !f.fin {
+		return
 	}
+	msg := s.msg
+	if s.deflated {
+		msg = s.inflate.message(msg, s.skip)
+	}
+	if !s.skip && msg != nil {
+		findSDP(msg, nil, sink)
+	}
+	s.msg, s.skip = s.msg[:0], false
 }
 
 // FindSDP calls fn and fid (as ParseSDP does) for the session descriptions in body, the

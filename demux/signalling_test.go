@@ -1,6 +1,8 @@
 package demux
 
 import (
+	"bytes"
+	"compress/flate"
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
@@ -314,14 +316,35 @@ func signallingStreams(t testing.TB) map[string][]byte {
 	ws = append(ws, wsFrameBytes(wsText, false, key, offer[:half], false)...)
 	ws = append(ws, wsFrameBytes(wsPong, true, key, nil, false)...) // between fragments
 	ws = append(ws, wsFrameBytes(wsContinuation, true, key, offer[half:], false)...)
-	deflated := []byte("HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\n\r\n")
-	deflated = append(deflated, wsFrameBytes(wsText|0x40, true, nil, offer, false)...) // RSV1: compressed
-	deflated = append(deflated, wsFrameBytes(wsText, true, nil, offer, false)...)
+	corrupt := []byte("HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\n\r\n")
+	corrupt = append(corrupt, wsFrameBytes(wsText|0x40, true, nil, offer, false)...) // RSV1, but not DEFLATE
+	corrupt = append(corrupt, wsFrameBytes(wsText, true, nil, offer, false)...)
+	// The offer twice, compressed with context takeover (RFC 7692): the second message is
+	// mostly references into the first; the first in two fragments, RSV1 on the first only.
+	var z bytes.Buffer
+	zw, _ := flate.NewWriter(&z, flate.BestCompression)
+	deflate := func() []byte {
+		zw.Write(offer)
+		zw.Flush()
+		b := bytes.TrimSuffix(z.Bytes(), []byte{0, 0, 0xff, 0xff})
+		out := append([]byte(nil), b...)
+		z.Reset()
+		return out
+	}
+	m1, m2 := deflate(), deflate()
+	if len(m2) > len(m1)/4 {
+		t.Fatalf("second message %d bytes, the first %d: no context taken over", len(m2), len(m1))
+	}
+	deflated := []byte("HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nSec-WebSocket-Extensions: permessage-deflate\r\n\r\n")
+	deflated = append(deflated, wsFrameBytes(wsText|0x40, false, nil, m1[:10], false)...)
+	deflated = append(deflated, wsFrameBytes(wsContinuation, true, nil, m1[10:], false)...)
+	deflated = append(deflated, wsFrameBytes(wsText|0x40, true, nil, m2, false)...)
 	return map[string][]byte{
 		"http post":       []byte("GET /config HTTP/1.1\r\n\r\n" + post),
 		"http chunked":    []byte(fmt.Sprintf("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n%x\r\n%s\r\n%x\r\n%s\r\n0\r\n\r\n", half, offer[:half], len(offer)-half, offer[half:])),
 		"websocket":       ws,
-		"deflate skipped": deflated,
+		"corrupt deflate": corrupt,
+		"deflated twice":  deflated,
 		"sip":             append([]byte("\r\n\r\n"), inviteAMR...),
 	}
 }
@@ -332,8 +355,11 @@ func TestSignalling(t *testing.T) {
 	sip := []string{"10.0.0.1:49170 97 AMR/8000", "10.0.0.1:49170 101 telephone-event/8000", "10.0.0.1:49170 0 PCMU/8000"}
 	for name, stream := range signallingStreams(t) {
 		want := webrtcOfferHints
-		if name == "sip" {
+		switch name {
+		case "sip":
 			want = sip
+		case "deflated twice":
+			want = append(slices.Clip(webrtcOfferHints), webrtcOfferHints...)
 		}
 		for piece := range 65 {
 			var s Signalling

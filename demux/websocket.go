@@ -1,6 +1,11 @@
 package demux
 
-import "encoding/binary"
+import (
+	"bytes"
+	"compress/flate"
+	"encoding/binary"
+	"io"
+)
 
 // WebSocket frames (RFC 6455, 5.2), as far as the text they carry: after an HTTP upgrade a
 // signalling connection sends its messages (JSON with SDP, most often) as frames.
@@ -21,7 +26,7 @@ type wsFrame struct {
 	op     byte
 	fin    bool
 	// deflated is RSV1, which permessage-deflate (RFC 7692) sets on the first frame of a
-	// compressed message: its text is not read.
+	// compressed message.
 	deflated bool
 	masked   bool
 	key      [4]byte
@@ -96,6 +101,50 @@ func (f *wsFrame) unmask(out, p []byte) []byte {
 	}
 	for i, c := range p {
 		out = append(out, c^f.key[i&3])
+	}
+	return out
+}
+
+// inflater decompresses one direction's messages of permessage-deflate (RFC 7692, 7.2.2):
+// each is raw DEFLATE (RFC 1951) ending with an empty stored block whose last four bytes
+// the sender left out. Unless the extension said no_context_takeover, a message may refer
+// to the last 32 KiB of those before it: they are kept, and given as the dictionary,
+// which does no harm where it was said.
+type inflater struct {
+	r      io.ReadCloser // reused (flate.Resetter)
+	window []byte        // the last 32 KiB the direction's compressed messages decompressed to
+	out    bytes.Buffer
+	broken bool // a message failed: the window is unknown, nothing more is read
+}
+
+// maxWindow is DEFLATE's window (RFC 1951, 2.1).
+const maxWindow = 32 << 10
+
+// message returns the decompressed message of the compressed bytes msg, or nil when it
+// cannot be read: broken, or longer than maxSignal. skipped says msg was dropped (too
+// long): its data, unknown, breaks the window.
+func (z *inflater) message(msg []byte, skipped bool) []byte {
+	if z.broken || skipped {
+		z.broken = true
+		return nil
+	}
+	in := io.MultiReader(bytes.NewReader(msg), bytes.NewReader([]byte{0, 0, 0xff, 0xff}))
+	if z.r == nil {
+		z.r = flate.NewReaderDict(in, z.window)
+	} else if err := z.r.(flate.Resetter).Reset(in, z.window); err != nil {
+		z.broken = true
+		return nil
+	}
+	z.out.Reset()
+	n, err := z.out.ReadFrom(io.LimitReader(z.r, maxSignal+1))
+	if err != nil && err != io.ErrUnexpectedEOF || n > maxSignal {
+		z.broken = true // corrupt, or a bomb: the window is lost either way
+		return nil
+	}
+	out := z.out.Bytes()
+	z.window = append(z.window, out...)
+	if len(z.window) > maxWindow {
+		z.window = append(z.window[:0], z.window[len(z.window)-maxWindow:]...)
 	}
 	return out
 }
