@@ -54,6 +54,12 @@ func FuzzAnalyze(f *testing.F) {
 	f.Add(tcp.Bytes())
 	f.Add(mixedLinks(f))
 	f.Add(legacyChannelSeed(f))
+	// WebRTC signalling over HTTP and a WebSocket (signalling), then the audio it names.
+	var sig bytes.Buffer
+	s.SSRC = 0xA1
+	callgen.Write(pcapgen.NewPcap(&sig, capture.LinkEthernet, false, false, 0),
+		append(signalling(f, webrtcSDP(0xA1, 0xE1, 0xE2), webrtcSDP(0xB1, 0, 0)), s.Packets()...))
+	f.Add(sig.Bytes())
 
 	f.Fuzz(func(t *testing.T, data []byte) {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)

@@ -44,7 +44,7 @@ a=fmtp:97 apt=96
 }
 
 // sessionJSON is an RTCSessionDescription as JSON.
-func sessionJSON(t *testing.T, typ, sdp string) []byte {
+func sessionJSON(t testing.TB, typ, sdp string) []byte {
 	t.Helper()
 	b, err := json.Marshal(map[string]string{"type": typ, "sdp": sdp})
 	if err != nil {
@@ -82,7 +82,7 @@ func wsFrame(op byte, fin bool, key, payload []byte) []byte {
 // signalling is alice's offer, POSTed as JSON over HTTP to a signalling server at 20 ms,
 // and bob's answer, which the server sends alice over a WebSocket at 60 ms, in two
 // fragments with a ping from alice (masked, as a client's frames are) between them.
-func signalling(t *testing.T, offer, answer string) []callgen.Packet {
+func signalling(t testing.TB, offer, answer string) []callgen.Packet {
 	t.Helper()
 	server := netip.MustParseAddrPort("192.0.2.80:8080")
 	post := sessionJSON(t, "offer", offer)

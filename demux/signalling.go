@@ -24,8 +24,9 @@ const (
 // Signalling reads one direction of a TCP connection whose bytes no framing explains, as
 // they come in order (tcpframe's Config.Text), for the SDP its messages carry: SIP over TCP
 // (RFC 3261, 18.3; the CRLF keep-alives of RFC 5626, 4.4.1 between messages), HTTP/1.x
-// (RFC 9112) and, after an upgrade, WebSocket (RFC 6455). Its first message says which; a
-// direction that starts with none of them, holds one larger than maxSignal, or breaks the
+// (RFC 9112) and, after an upgrade, WebSocket (RFC 6455; compressed with permessage-deflate,
+// RFC 7692, or not) carrying JSON (FindSDP) or SIP (RFC 7118). Its first message says which;
+// a direction that starts with none of them, holds one larger than maxSignal, or breaks the
 // framing of its protocol is read no further. The zero value is ready to use.
 //
 // A message that comes in many segments is not parsed again for each: the search for the
@@ -190,7 +191,14 @@ func (s *Signalling) frame(f wsFrame, p []byte, sink sdpSink) {
 	if s.deflated {
 		msg = s.inflate.message(msg, s.skip)
 	}
-	if !s.skip && msg != nil {
+	switch {
+	case s.skip || msg == nil:
+	case IsSIP(msg): // SIP over WebSocket (RFC 7118): a message per WebSocket message
+		s.sip = true
+		if body, ctype, ok := sipBody(msg); ok {
+			parseBody(body, ctype, sink, true)
+		}
+	default:
 		findSDP(msg, nil, sink)
 	}
 	s.msg, s.skip = s.msg[:0], false
@@ -211,16 +219,22 @@ func findSDP(body, ctype []byte, sink sdpSink) {
 		parseSDP(body, sink)
 		return
 	}
-	var buf []byte
+	var buf, inner []byte
 	for {
 		i := bytes.Index(body, []byte(`"v=0`))
 		if i < 0 {
 			return
 		}
 		s, n, ok := jsonString(body[i+1:], buf[:0])
+		buf = s
+		// JSON in a JSON string (an object stringified into another, as Socket.IO and
+		// some relays send it): the SDP's line ends are still escaped, once more.
+		for k := 0; ok && k < 2 && bytes.IndexByte(s, '\n') < 0 && bytes.Contains(s, []byte(`\n`)); k++ {
+			inner, _, _ = jsonString(s, inner[:0])
+			s, inner = inner, s
+		}
 		if ok {
 			parseSDP(s, sink)
-			buf = s
 		}
 		body = body[i+1+n:]
 	}

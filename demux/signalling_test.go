@@ -125,6 +125,15 @@ func TestParseSDPWebRTC(t *testing.T) {
 	}
 }
 
+// mustJSON is v as JSON.
+func mustJSON(t testing.TB, v any) []byte {
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
 // jsonOffer is webrtcOffer as an application posts it: an RTCSessionDescription in JSON.
 func jsonOffer(t testing.TB) []byte {
 	b, err := json.Marshal(map[string]string{"type": "offer", "sdp": webrtcOffer})
@@ -146,6 +155,8 @@ func TestFindSDP(t *testing.T) {
 		{"json offer", offer, "application/json", webrtcOfferHints},
 		{"json, other escapes", escaped, "", webrtcOfferHints},
 		{"in a list, after other strings", `[{"candidate":"x"},` + offer + `]`, "", webrtcOfferHints},
+		{"json in a json string (socket.io)", `42["signal",` + string(mustJSON(t, offer)) + `]`, "", webrtcOfferHints},
+		{"json in json in json", string(mustJSON(t, string(mustJSON(t, offer)))), "", webrtcOfferHints},
 		{"whip: application/sdp", webrtcOffer, "application/sdp; charset=utf-8", webrtcOfferHints},
 		{"raw sdp without content type", "\r\n" + webrtcOffer, "", webrtcOfferHints},
 		{"string cut short", offer[:strings.Index(offer, "a=ssrc-group")], "", nil},
@@ -339,13 +350,16 @@ func signallingStreams(t testing.TB) map[string][]byte {
 	deflated = append(deflated, wsFrameBytes(wsText|0x40, false, nil, m1[:10], false)...)
 	deflated = append(deflated, wsFrameBytes(wsContinuation, true, nil, m1[10:], false)...)
 	deflated = append(deflated, wsFrameBytes(wsText|0x40, true, nil, m2, false)...)
+	sipWS := []byte("GET / HTTP/1.1\r\nUpgrade: websocket\r\nSec-WebSocket-Protocol: sip\r\n\r\n")
+	sipWS = append(sipWS, wsFrameBytes(wsText, true, key, inviteAMR, false)...)
 	return map[string][]byte{
-		"http post":       []byte("GET /config HTTP/1.1\r\n\r\n" + post),
-		"http chunked":    []byte(fmt.Sprintf("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n%x\r\n%s\r\n%x\r\n%s\r\n0\r\n\r\n", half, offer[:half], len(offer)-half, offer[half:])),
-		"websocket":       ws,
-		"corrupt deflate": corrupt,
-		"deflated twice":  deflated,
-		"sip":             append([]byte("\r\n\r\n"), inviteAMR...),
+		"sip over websocket": sipWS,
+		"http post":          []byte("GET /config HTTP/1.1\r\n\r\n" + post),
+		"http chunked":       []byte(fmt.Sprintf("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n%x\r\n%s\r\n%x\r\n%s\r\n0\r\n\r\n", half, offer[:half], len(offer)-half, offer[half:])),
+		"websocket":          ws,
+		"corrupt deflate":    corrupt,
+		"deflated twice":     deflated,
+		"sip":                append([]byte("\r\n\r\n"), inviteAMR...),
 	}
 }
 
@@ -356,7 +370,7 @@ func TestSignalling(t *testing.T) {
 	for name, stream := range signallingStreams(t) {
 		want := webrtcOfferHints
 		switch name {
-		case "sip":
+		case "sip", "sip over websocket":
 			want = sip
 		case "deflated twice":
 			want = append(slices.Clip(webrtcOfferHints), webrtcOfferHints...)
@@ -373,7 +387,7 @@ func TestSignalling(t *testing.T) {
 			if d := cmp.Diff(want, c.got); d != "" {
 				t.Fatalf("%s in pieces of %d (-want +got):\n%s", name, piece, d)
 			}
-			if s.SIP() != (name == "sip") {
+			if s.SIP() != strings.HasPrefix(name, "sip") {
 				t.Errorf("%s: SIP() = %v", name, s.SIP())
 			}
 		}
