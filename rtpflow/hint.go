@@ -142,15 +142,19 @@ func (ht *hintTable) lookupPT(s *Stream, pt uint8) (PayloadHint, bool) {
 	return h, ok
 }
 
-// payloadKind is "event" for an RFC 4733 telephone-event payload and "comfort_noise" for
-// RFC 3389 comfort noise (static payload type 13, or "CN" in SDP), by payload type and
-// the codec name SDP gave it; "" for anything else.
+// payloadKind is "event" for an RFC 4733 telephone-event payload, "comfort_noise" for
+// RFC 3389 comfort noise (static payload type 13, or "CN" in SDP) and "fec" for forward
+// error correction (ulpfec, RFC 5109; flexfec, RFC 8627: "flexfec-03" as libwebrtc names
+// it), by payload type and the codec name SDP gave it; "" for anything else. None of them
+// is media with timing of its own: a FEC packet's timestamp is that of packets it protects.
 func payloadKind(pt uint8, codec string) string {
 	switch {
 	case strings.EqualFold(codec, "telephone-event"):
 		return "event"
 	case strings.EqualFold(codec, "CN"), codec == "" && pt == 13:
 		return "comfort_noise"
+	case strings.EqualFold(codec, "ulpfec"), len(codec) >= 7 && strings.EqualFold(codec[:7], "flexfec"):
+		return "fec"
 	}
 	return ""
 }

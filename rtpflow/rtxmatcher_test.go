@@ -404,3 +404,22 @@ func TestHintBySource(t *testing.T) {
 		})
 	}
 }
+
+// TestFECBySDP: a stream whose payload type SDP names ulpfec or flexfec is of kind fec,
+// and its packets are no delay samples (their timestamps are those of protected packets).
+func TestFECBySDP(t *testing.T) {
+	for _, codec := range []string{"flexfec-03", "ulpfec", "FlexFEC"} {
+		tr := NewTracker(Config{})
+		tr.Hint(PayloadHint{SSRC: 0xF0, PT: 120, Codec: codec, ClockRate: 90000, Media: "video"})
+		var as []arrival
+		for i := 0; i < 100; i++ {
+			b := rp{pt: 120, seq: uint16(i), ts: uint32(3000 * (i / 4)), ssrc: 0xF0, payload: make([]byte, 300)}.bytes()
+			as = append(as, arrival{pathA, msg(b, T0+int64(i)*10*ms1)})
+		}
+		feed(t, tr, as)
+		st := only(t, tr).Summary(T0)
+		if st.Kind != "fec" || st.DelayMS != nil || st.Late != nil {
+			t.Errorf("%s: kind %q, delay %v, late %v; want fec, no delay", codec, st.Kind, st.DelayMS, st.Late)
+		}
+	}
+}
