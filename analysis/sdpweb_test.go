@@ -1,7 +1,6 @@
 package analysis
 
 import (
-	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"net/netip"
@@ -53,32 +52,6 @@ func sessionJSON(t testing.TB, typ, sdp string) []byte {
 	return b
 }
 
-// wsFrame is a WebSocket frame (RFC 6455, 5.2) of opcode op, masked with key unless nil.
-func wsFrame(op byte, fin bool, key, payload []byte) []byte {
-	b := []byte{op}
-	if fin {
-		b[0] |= 0x80
-	}
-	var mask byte
-	if key != nil {
-		mask = 0x80
-	}
-	if len(payload) < 126 {
-		b = append(b, mask|byte(len(payload)))
-	} else {
-		b = append(b, mask|126)
-		b = binary.BigEndian.AppendUint16(b, uint16(len(payload)))
-	}
-	if key == nil {
-		return append(b, payload...)
-	}
-	b = append(b, key...)
-	for i, c := range payload {
-		b = append(b, c^key[i&3])
-	}
-	return b
-}
-
 // signalling is alice's offer, POSTed as JSON over HTTP to a signalling server at 20 ms,
 // and bob's answer, which the server sends alice over a WebSocket at 60 ms, in two
 // fragments with a ping from alice (masked, as a client's frames are) between them.
@@ -100,9 +73,9 @@ func signalling(t testing.TB, offer, answer string) []callgen.Packet {
 	pkts = append(pkts, ws.Packets([]callgen.TCPWrite{
 		{T: 15 * time.Millisecond, Data: []byte("GET /ws HTTP/1.1\r\nHost: sig\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Version: 13\r\n\r\n")},
 		{T: 30 * time.Millisecond, Dir: 1, Data: []byte("HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n")},
-		{T: 60 * time.Millisecond, Dir: 1, Data: wsFrame(0x1, false, nil, ans[:half])},
-		{T: 61 * time.Millisecond, Dir: 0, Data: wsFrame(0x9, true, key, []byte("ping"))},
-		{T: 62 * time.Millisecond, Dir: 1, Data: wsFrame(0x0, true, nil, ans[half:])},
+		{T: 60 * time.Millisecond, Dir: 1, Data: callgen.WebSocketFrame(0x1, false, nil, ans[:half], false)},
+		{T: 61 * time.Millisecond, Dir: 0, Data: callgen.WebSocketFrame(0x9, true, key, []byte("ping"), false)},
+		{T: 62 * time.Millisecond, Dir: 1, Data: callgen.WebSocketFrame(0x0, true, nil, ans[half:], false)},
 	})...)
 	return pkts
 }

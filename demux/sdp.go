@@ -113,14 +113,8 @@ func parseSDP(body []byte, fn sdpSink) {
 	var sec mediaSection
 	in := false
 	n := 0 // sections so far
-	for len(body) > 0 {
-		var line []byte
-		line, body = nextLine(body)
-		if len(line) < 2 || line[1] != '=' {
-			continue
-		}
-		v := line[2:]
-		switch line[0] {
+	for typ, v := range sdpLines(body) {
+		switch typ {
 		case 'm':
 			if in {
 				sec.emit(&addrs, n-1, fn)

@@ -54,14 +54,8 @@ func (a *sdpAddrs) read(body []byte) {
 	nGroups := 0
 	cur := -1 // the section being read; -1 at session level, or beyond maxSections
 	in := false
-	for len(body) > 0 {
-		var line []byte
-		line, body = nextLine(body)
-		if len(line) < 2 || line[1] != '=' {
-			continue
-		}
-		v := line[2:]
-		switch line[0] {
+	for typ, v := range sdpLines(body) {
+		switch typ {
 		case 'm':
 			in, cur = true, -1
 			if a.n < maxSections {

@@ -3,7 +3,6 @@ package demux
 import (
 	"bytes"
 	"compress/flate"
-	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"net/netip"
@@ -12,6 +11,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/callpcap/callpcap/internal/testgen/callgen"
 )
 
 // webrtcOffer is a Chromium offer as its application signals it: BUNDLE, host candidates
@@ -250,38 +251,6 @@ func TestIsHTTPStart(t *testing.T) {
 	}
 }
 
-// wsFrameBytes writes a WebSocket frame: opcode op, FIN fin, masked with key when key is
-// not nil, the length in the shortest form (or the 64-bit one when long).
-func wsFrameBytes(op byte, fin bool, key []byte, payload []byte, long bool) []byte {
-	b0 := op
-	if fin {
-		b0 |= 0x80
-	}
-	var mask byte
-	if key != nil {
-		mask = 0x80
-	}
-	out := []byte{b0}
-	switch n := len(payload); {
-	case long:
-		out = append(out, mask|127)
-		out = binary.BigEndian.AppendUint64(out, uint64(n))
-	case n < 126:
-		out = append(out, mask|byte(n))
-	default:
-		out = append(out, mask|126)
-		out = binary.BigEndian.AppendUint16(out, uint16(n))
-	}
-	if key == nil {
-		return append(out, payload...)
-	}
-	out = append(out, key...)
-	for i, c := range payload {
-		out = append(out, c^key[i&3])
-	}
-	return out
-}
-
 func TestReadWSFrame(t *testing.T) {
 	key := []byte{1, 2, 3, 4}
 	big := make([]byte, 70000)
@@ -291,17 +260,17 @@ func TestReadWSFrame(t *testing.T) {
 		ok, bad bool
 		hdr, n  int
 	}{
-		{"text, unmasked", wsFrameBytes(wsText, true, nil, []byte("hi"), false), true, false, 2, 2},
-		{"text, masked", wsFrameBytes(wsText, true, key, []byte("hi"), false), true, false, 6, 2},
-		{"16-bit length", wsFrameBytes(wsBinary, true, nil, make([]byte, 300), false), true, false, 4, 300},
-		{"64-bit length beyond maxSignal", wsFrameBytes(wsBinary, true, nil, big, true), false, true, 0, 0},
-		{"64-bit length for a short one", wsFrameBytes(wsBinary, true, nil, make([]byte, 10), true), false, true, 0, 0},
+		{"text, unmasked", callgen.WebSocketFrame(wsText, true, nil, []byte("hi"), false), true, false, 2, 2},
+		{"text, masked", callgen.WebSocketFrame(wsText, true, key, []byte("hi"), false), true, false, 6, 2},
+		{"16-bit length", callgen.WebSocketFrame(wsBinary, true, nil, make([]byte, 300), false), true, false, 4, 300},
+		{"64-bit length beyond maxSignal", callgen.WebSocketFrame(wsBinary, true, nil, big, true), false, true, 0, 0},
+		{"64-bit length for a short one", callgen.WebSocketFrame(wsBinary, true, nil, make([]byte, 10), true), false, true, 0, 0},
 		{"16-bit length for a short one", []byte{0x82, 126, 0, 5}, false, true, 0, 0},
 		{"header incomplete", []byte{0x81, 0xfe, 0x01}, false, false, 0, 0},
 		{"mask key incomplete", []byte{0x81, 0x82, 1, 2}, false, false, 0, 0},
-		{"ping", wsFrameBytes(wsPing, true, key, nil, false), true, false, 6, 0},
-		{"fragmented ping", wsFrameBytes(wsPing, false, nil, nil, false), false, true, 0, 0},
-		{"reserved opcode", wsFrameBytes(0x3, true, nil, nil, false), false, true, 0, 0},
+		{"ping", callgen.WebSocketFrame(wsPing, true, key, nil, false), true, false, 6, 0},
+		{"fragmented ping", callgen.WebSocketFrame(wsPing, false, nil, nil, false), false, true, 0, 0},
+		{"reserved opcode", callgen.WebSocketFrame(0x3, true, nil, nil, false), false, true, 0, 0},
 		{"rsv2", []byte{0xa1, 0}, false, true, 0, 0},
 		{"one byte", []byte{0x81}, false, false, 0, 0},
 	}
@@ -323,13 +292,13 @@ func signallingStreams(t testing.TB) map[string][]byte {
 	post := fmt.Sprintf("POST /send HTTP/1.1\r\nContent-Type: text/plain\r\nContent-Length: %d\r\n\r\n%s", len(offer), offer)
 	half := len(offer) / 2
 	ws := []byte("GET /ws HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n")
-	ws = append(ws, wsFrameBytes(wsPing, true, key, []byte("p"), false)...)
-	ws = append(ws, wsFrameBytes(wsText, false, key, offer[:half], false)...)
-	ws = append(ws, wsFrameBytes(wsPong, true, key, nil, false)...) // between fragments
-	ws = append(ws, wsFrameBytes(wsContinuation, true, key, offer[half:], false)...)
+	ws = append(ws, callgen.WebSocketFrame(wsPing, true, key, []byte("p"), false)...)
+	ws = append(ws, callgen.WebSocketFrame(wsText, false, key, offer[:half], false)...)
+	ws = append(ws, callgen.WebSocketFrame(wsPong, true, key, nil, false)...) // between fragments
+	ws = append(ws, callgen.WebSocketFrame(wsContinuation, true, key, offer[half:], false)...)
 	corrupt := []byte("HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\n\r\n")
-	corrupt = append(corrupt, wsFrameBytes(wsText|0x40, true, nil, offer, false)...) // RSV1, but not DEFLATE
-	corrupt = append(corrupt, wsFrameBytes(wsText, true, nil, offer, false)...)
+	corrupt = append(corrupt, callgen.WebSocketFrame(wsText|0x40, true, nil, offer, false)...) // RSV1, but not DEFLATE
+	corrupt = append(corrupt, callgen.WebSocketFrame(wsText, true, nil, offer, false)...)
 	// The offer twice, compressed with context takeover (RFC 7692): the second message is
 	// mostly references into the first; the first in two fragments, RSV1 on the first only.
 	var z bytes.Buffer
@@ -347,11 +316,11 @@ func signallingStreams(t testing.TB) map[string][]byte {
 		t.Fatalf("second message %d bytes, the first %d: no context taken over", len(m2), len(m1))
 	}
 	deflated := []byte("HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nSec-WebSocket-Extensions: permessage-deflate\r\n\r\n")
-	deflated = append(deflated, wsFrameBytes(wsText|0x40, false, nil, m1[:10], false)...)
-	deflated = append(deflated, wsFrameBytes(wsContinuation, true, nil, m1[10:], false)...)
-	deflated = append(deflated, wsFrameBytes(wsText|0x40, true, nil, m2, false)...)
+	deflated = append(deflated, callgen.WebSocketFrame(wsText|0x40, false, nil, m1[:10], false)...)
+	deflated = append(deflated, callgen.WebSocketFrame(wsContinuation, true, nil, m1[10:], false)...)
+	deflated = append(deflated, callgen.WebSocketFrame(wsText|0x40, true, nil, m2, false)...)
 	sipWS := []byte("GET / HTTP/1.1\r\nUpgrade: websocket\r\nSec-WebSocket-Protocol: sip\r\n\r\n")
-	sipWS = append(sipWS, wsFrameBytes(wsText, true, key, inviteAMR, false)...)
+	sipWS = append(sipWS, callgen.WebSocketFrame(wsText, true, key, inviteAMR, false)...)
 	return map[string][]byte{
 		"sip over websocket": sipWS,
 		"http post":          []byte("GET /config HTTP/1.1\r\n\r\n" + post),

@@ -1,6 +1,9 @@
 package demux
 
-import "bytes"
+import (
+	"bytes"
+	"iter"
+)
 
 // Tokenizing helpers for the text protocols read here (SIP headers, SDP lines): they
 // point into their input and allocate nothing.
@@ -14,6 +17,20 @@ func nextLine(b []byte) (line, rest []byte) {
 		line, rest = b[:i], b[i+1:]
 	}
 	return bytes.TrimSuffix(line, []byte("\r")), rest
+}
+
+// sdpLines yields the type and value of each <type>=<value> line of an SDP body (RFC 8866,
+// 5), passing over any other line.
+func sdpLines(body []byte) iter.Seq2[byte, []byte] {
+	return func(yield func(byte, []byte) bool) {
+		for len(body) > 0 {
+			var line []byte
+			line, body = nextLine(body)
+			if len(line) >= 2 && line[1] == '=' && !yield(line[0], line[2:]) {
+				return
+			}
+		}
+	}
 }
 
 // nextField splits v at its first space or tab.
