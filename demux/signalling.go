@@ -59,7 +59,7 @@ func (s *Signalling) Feed(b []byte, fn func(h PayloadHint), fid func(h FIDHint))
 	for s.proto != protoNone && len(s.buf)-done >= s.need {
 		n, need := s.next(s.buf[done:], sink)
 		if n < 0 || n == 0 && len(s.buf)-done > maxSignal {
-			s.proto, s.buf = protoNone, nil
+			*s = Signalling{proto: protoNone, sip: s.sip} // what it kept is freed
 			return
 		}
 		if n == 0 {
