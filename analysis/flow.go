@@ -59,8 +59,9 @@ type flow struct {
 	conn        *tcpframe.Conn
 	msgs        tcpMessages // what the unframed messages of a TCP flow classified as
 	tls         tlsRecords  // the times of a TLS connection's records (tlsMedia)
-	// Over TCP, each side's signalling: SIP, HTTP or WebSocket (tcpText).
-	text [2]demux.Signalling
+	// Over TCP, each side's signalling: SIP, HTTP or WebSocket (tcpText), made for a side
+	// with text: a flow of another kind does not carry its 200 bytes.
+	text [2]*demux.Signalling
 	// The batches (analyzer.batchNo) in which conn was last fed and last detached.
 	lentIn, detached int
 	// Besides RTP, what TURN carried on each path to a peer (flow.peer).

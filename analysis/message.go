@@ -129,7 +129,11 @@ func (a *analyzer) hintFID(h demux.FIDHint)  { a.media.hintFID(rtpflow.FIDHint(h
 // Config.Text) as they come in order, and reads the SDP of the signalling among them:
 // SIP over TCP (listed as a SIP flow, as over UDP), HTTP and WebSocket (demux.Signalling).
 func (a *analyzer) tcpText(f *flow, src netip.AddrPort, b []byte) {
-	s := &f.text[f.dir(src)]
+	i := f.dir(src)
+	if f.text[i] == nil {
+		f.text[i] = &demux.Signalling{}
+	}
+	s := f.text[i]
 	s.Feed(b, a.hint, a.hintFID)
 	f.sip = f.sip || s.SIP()
 }
