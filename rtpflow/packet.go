@@ -111,3 +111,12 @@ func holdOf(pk *Packet) hold {
 	}
 	return holdNone
 }
+
+// maybePaddingOnly says the packet may carry padding only (a bandwidth probe): the P bit,
+// and no payload beside the padding, or a padding count that was not read (SRTP).
+func (pk *Packet) maybePaddingOnly() bool { return pk.Padded && (pk.PadUnread || pk.PayloadLen == 0) }
+
+// paddingOnly says the packet carries padding only, by its padding count. Over SRTP the
+// count cannot be read, and a sender may pad every packet of its media (Google Meet's, in
+// the corpus): a packet that only may be padding is taken for media there.
+func (pk *Packet) paddingOnly() bool { return pk.Padded && !pk.PadUnread && pk.PayloadLen == 0 }

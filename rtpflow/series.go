@@ -24,17 +24,21 @@ type second struct {
 	lost             int64
 }
 
-// series is a stream's 1-second series on its direction's grid.
+// series is a stream's 1-second series on its direction's grid. It starts with the
+// stream's first packet once the direction has its first media packet: the probes sent
+// before are in no second.
 type series struct {
-	origin int64 // the direction's first media packet: the grid, shared by its streams
-	base   int64 // grid second of the stream's first packet: secs[0]
-	secs   []second
-	broken bool
+	origin  int64 // the direction's first media packet: the grid, shared by its streams
+	base    int64 // grid second of the stream's first packet in the series: secs[0]
+	secs    []second
+	started bool
+	broken  bool
 }
 
-// start anchors the series: origin is the direction's grid, at the stream's first packet.
+// start anchors the series: origin is the direction's grid, at the stream's first packet
+// in it.
 func (sr *series) start(origin, at int64) {
-	sr.origin = origin
+	sr.origin, sr.started = origin, true
 	sr.base = floorDiv(at-origin, 1e9)
 }
 
@@ -44,7 +48,7 @@ func (sr *series) start(origin, at int64) {
 // apart). A time before the stream's first second (unsorted input) is put in its first
 // second. Asking again for a time asked before changes nothing.
 func (sr *series) index(at int64) int {
-	if sr.broken {
+	if sr.broken || !sr.started {
 		return -1
 	}
 	i := floorDiv(at-sr.origin, 1e9) - sr.base

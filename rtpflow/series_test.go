@@ -148,7 +148,7 @@ func TestDirectionSeriesAlignment(t *testing.T) {
 		}
 	}
 	// The other direction's series start at its own first media packet.
-	if v := tr.directionOrigin(pathA, 0); v != T0+500*ms1 {
+	if v, _ := tr.directionOrigin(pathA, 0, true); v != T0+500*ms1 {
 		t.Errorf("direction origin %d ms, want 500", (v-T0)/ms1)
 	}
 	if dm.FirstNs != T0+500*ms1 || dm.LastNs != T0+500*ms1+199*20*ms1 {
@@ -205,5 +205,42 @@ func TestRampOverActiveTime(t *testing.T) {
 	// With the eleventh second's 0 it would be (840+848)/2.
 	if dm.Ramp == nil || dm.Ramp.PlateauKbps != 848 {
 		t.Errorf("ramp %+v, want a plateau of 848 kbps", dm.Ramp)
+	}
+}
+
+// TestDirectionSeriesAfterProbes: padding-only probes of another SSRC (libwebrtc's RTX
+// probes before its video starts) from T0+0.1 s are no media packets: the direction's
+// series runs from the video's first packet at T0+0.5 s (DESIGN), 800 kbps in every second,
+// and the probes are in no second. Anchored at the first probe, the grid put 0.4 s of no
+// video in the first second (480 kbps), and the probes' bytes in rtx_kbps.
+func TestDirectionSeriesAfterProbes(t *testing.T) {
+	tr := NewTracker(Config{})
+	var as []arrival
+	for i := 0; i < 10; i++ { // padding only: no payload, 200 bytes of padding
+		b := rp{pt: 97, seq: uint16(100 + i), ts: 0, ssrc: 0xC2, pad: 200}.bytes()
+		as = append(as, arrival{pathA, msg(b, T0+100*ms1+int64(i)*10*ms1)})
+	}
+	for i := 0; i < 500; i++ {
+		b := rp{pt: 96, seq: uint16(i), ts: uint32(900 * i), ssrc: 0xC1, payload: make([]byte, 1000)}.bytes()
+		as = append(as, arrival{pathA, msg(b, T0+500*ms1+int64(i)*10*ms1)})
+	}
+	feed(t, tr, as)
+	var video *Stream
+	for _, s := range tr.Streams() {
+		if s.SSRC() == 0xC1 {
+			video = s
+		}
+	}
+	dm := tr.Direction(tr.Streams(), T0)
+	if dm.Series.T0S != 0.5 || len(dm.Series.MediaKbps) != 5 {
+		t.Fatalf("t0 %v, media %v", dm.Series.T0S, dm.Series.MediaKbps)
+	}
+	for i, v := range dm.Series.MediaKbps {
+		if v != 800 || dm.Series.RTXKbps[i] != 0 {
+			t.Errorf("second %d: media %v, rtx %v kbps; want 800, 0", i, v, dm.Series.RTXKbps[i])
+		}
+	}
+	if video == nil || video.SeriesStart() != T0+500*ms1 {
+		t.Errorf("video series from %v", video)
 	}
 }

@@ -71,8 +71,14 @@ func (s *Stream) Path() Path { return s.path }
 func (s *Stream) SSRC() uint32 { return s.ssrc }
 
 // SeriesStart is the start (ns, capture time) of the first second of the stream's own
-// series (Summary's bitrate.series_kbps), on its direction's 1-second grid.
-func (s *Stream) SeriesStart() int64 { return s.series.origin + s.series.base*1e9 }
+// series (Summary's bitrate.series_kbps), on its direction's 1-second grid; the stream's
+// first packet when it has no series (probes only, on a direction with no media packet).
+func (s *Stream) SeriesStart() int64 {
+	if !s.series.started {
+		return s.firstAt
+	}
+	return s.series.origin + s.series.base*1e9
+}
 
 // IsRTX reports whether the stream is an RFC 4588 retransmission stream.
 func (s *Stream) IsRTX() bool { return s.rtx.of != nil }
@@ -123,7 +129,11 @@ func (s *Stream) add(pk *Packet) {
 	}
 	if s.packets == 0 {
 		s.pt, s.firstAt = pk.PT, at
-		s.series.start(s.t.directionOrigin(s.path, at), at)
+	}
+	if !s.series.started {
+		if o, ok := s.t.directionOrigin(s.path, at, !pk.paddingOnly()); ok {
+			s.series.start(o, at)
+		}
 	}
 	s.steps.add(pk.Seq, pk.PT, at) // steps, for the stream rule
 	s.count(pk, at)                // counters
@@ -160,7 +170,7 @@ func (s *Stream) add(pk *Packet) {
 		s.timing(h.at, s.tsUn.Unwrap(h.ts), h.seq, h.media, h.hd, h.ext, &h.ast, h.sec)
 	}
 	s.held.ok = false // a stray that failed probation has no timing either
-	if pk.Padded && (pk.PadUnread || pk.PayloadLen == 0) {
+	if pk.maybePaddingOnly() {
 		// Maybe padding only: a bandwidth probe, whose timestamp (libwebrtc's first is 0,
 		// the next ones an old frame's) says nothing of when it was sent. It takes no part
 		// in jitter, delay or lateness, so that a stream of probes has none (null) rather

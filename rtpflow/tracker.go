@@ -107,16 +107,22 @@ func NewTracker(cfg Config) *Tracker {
 }
 
 // directionOrigin returns the time of the first media packet of the call direction of p
-// (DESIGN: series start at each direction's first packet), at if this is it.
-func (t *Tracker) directionOrigin(p Path, at int64) int64 {
+// (DESIGN: "1-second series from the direction's first media packet"): at, if this is it
+// and anchors; false while there is none and the packet at at does not anchor (a packet
+// of padding only, a bandwidth probe, is no media packet: libwebrtc probes before its video
+// starts; Packet.paddingOnly says which over SRTP, where the probes are not known).
+func (t *Tracker) directionOrigin(p Path, at int64, anchors bool) (int64, bool) {
 	k := [2]netip.AddrPort{p.Src, p.Dst}
 	if o, ok := t.origins[k]; ok {
-		return o
+		return o, true
+	}
+	if !anchors {
+		return 0, false
 	}
 	if len(t.origins) < t.cfg.MaxStreams {
 		t.origins[k] = at
 	}
-	return at
+	return at, true
 }
 
 // RTP accounts one RTP packet (PacketOf). It allocates nothing once the stream is known.
