@@ -423,3 +423,32 @@ func TestFECBySDP(t *testing.T) {
 		}
 	}
 }
+
+// TestRTXAheadOfTheGap: video 0xAA (100 packets, 10 ms apart) loses 20-29; its RTX stream
+// 0xBB resends each 5 ms after it was due, before packet 30 shows the gap, and then probes
+// 60 and 61, which arrived. The ten resends repaired numbers the video lost: 10 repairs and
+// 2 probes, as recovered_by_rtx (10) says. Judged when they came, an OSN above the video's
+// highest number was not wanted: 0 repairs and 12 probes, with 10 recovered.
+func TestRTXAheadOfTheGap(t *testing.T) {
+	tr := NewTracker(Config{})
+	var as []arrival
+	at := func(i int) int64 { return T0 + int64(i)*10*ms1 }
+	for i := 0; i < 100; i++ {
+		if i >= 20 && i < 30 {
+			continue
+		}
+		b := rp{pt: 96, seq: uint16(1000 + i), ts: uint32(900 * i), ssrc: 0xAA, payload: make([]byte, 900)}.bytes()
+		as = append(as, arrival{pathA, msg(b, at(i))})
+	}
+	for k, i := range []int{20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 60, 61} {
+		when := at(i) + 5*ms1
+		b := rp{pt: 97, seq: uint16(400 + k), ts: uint32(900 * i), ssrc: 0xBB, payload: append(u16(uint16(1000+i)), make([]byte, 900)...)}.bytes()
+		as = append(as, arrival{pathA, msg(b, when)})
+	}
+	feed(t, tr, as)
+	rtx := bySSRC(t, tr, 0xBB).Summary(T0)
+	media := bySSRC(t, tr, 0xAA).Summary(T0)
+	if rtx.RTX == nil || rtx.RTX.Repairs != 10 || rtx.RTX.Probes != 2 || media.RecoveredByRTX == nil || *media.RecoveredByRTX != 10 {
+		t.Errorf("rtx %+v, recovered %v; want 10 repairs, 2 probes, 10 recovered", rtx.RTX, media.RecoveredByRTX)
+	}
+}

@@ -127,7 +127,7 @@ func (s *Stream) linkSignalled() {
 		s.rtx.repairs += s.rtx.settleTS(m)
 		return
 	}
-	s.rtx.votedFor(m, s.recover)
+	s.recoverVoted(m)
 }
 
 // signalledMedia returns the media stream signalling names for s (rtxmatcher.go): the
@@ -217,5 +217,14 @@ func (s *Stream) decideRTX(final bool) {
 		s.rtx.repairs += s.rtx.settleTS(best)
 		return
 	}
-	s.rtx.votedFor(best, s.recover)
+	s.recoverVoted(best)
+}
+
+// recoverVoted accounts the packets s voted with for m, now its media stream (recover):
+// each a repair when m wanted its OSN when it came, or wants it now. An OSN above m's
+// highest number when it came (an RTX packet ahead of the packet that shows the gap) was
+// not yet wanted then; if the number turned out lost, the packet repaired it, as
+// recovered_by_rtx, counted now, says.
+func (s *Stream) recoverVoted(m *Stream) {
+	s.rtx.votedFor(m, func(osn uint16, wanted bool) { s.recover(osn, wanted || m.seq.wanted(osn)) })
 }
