@@ -76,10 +76,12 @@ func Analyze(ctx context.Context, name string, r io.Reader, opts Options) (repor
 
 // analyzer holds the state of one capture's analysis.
 type analyzer struct {
-	opts  Options
-	turn  *demux.Tracker
-	media *media // the RTP analysis, on a goroutine of its own; its tracker is read after run
-	dedup dedup
+	opts Options
+	// atSenderEP are the capture host's own endpoints (atSender), once the capture is read.
+	atSenderEP map[netip.AddrPort]bool
+	turn       *demux.Tracker
+	media      *media // the RTP analysis, on a goroutine of its own; its tracker is read after run
+	dedup      dedup
 
 	flows      map[flowKey]*flow
 	flowList   []*flow

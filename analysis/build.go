@@ -257,6 +257,12 @@ func (a *analyzer) buildStreamsAndDirections(c *report.Capture, streams []*rtpfl
 		c.Streams = append(c.Streams, rs)
 	}
 	atSender := a.atSender()
+	a.atSenderEP = atSender
+	for i, s := range streams {
+		if r := c.Streams[i].RTCP; r != nil && a.reportsAtSender(s) {
+			r.RTTMS = nil
+		}
+	}
 	relays := a.relay.relays(streams, a.first)
 	a.ownPeerPaths(streams)
 	claims := sideClaims{taken: map[[2]int]bool{}, sends: map[[2]int]bool{}}
@@ -343,6 +349,17 @@ func (a *analyzer) atSender() map[netip.AddrPort]bool {
 		m[ep] = true
 	}
 	return m
+}
+
+// reportsAtSender says whether the receiver reports about s were captured as their sender
+// sent them: its receiver is the capture host (atSender), on another host than its
+// sender. A report's round trip (RFC 3550 6.4.1) is the time from the sender report it
+// names to the receiver report's arrival at the sender report's sender, less the delay
+// it says; taken where the receiver report leaves, it is that delay again, about 0: no
+// round trip, null.
+func (a *analyzer) reportsAtSender(s *rtpflow.Stream) bool {
+	p := s.Path()
+	return a.atSenderEP[p.Dst] && !oneHost(p.Src, p.Dst)
 }
 
 // oneHost says whether media from src to dst never left one host (loopback, or the same

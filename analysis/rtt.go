@@ -14,14 +14,15 @@ import (
 //   - TCP: the data/ACK round trips of each TCP leg's directions captured at their sender,
 //     as counted in their rtt_ms (tcpframe.Conn.RTTSeries). Either TCP direction's round
 //     trip is the leg's path there and back, so both call directions over the leg show it;
-//   - RTCP: the receiver-report round trips about the direction's own streams.
+//   - RTCP: the receiver-report round trips about the direction's own streams, but not
+//     where the reports were captured at their sender (reportsAtSender).
 //
 // A source without a sample in the direction's seconds stays empty.
 func (a *analyzer) rttSeries(ss []*rtpflow.Stream, t0 int64, n int) report.RTTSeries {
 	var ice, tcp, rtcp []*secmedian.Series
 	seen := map[int]bool{}
 	for _, s := range ss {
-		if r := s.RTCPRTTSeries(); r != nil {
+		if r := s.RTCPRTTSeries(); r != nil && !a.reportsAtSender(s) {
 			rtcp = append(rtcp, r)
 		}
 		li := s.Path().Leg

@@ -133,3 +133,46 @@ func TestRTTSeriesRTCP(t *testing.T) {
 		}
 	}
 }
+
+// TestRTCPRTTAtTheReportSender: TestRTTSeriesRTCP's call, captured at A (its ICE checks
+// say so), with the reports the other way: B's sender reports about its stream 0x2222 reach A, and A's receiver
+// reports about it leave A 125 ms later (DLSR), captured as they leave. Their round trip
+// cannot be taken here (it ends where the receiver report reaches B): the stream's
+// rtcp.rtt_ms and the direction's rtcp series are null, where they read 0.
+func TestRTCPRTTAtTheReportSender(t *testing.T) {
+	a, b := p2pChecks.A, p2pChecks.B
+	ab := callgen.Stream{Src: a, Dst: b, SSRC: 0x1111}
+	ba := callgen.Stream{Src: b, Dst: a, SSRC: 0x2222}
+	var pkts []callgen.Packet
+	for _, s := range []*callgen.Stream{&ab, &ba} {
+		s.PT, s.ClockRate, s.Interval, s.PayloadSize = 111, 48000, 20*time.Millisecond, 80
+		s.Count, s.Start = 400, 50*time.Millisecond
+		pkts = append(pkts, s.Packets()...)
+	}
+	for i := range 4 {
+		ntp := uint64(i+1)<<32 | 0x8000_0000
+		sr, err := (&rtcp.SenderReport{SSRC: 0x2222, NTPTime: ntp}).Marshal()
+		if err != nil {
+			t.Fatal(err)
+		}
+		rr, err := (&rtcp.ReceiverReport{SSRC: 0x1111, Reports: []rtcp.ReceptionReport{{
+			SSRC: 0x2222, LastSenderReport: uint32(ntp >> 16), Delay: 8192}}}).Marshal()
+		if err != nil {
+			t.Fatal(err)
+		}
+		sent := 1200*time.Millisecond + time.Duration(i)*time.Second
+		pkts = append(pkts, ab.RTCPAt(sent, sr), ba.RTCPAt(sent+125*time.Millisecond, rr))
+	}
+	pkts = append(pkts, p2pChecks.Packets(0)...) // A's checks take a round trip: A is this host
+	c := analyze(t, pcapOf(t, pkts), Options{})
+	for _, s := range c.Streams {
+		if s.SSRC == "0x00002222" && (s.RTCP == nil || s.RTCP.RTTMS != nil || s.RTCP.Types["rr"] == 0) {
+			t.Errorf("stream 0x2222 rtcp %+v, want its receiver reports counted and no round trip", s.RTCP)
+		}
+	}
+	for _, d := range c.Directions {
+		if d.Series.RTTMS.RTCP != nil {
+			t.Errorf("%s (%s): rtcp rtt series %v, want none", d.ID, d.From, d.Series.RTTMS.RTCP)
+		}
+	}
+}
