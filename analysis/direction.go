@@ -76,19 +76,30 @@ func (a *analyzer) direction(id string, k dirKey, ss []*rtpflow.Stream, legOf ma
 		o.RTCP += side.rtcp
 		o.STUN += side.stun
 		o.Other += side.other
+		oneWay := false
 		if back := [2]int{li, 1 - sd}; !claims.sends[back] && !claims.taken[back] {
 			// Media one way: the receiver's RTCP and STUN on the leg are this direction's
-			// (DESIGN: "RTCP and STUN of that leg"), as its ACKs are; no direction of its
-			// own would count them.
+			// (DESIGN: "RTCP and STUN of that leg"), as its ACKs are, and so is the rest it
+			// sent: no direction of its own would count them.
 			claims.taken[back] = true
+			oneWay = true
 			o.RTCP += f.sides[1-sd].rtcp
 			o.STUN += f.sides[1-sd].stun
+			o.Other += f.sides[1-sd].other
 		}
 		if f.conn != nil {
 			rest, back := f.conn.Rest(sd), f.conn.Rest(1-sd)
 			o.TCPRetransmissions += rest.Retransmitted
 			o.Other += rest.Control + rest.Unframed
 			o.ACKs += back.ACKs
+			if oneWay {
+				// And the rest of the receiver's side, and the sender's own pure ACKs of
+				// it: the SYN/ACK, the handshake's last ACK, FINs. So the leg's frames add
+				// up to its directions', as on a leg with media both ways.
+				o.TCPRetransmissions += back.Retransmitted
+				o.Other += back.Control + back.Unframed
+				o.ACKs += rest.ACKs
+			}
 			t := f.conn.Summary()
 			dir := t.AToB
 			if sd == 1 {

@@ -349,3 +349,30 @@ func TestOneWayLegRTCP(t *testing.T) {
 		t.Errorf("direction rtcp %d, wire %d (capture %d); want %d and %d", d.OverheadBytes.RTCP, d.WireBytes, c.WireBytes, rtcp, media+rtcp)
 	}
 }
+
+// TestOneWayLegAddsUp: media one way adds up to its leg's frames. Over ICE-TCP (RFC 4571)
+// from alice to bob the direction counts bob's SYN/ACK, alice's last ACK of the handshake
+// (the media sender's own pure ACK) and bob's pure ACKs; over UDP, bob's RTCP and the
+// datagrams he sends that are neither (other). Before, the SYN/ACK, that ACK and bob's
+// other datagrams were in no direction.
+func TestOneWayLegAddsUp(t *testing.T) {
+	s := audio()
+	s.Start = 200 * time.Millisecond
+	call := callgen.TCPCall{Client: alice, Server: bob, RTT: 20 * time.Millisecond, ISN: [2]uint32{100, 900}}
+	tcp := call.Packets(callgen.MediaWrites(callgen.Frame4571, func(*callgen.Stream) int { return 0 }, s))
+	udp := s.Packets()
+	for i := range 20 {
+		at := callgen.Epoch + int64(i)*int64(250*time.Millisecond) + 1e6
+		udp = append(udp, callgen.Packet{T: at, Frame: pcapgen.EtherUDP(bob, alice, callgen.RTCPRR(0x55667788, s.SSRC))},
+			callgen.Packet{T: at + 1e6, Frame: pcapgen.EtherUDP(bob, alice, []byte("keepalive"))})
+	}
+	for name, pkts := range map[string][]callgen.Packet{"ice-tcp": tcp, "udp": udp} {
+		c := analyze(t, pcapOf(t, pkts), Options{})
+		if len(c.Directions) != 1 || len(c.Flows) != 1 {
+			t.Fatalf("%s: %d directions, %d flows; want 1 and 1", name, len(c.Directions), len(c.Flows))
+		}
+		if d, f := c.Directions[0], c.Flows[0]; d.WireBytes != f.WireBytes || d.WireBytes != c.WireBytes {
+			t.Errorf("%s: direction %d wire bytes, its flow %d, the capture %d", name, d.WireBytes, f.WireBytes, c.WireBytes)
+		}
+	}
+}
