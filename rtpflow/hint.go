@@ -126,6 +126,16 @@ func (ht *hintTable) fidOf(s *Stream) (uint32, bool) {
 	return h.Media, true
 }
 
+// namesRTX reports whether signalling names s an RTX stream: an FID pair with its SSRC on
+// the RTX side, or an apt= for its payload type pt.
+func (ht *hintTable) namesRTX(s *Stream, pt uint8) bool {
+	if _, ok := ht.fidOf(s); ok {
+		return true
+	}
+	h, ok := ht.lookupPT(s, pt)
+	return ok && h.RTX
+}
+
 // lookup returns the hint for a stream's first payload type.
 func (ht *hintTable) lookup(s *Stream) (PayloadHint, bool) { return ht.lookupPT(s, s.pt) }
 

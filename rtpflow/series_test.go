@@ -244,3 +244,27 @@ func TestDirectionSeriesAfterProbes(t *testing.T) {
 		t.Errorf("video series from %v", video)
 	}
 }
+
+// TestDirectionSeriesAfterSignalledRTX: TestDirectionSeriesAfterProbes over SRTP, where the
+// probes' padding count cannot be read, with an SDP FID pair naming 0xC2 the video's RTX
+// stream: the probes anchor nothing, and the series runs from the video's first packet.
+func TestDirectionSeriesAfterSignalledRTX(t *testing.T) {
+	tr := NewTracker(Config{})
+	tr.HintFID(FIDHint{Media: 0xC1, RTX: 0xC2})
+	var as []arrival
+	for i := 0; i < 10; i++ {
+		b := rp{pt: 97, seq: uint16(100 + i), ts: 0, ssrc: 0xC2, payload: make([]byte, 200)}.bytes()
+		b[0] |= 0x20 // the P bit, its count (the auth tag's last byte) unreadable
+		m := msg(b, T0+100*ms1+int64(i)*10*ms1)
+		as = append(as, arrival{pathA, m})
+	}
+	for i := 0; i < 500; i++ {
+		b := rp{pt: 96, seq: uint16(i), ts: uint32(900 * i), ssrc: 0xC1, payload: make([]byte, 1000)}.bytes()
+		as = append(as, arrival{pathA, msg(b, T0+500*ms1+int64(i)*10*ms1)})
+	}
+	feed(t, tr, as)
+	dm := tr.Direction(tr.Streams(), T0)
+	if dm.Series.T0S != 0.5 || len(dm.Series.MediaKbps) != 5 || dm.Series.MediaKbps[0] != 800 {
+		t.Errorf("t0 %v, media %v; want from 0.5 s, 800 kbps", dm.Series.T0S, dm.Series.MediaKbps)
+	}
+}

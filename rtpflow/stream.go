@@ -131,7 +131,8 @@ func (s *Stream) add(pk *Packet) {
 		s.pt, s.firstAt = pk.PT, at
 	}
 	if !s.series.started {
-		if o, ok := s.t.directionOrigin(s.path, at, !pk.paddingOnly()); ok {
+		media := !pk.paddingOnly() && !s.t.hints.namesRTX(s, pk.PT)
+		if o, ok := s.t.directionOrigin(s.path, at, media); ok {
 			s.series.start(o, at)
 		}
 	}

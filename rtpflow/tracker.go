@@ -108,9 +108,10 @@ func NewTracker(cfg Config) *Tracker {
 
 // directionOrigin returns the time of the first media packet of the call direction of p
 // (DESIGN: "1-second series from the direction's first media packet"): at, if this is it
-// and anchors; false while there is none and the packet at at does not anchor (a packet
-// of padding only, a bandwidth probe, is no media packet: libwebrtc probes before its video
-// starts; Packet.paddingOnly says which over SRTP, where the probes are not known).
+// and anchors; false while there is none and the packet at at does not anchor: a packet of
+// padding only, a bandwidth probe, or of a stream signalling names RTX, is no media packet
+// (libwebrtc probes on its RTX stream before its video starts). Over SRTP without the SDP
+// neither is known (Packet.paddingOnly), and such a probe anchors.
 func (t *Tracker) directionOrigin(p Path, at int64, anchors bool) (int64, bool) {
 	k := [2]netip.AddrPort{p.Src, p.Dst}
 	if o, ok := t.origins[k]; ok {
