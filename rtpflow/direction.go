@@ -148,9 +148,11 @@ func (t *Tracker) Direction(streams []*Stream, t0 int64) DirectionMetrics {
 
 func (t *Tracker) series(streams, timed []*Stream, t0 int64) (report.Series, int64) {
 	sr := report.Series{StepS: 1}
-	started := func(s *Stream) bool { return s.series.started }
-	streams = slices.DeleteFunc(slices.Clone(streams), func(s *Stream) bool { return !started(s) })
-	timed = slices.DeleteFunc(slices.Clone(timed), func(s *Stream) bool { return !started(s) })
+	// A stream whose packets were all probes before the direction's first media packet has
+	// no series.
+	unstarted := func(s *Stream) bool { return !s.series.started }
+	streams = slices.DeleteFunc(slices.Clone(streams), unstarted)
+	timed = slices.DeleteFunc(slices.Clone(timed), unstarted)
 	if len(timed) == 0 {
 		return sr, 0
 	}
