@@ -123,6 +123,24 @@ func forwardedDirections(c *report.Capture) map[string]bool {
 }
 
 // callLegs returns the legs of the calls of the given legs, in the report's order.
+// networkLoss is the part of a direction's lost packets that the network path lost: all
+// but those of its streams on legs over TCP. TCP loses nothing it was given: a stream over
+// TCP lost packets its sender or relay dropped before TCP (dropped_before_tcp says so) or
+// that the capture missed (capture_gaps: the peer acknowledged them).
+func (f *finder) networkLoss(d *report.Direction) int64 {
+	lost := d.Loss.Lost
+	for _, id := range d.Streams {
+		s := f.streams[id]
+		if s == nil || s.Lost == nil {
+			continue
+		}
+		if l := f.legByID[s.Leg]; l != nil && l.Transport.OverTCP() {
+			lost -= *s.Lost
+		}
+	}
+	return max(lost, 0)
+}
+
 func (f *finder) callLegs(ids ...string) []string {
 	keys := map[int]bool{}
 	for _, id := range ids {
@@ -220,11 +238,11 @@ func (f *finder) directions() {
 		}
 		// Packets dropped before TCP are in Lost (the receiver never got them) but are no
 		// loss of the network path: they have their own finding below.
-		var dropped int64 // null where a capture gap hides it: all of Lost is then loss
+		var dropped int64
 		if d.Loss.DroppedBeforeTCP != nil {
 			dropped = *d.Loss.DroppedBeforeTCP
 		}
-		if lost := d.Loss.Lost - dropped; d.Loss.Pct != nil && lost > 0 && d.Loss.Expected > 0 {
+		if lost := f.networkLoss(d); d.Loss.Pct != nil && lost > 0 && d.Loss.Expected > 0 {
 			pct := 100 * float64(lost) / float64(d.Loss.Expected)
 			figs := map[string]float64{"lost": float64(lost), "expected": float64(d.Loss.Expected), "loss_pct": numfmt.Round(pct, 3)}
 			text := fmt.Sprintf("%s: %s of %s media packets were lost (%s)", name, thousands(lost),
