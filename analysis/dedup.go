@@ -17,7 +17,7 @@ const dupWindow = 2_000_000 // 2 ms
 // type differs). A byte-identical frame on the same interface is a copy the network made and
 // is not a capture duplicate.
 type dedup struct {
-	table [1024]dupEntry // indexed by digest: one probe per packet
+	table [1 << dedupBits]dupEntry // two ways: slots slotOf(digest) &^ 1 and the one after
 }
 
 type dupEntry struct {
@@ -49,13 +49,35 @@ func (d *dedup) seen(p *capture.Packet, dg digests) bool {
 	if p.Kind != capture.KindUDP && p.Kind != capture.KindTCP {
 		return false
 	}
-	slot := &d.table[dg.sum%uint64(len(d.table))]
-	if slot.valid && slot.sum == dg.sum && abs(p.Time-slot.t) <= dupWindow && slot.link != dg.link {
-		return true
+	// Two ways: a burst written twice (in n, in n+1, out n, out n+1) keeps both originals
+	// when their slots meet.
+	b := d.table[slotOf(dg.sum)&^1:][:2]
+	for i := range b {
+		if e := &b[i]; e.valid && e.sum == dg.sum && abs(p.Time-e.t) <= dupWindow && e.link != dg.link {
+			return true
+		}
 	}
-	*slot = dupEntry{t: p.Time, sum: dg.sum, link: dg.link, valid: true}
+	// Replace this packet's own entry (a repeat on the same interface), else an empty or
+	// the older one.
+	v := &b[0]
+	switch {
+	case b[1].valid && b[1].sum == dg.sum, b[0].valid && b[0].sum != dg.sum && (!b[1].valid || b[1].t < b[0].t):
+		v = &b[1]
+	}
+	*v = dupEntry{t: p.Time, sum: dg.sum, link: dg.link, valid: true}
 	return false
 }
+
+// slotOf is the table slot of a digest: its bits mixed by a multiplication, the top ones
+// taken (Fibonacci hashing). The digest's low bits would not do: FNV's multiplications carry
+// each word's bits upward only, so its low ten bits depend on the low ten bits of each word
+// hashed, where neither the ports nor the addresses lie, and every packet of a stream (of
+// every stream whose SSRC shares a first byte) fell in one slot: a copy was recognised only
+// right after its original, not in a forwarded burst (in n, in n+1, out n, out n+1).
+func slotOf(sum uint64) uint64 { return (sum * 0x9E3779B97F4A7C15) >> (64 - dedupBits) }
+
+// dedupBits sizes the table: 1,024 slots, 512 pairs.
+const dedupBits = 10
 
 // digestPacket hashes what a forwarded copy keeps: addresses, ports, lengths, the TCP
 // sequence numbers and up to 16 payload bytes (TTL and checksums change hop by hop); for

@@ -150,6 +150,51 @@ func TestCaptureDuplicates(t *testing.T) {
 	}
 }
 
+// TestCaptureDuplicatesInBursts: the copies of TestCaptureDuplicates written as a
+// forwarding host's capture interleaves them: a burst in and then out (in n, in n+1, out n,
+// out n+1), or a packet of another flow, whose SSRC shares the audio's first byte, between
+// a packet and its copy. Every copy is a capture duplicate. Before, a copy was recognised
+// only right after its original: the digest's slot was its low bits, the same for every
+// packet of a stream (an audit helper's captures: 0 capture duplicates of 20, 20 RTP ones).
+func TestCaptureDuplicatesInBursts(t *testing.T) {
+	other := netip.MustParseAddrPort("10.9.0.1:7000")
+	for _, layout := range []string{"burst", "between"} {
+		s := audio()
+		o := audio()
+		o.Src, o.SSRC = other, s.SSRC&0xff000000|1
+		ps, po := s.Packets(), o.Packets()
+		var b bytes.Buffer
+		w := pcapgen.NewPcap(&b, capture.LinkLinuxSLL2, false, false, 0)
+		write := func(p callgen.Packet, iface uint32, dt int64) {
+			w.Write(p.T+dt, 0, pcapgen.SLL2(p.Frame[14:], pcapgen.EtherTypeIPv4, iface), 0)
+		}
+		for i := 0; i < len(ps); i += 2 {
+			switch layout {
+			case "burst":
+				write(ps[i], 2, 0)
+				write(ps[i+1], 2, 1000)
+				write(ps[i], 3, 3000)
+				write(ps[i+1], 3, 4000)
+			case "between":
+				for _, k := range []int{i, i + 1} {
+					write(ps[k], 2, 0)
+					write(po[k], 2, 1000)
+					write(ps[k], 3, 2000)
+				}
+			}
+		}
+		c := analyze(t, b.Bytes(), Options{})
+		for _, st := range c.Streams {
+			if st.Src == s.Src.String() && (st.Packets != 500 || st.Duplicates != 0) {
+				t.Errorf("%s: stream packets %d, duplicates %d; want 500 and 0", layout, st.Packets, st.Duplicates)
+			}
+		}
+		if c.CaptureDuplicates != 500 {
+			t.Errorf("%s: capture duplicates %d, want 500", layout, c.CaptureDuplicates)
+		}
+	}
+}
+
 // TestSnappedPackets: a snap length of 54 keeps Ethernet, IPv4, UDP and the RTP header
 // (14+20+8+12): streams are still found, every packet is counted as snapped, and the sizes
 // come from the original lengths.
