@@ -17,7 +17,7 @@ const dupWindow = 2_000_000 // 2 ms
 // type differs). A byte-identical frame on the same interface is a copy the network made and
 // is not a capture duplicate.
 type dedup struct {
-	table [1 << dedupBits]dupEntry // two ways: slots slotOf(digest) &^ 1 and the one after
+	table [1 << dedupBits][2]dupEntry // two ways, by slotOf(digest)
 }
 
 type dupEntry struct {
@@ -51,11 +51,12 @@ func (d *dedup) seen(p *capture.Packet, dg digests) bool {
 	}
 	// Two ways: a burst written twice (in n, in n+1, out n, out n+1) keeps both originals
 	// when their slots meet.
-	b := d.table[slotOf(dg.sum)&^1:][:2]
-	for i := range b {
-		if e := &b[i]; e.valid && e.sum == dg.sum && abs(p.Time-e.t) <= dupWindow && e.link != dg.link {
-			return true
-		}
+	b := &d.table[slotOf(dg.sum)]
+	copyOf := func(e *dupEntry) bool {
+		return e.valid && e.sum == dg.sum && abs(p.Time-e.t) <= dupWindow && e.link != dg.link
+	}
+	if copyOf(&b[0]) || copyOf(&b[1]) {
+		return true
 	}
 	// Replace this packet's own entry (a repeat on the same interface), else an empty or
 	// the older one.
@@ -76,8 +77,8 @@ func (d *dedup) seen(p *capture.Packet, dg digests) bool {
 // right after its original, not in a forwarded burst (in n, in n+1, out n, out n+1).
 func slotOf(sum uint64) uint64 { return (sum * 0x9E3779B97F4A7C15) >> (64 - dedupBits) }
 
-// dedupBits sizes the table: 1,024 slots, 512 pairs.
-const dedupBits = 10
+// dedupBits sizes the table: 512 pairs of slots.
+const dedupBits = 9
 
 // digestPacket hashes what a forwarded copy keeps: addresses, ports, lengths, the TCP
 // sequence numbers and up to 16 payload bytes (TTL and checksums change hop by hop); for
