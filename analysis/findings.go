@@ -331,9 +331,12 @@ func (f *finder) overhead(d *report.Direction, legs []string, absorbed bool) {
 
 func (f *finder) capture() {
 	c := f.c
-	if ice := c.ICE; ice.Checks > 0 && ice.Successes == 0 {
+	// Checks with no answer while media flows failed nothing: their answers are not in the
+	// capture (one side of an asymmetric path, a consent check as the capture ends).
+	if ice := c.ICE; ice.Checks > 0 && ice.Successes == 0 && len(c.Streams) == 0 {
 		f.add(report.FindingICEFailed, report.SeverityBad, nil, nil, map[string]float64{"checks": float64(ice.Checks)},
-			fmt.Sprintf("ICE connectivity checks failed: %s Binding requests, no success response.", thousands(ice.Checks)))
+			fmt.Sprintf("ICE connectivity checks failed: %s, no success response, and no media.",
+				numfmt.Count(ice.Checks, "Binding request", "Binding requests")))
 	}
 	f.turnErrors()
 	// Capture gaps, per leg: which call's figures they make incomplete.
@@ -389,13 +392,28 @@ func (f *finder) capture() {
 		f.add(report.FindingEncryptedMedia, report.SeverityInfo, f.callLegs(l.ID), nil, nil,
 			"The media between "+between+": its RTP, loss and timing are hidden, and only TCP's own figures can be measured.")
 	}
-	encrypted := false
+	// DTLS keys the SRTP of the flow it runs on (RFC 5764): said of the legs whose flows
+	// carried both; DTLS on a flow with no media says nothing of the media elsewhere.
+	dtls := map[string]bool{}
+	anyDTLS := false
 	for _, fl := range c.Flows {
-		encrypted = encrypted || slices.Contains(fl.Content, "dtls")
+		dtls[fl.ID] = slices.Contains(fl.Content, "dtls")
+		anyDTLS = anyDTLS || dtls[fl.ID]
 	}
-	if encrypted && len(c.Streams) > 0 {
-		f.add(report.FindingEncryptedMedia, report.SeverityInfo, nil, nil, nil, "The media is SRTP keyed by DTLS: payloads are hidden, so figures come from RTP headers and timing.")
-	} else if encrypted {
+	media := map[string]bool{}
+	for _, s := range c.Streams {
+		media[s.Leg] = true
+	}
+	var keyed []string
+	for _, l := range c.Legs {
+		if media[l.ID] && slices.ContainsFunc(l.Flows, func(id string) bool { return dtls[id] }) {
+			keyed = append(keyed, l.ID)
+		}
+	}
+	switch {
+	case len(keyed) > 0:
+		f.add(report.FindingEncryptedMedia, report.SeverityInfo, f.callLegs(keyed...), nil, nil, "The media is SRTP keyed by DTLS: payloads are hidden, so figures come from RTP headers and timing.")
+	case anyDTLS && len(c.Streams) == 0:
 		f.add(report.FindingEncryptedMedia, report.SeverityInfo, nil, nil, nil, "The capture holds DTLS where media would be: its content is hidden.")
 	}
 }

@@ -1,6 +1,7 @@
 package analysis
 
 import (
+	"encoding/binary"
 	"fmt"
 	"net/netip"
 	"slices"
@@ -277,4 +278,63 @@ func TestFindingsNameTheirCall(t *testing.T) {
 	checkFindingList(t, c.Findings, []report.Finding{bad, loss,
 		cleanTCPFinding(c0, p0, []string{"l1", "l4"}, []string{"d7", "d10"}, wire("d7", "d10")),
 		cleanTCPFinding(c2, p2, []string{"l3", "l6"}, []string{"d9", "d12"}, wire("d9", "d12"))})
+}
+
+// TestICEFailedOnlyWithoutMedia: p2pChecks' Binding requests with no answer in the capture
+// are ice_failed when no media flows; with media between the same endpoints the checks
+// failed nothing (their answers are not in the capture), and there is no finding. Before,
+// bad either way. One request is "1 Binding request".
+func TestICEFailedOnlyWithoutMedia(t *testing.T) {
+	var reqs []callgen.Packet
+	for _, p := range p2pChecks.Packets(0) {
+		if binary.BigEndian.Uint16(p.Frame[42:]) == 0x0001 { // a Binding request
+			reqs = append(reqs, p)
+		}
+	}
+	iceFailed := func(c report.Capture) string {
+		for _, f := range c.Findings {
+			if f.Code == report.FindingICEFailed {
+				return f.Text
+			}
+		}
+		return ""
+	}
+	if got := iceFailed(analyze(t, pcapOf(t, reqs), Options{})); !strings.Contains(got, "Binding requests, no success response, and no media") {
+		t.Errorf("requests alone: ice_failed %q", got)
+	}
+	if got := iceFailed(analyze(t, pcapOf(t, reqs[:1]), Options{})); !strings.Contains(got, "1 Binding request,") {
+		t.Errorf("one request: ice_failed %q", got)
+	}
+	s := audio()
+	s.Src, s.Dst = p2pChecks.A, p2pChecks.B
+	if got := iceFailed(analyze(t, pcapOf(t, append(reqs, s.Packets()...)), Options{})); got != "" {
+		t.Errorf("with media: ice_failed %q, want none", got)
+	}
+}
+
+// TestEncryptedMediaOfItsLeg: DTLS keys the SRTP of its own flow (RFC 5764). On the media's
+// flow it is encrypted_media, of that leg; on another flow it says nothing of the media, and
+// there is no finding. Before, DTLS anywhere made the capture's media "SRTP keyed by DTLS".
+func TestEncryptedMediaOfItsLeg(t *testing.T) {
+	s := audio()
+	elsewhere := netip.MustParseAddrPort("192.0.2.50:5000")
+	for name, dtls := range map[string]callgen.Packet{
+		"on the media's flow": callgen.DTLSRecord(-50*time.Millisecond, alice, bob),
+		"on another flow":     callgen.DTLSRecord(-50*time.Millisecond, elsewhere, bob),
+	} {
+		c := analyze(t, pcapOf(t, append(s.Packets(), dtls)), Options{})
+		var got []report.Finding
+		for _, f := range c.Findings {
+			if f.Code == report.FindingEncryptedMedia {
+				got = append(got, f)
+			}
+		}
+		want := 0
+		if name == "on the media's flow" {
+			want = 1
+		}
+		if len(got) != want || want == 1 && !slices.Equal(got[0].Legs, []string{c.Legs[0].ID}) {
+			t.Errorf("%s: encrypted_media %+v, want %d naming the media's leg", name, got, want)
+		}
+	}
 }

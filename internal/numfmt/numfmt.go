@@ -45,11 +45,14 @@ func Rate(kbps float64) string {
 	return fmt.Sprintf("%.0f kbps", kbps)
 }
 
-// Pct formats a percentage (0-100).
+// Pct formats a percentage (0-100); one too small for two decimals is "<0.01%", never a
+// "0.00%" that reads as none.
 func Pct(p float64) string {
 	switch {
 	case p == 0:
 		return "0%"
+	case p < 0.01:
+		return "<0.01%"
 	case p < 0.1:
 		return fmt.Sprintf("%.2f%%", p)
 	case p < 10:

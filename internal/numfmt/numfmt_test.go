@@ -16,3 +16,13 @@ func TestFormats(t *testing.T) {
 		}
 	}
 }
+
+// TestPctSmall: a percentage too small for two decimals is "<0.01%", not "0.00%" (a single
+// retransmitted segment in a long call, or one packet lost in 300,000).
+func TestPctSmall(t *testing.T) {
+	for p, want := range map[float64]string{0: "0%", 0.004: "<0.01%", 0.0006: "<0.01%", 0.01: "0.01%", 0.05: "0.05%", 0.5: "0.5%", 12: "12%"} {
+		if got := Pct(p); got != want {
+			t.Errorf("Pct(%v) = %q, want %q", p, got, want)
+		}
+	}
+}
