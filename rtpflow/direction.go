@@ -140,11 +140,23 @@ func (t *Tracker) Direction(streams []*Stream, t0 int64) DirectionMetrics {
 	if dm.Unmeasured == "" {
 		// The plateau and the moving averages are rates too: over packets that span no
 		// time, the series holds one meaningless second.
-		active := min(int64(len(dm.Series.MediaKbps)), floorDiv(dm.LastNs-dm.SeriesT0Ns, 1e9)+1)
+		last := floorDiv(dm.LastNs-dm.SeriesT0Ns, 1e9) // the second of the last media packet
+		active := min(int64(len(dm.Series.MediaKbps)), last+1)
+		if covered := dm.LastNs - dm.SeriesT0Ns - last*1e9; active >= 2 && active == last+1 && covered < partialSecond {
+			// The media ended early in its last second: what that second holds is no
+			// per-second rate (DESIGN: stability and cv_after_t90 are of the per-second
+			// bitrate), and a steady stream read unstable for it.
+			active--
+		}
 		dm.Ramp = Ramp(dm.Series.MediaKbps[:max(active, 0)], t.cfg.RampTargetKbps)
 	}
 	return dm
 }
+
+// partialSecond: a last second whose media ended before this much of it is partial, left
+// out of the ramp. 0.9 s keeps a full second of packets 20 ms or 33 ms apart (its last
+// packet 0.98 s or 0.967 s in).
+const partialSecond = 900 * 1e6
 
 func (t *Tracker) series(streams, timed []*Stream, t0 int64) (report.Series, int64) {
 	sr := report.Series{StepS: 1}

@@ -268,3 +268,21 @@ func TestDirectionSeriesAfterSignalledRTX(t *testing.T) {
 		t.Errorf("t0 %v, media %v; want from 0.5 s, 800 kbps", dm.Series.T0S, dm.Series.MediaKbps)
 	}
 }
+
+// TestRampWithoutAPartialLastSecond: 800 kbps steady for 5.3 s. The series' sixth second
+// holds 0.3 s of it (240 kbps), which is no per-second rate: the ramp is of the first five,
+// stable with cv_after_t90 0. Before, cv 0.34 and unstable (one second in six out of band).
+func TestRampWithoutAPartialLastSecond(t *testing.T) {
+	tr := NewTracker(Config{})
+	var as []arrival
+	for i := 0; i < 530; i++ {
+		b := rp{pt: 96, seq: uint16(i), ts: uint32(900 * i), ssrc: 0xC1, payload: make([]byte, 1000)}.bytes()
+		as = append(as, arrival{pathA, msg(b, T0+int64(i)*10*ms1)})
+	}
+	feed(t, tr, as)
+	dm := tr.Direction(tr.Streams(), T0)
+	r := dm.Ramp
+	if len(dm.Series.MediaKbps) != 6 || r == nil || r.Stable == nil || !*r.Stable || r.CVAfterT90 == nil || *r.CVAfterT90 != 0 || r.PlateauKbps != 800 {
+		t.Errorf("series %v, ramp %+v; want stable, cv 0, plateau 800", dm.Series.MediaKbps, r)
+	}
+}
