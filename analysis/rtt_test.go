@@ -91,29 +91,9 @@ func TestRTTSeriesICE(t *testing.T) {
 // 185 ms after it: a round trip of 60 ms, in seconds 1-4 of A's direction only (RTCP about
 // B's stream would go to B's).
 func TestRTTSeriesRTCP(t *testing.T) {
-	a, b := p2pChecks.A, p2pChecks.B
-	ab := callgen.Stream{Src: a, Dst: b, SSRC: 0x1111}
-	ba := callgen.Stream{Src: b, Dst: a, SSRC: 0x2222}
-	var pkts []callgen.Packet
-	for _, s := range []*callgen.Stream{&ab, &ba} {
-		s.PT, s.ClockRate, s.Interval, s.PayloadSize = 111, 48000, 20*time.Millisecond, 80
-		s.Count, s.Start = 400, 50*time.Millisecond
-		pkts = append(pkts, s.Packets()...)
-	}
-	for i := range 4 {
-		ntp := uint64(i+1)<<32 | 0x8000_0000
-		sr, err := (&rtcp.SenderReport{SSRC: 0x1111, NTPTime: ntp}).Marshal()
-		if err != nil {
-			t.Fatal(err)
-		}
-		rr, err := (&rtcp.ReceiverReport{SSRC: 0x2222, Reports: []rtcp.ReceptionReport{{
-			SSRC: 0x1111, LastSenderReport: uint32(ntp >> 16), Delay: 8192}}}).Marshal()
-		if err != nil {
-			t.Fatal(err)
-		}
-		sent := 1200*time.Millisecond + time.Duration(i)*time.Second
-		pkts = append(pkts, ba.RTCPAt(sent, sr), ab.RTCPAt(sent+185*time.Millisecond, rr))
-	}
+	a := p2pChecks.A
+	ab, ba, pkts := rtcpCall()
+	pkts = append(pkts, reportsAbout(t, 0x1111, 0x2222, ba, ab, 185*time.Millisecond)...)
 	c := analyze(t, pcapOf(t, pkts), Options{})
 	if len(c.Directions) != 2 {
 		t.Fatalf("%d directions, want 2", len(c.Directions))
@@ -135,34 +115,13 @@ func TestRTTSeriesRTCP(t *testing.T) {
 }
 
 // TestRTCPRTTAtTheReportSender: TestRTTSeriesRTCP's call, captured at A (its ICE checks
-// say so), with the reports the other way: B's sender reports about its stream 0x2222 reach A, and A's receiver
-// reports about it leave A 125 ms later (DLSR), captured as they leave. Their round trip
-// cannot be taken here (it ends where the receiver report reaches B): the stream's
-// rtcp.rtt_ms and the direction's rtcp series are null, where they read 0.
+// say so), with the reports the other way: B's sender reports about its stream 0x2222
+// reach A, and A's receiver reports about it leave A 125 ms later (DLSR), captured as they
+// leave. Their round trip cannot be taken here (it ends where the receiver report reaches
+// B): the stream's rtcp.rtt_ms and the direction's rtcp series are null, where they read 0.
 func TestRTCPRTTAtTheReportSender(t *testing.T) {
-	a, b := p2pChecks.A, p2pChecks.B
-	ab := callgen.Stream{Src: a, Dst: b, SSRC: 0x1111}
-	ba := callgen.Stream{Src: b, Dst: a, SSRC: 0x2222}
-	var pkts []callgen.Packet
-	for _, s := range []*callgen.Stream{&ab, &ba} {
-		s.PT, s.ClockRate, s.Interval, s.PayloadSize = 111, 48000, 20*time.Millisecond, 80
-		s.Count, s.Start = 400, 50*time.Millisecond
-		pkts = append(pkts, s.Packets()...)
-	}
-	for i := range 4 {
-		ntp := uint64(i+1)<<32 | 0x8000_0000
-		sr, err := (&rtcp.SenderReport{SSRC: 0x2222, NTPTime: ntp}).Marshal()
-		if err != nil {
-			t.Fatal(err)
-		}
-		rr, err := (&rtcp.ReceiverReport{SSRC: 0x1111, Reports: []rtcp.ReceptionReport{{
-			SSRC: 0x2222, LastSenderReport: uint32(ntp >> 16), Delay: 8192}}}).Marshal()
-		if err != nil {
-			t.Fatal(err)
-		}
-		sent := 1200*time.Millisecond + time.Duration(i)*time.Second
-		pkts = append(pkts, ab.RTCPAt(sent, sr), ba.RTCPAt(sent+125*time.Millisecond, rr))
-	}
+	ab, ba, pkts := rtcpCall()
+	pkts = append(pkts, reportsAbout(t, 0x2222, 0x1111, ab, ba, 125*time.Millisecond)...)
 	pkts = append(pkts, p2pChecks.Packets(0)...) // A's checks take a round trip: A is this host
 	c := analyze(t, pcapOf(t, pkts), Options{})
 	for _, s := range c.Streams {
@@ -175,4 +134,40 @@ func TestRTCPRTTAtTheReportSender(t *testing.T) {
 			t.Errorf("%s (%s): rtcp rtt series %v, want none", d.ID, d.From, d.Series.RTTMS.RTCP)
 		}
 	}
+}
+
+// rtcpCall is audio both ways between p2pChecks' A and B from 50 ms for 8 s: ab, 0x1111
+// from A to B, and ba, 0x2222 from B to A.
+func rtcpCall() (ab, ba callgen.Stream, pkts []callgen.Packet) {
+	ab = callgen.Stream{Src: p2pChecks.A, Dst: p2pChecks.B, SSRC: 0x1111}
+	ba = callgen.Stream{Src: p2pChecks.B, Dst: p2pChecks.A, SSRC: 0x2222}
+	for _, s := range []*callgen.Stream{&ab, &ba} {
+		s.PT, s.ClockRate, s.Interval, s.PayloadSize = 111, 48000, 20*time.Millisecond, 80
+		s.Count, s.Start = 400, 50*time.Millisecond
+		pkts = append(pkts, s.Packets()...)
+	}
+	return ab, ba, pkts
+}
+
+// reportsAbout is four sender reports about media, a second apart from 1.2 s, sent on
+// srVia's reverse path (RTCPAt), each followed after rrAfter by reporter's receiver report
+// naming it (LSR) and saying it held it 125 ms (DLSR 8192), on rrVia's.
+func reportsAbout(t *testing.T, media, reporter uint32, srVia, rrVia callgen.Stream, rrAfter time.Duration) []callgen.Packet {
+	t.Helper()
+	var pkts []callgen.Packet
+	for i := range 4 {
+		ntp := uint64(i+1)<<32 | 0x8000_0000
+		sr, err := (&rtcp.SenderReport{SSRC: media, NTPTime: ntp}).Marshal()
+		if err != nil {
+			t.Fatal(err)
+		}
+		rr, err := (&rtcp.ReceiverReport{SSRC: reporter, Reports: []rtcp.ReceptionReport{{
+			SSRC: media, LastSenderReport: uint32(ntp >> 16), Delay: 8192}}}).Marshal()
+		if err != nil {
+			t.Fatal(err)
+		}
+		sent := 1200*time.Millisecond + time.Duration(i)*time.Second
+		pkts = append(pkts, srVia.RTCPAt(sent, sr), rrVia.RTCPAt(sent+rrAfter, rr))
+	}
+	return pkts
 }
