@@ -95,6 +95,7 @@ type analyzer struct {
 	shift                       int64 // added to every capture time: the steps so far (packet)
 	snapped, undecodable, dups  int64
 	snappedIn                   []int64 // snapped packets per capture interface
+	snappedHeaders              int64   // undecodable because the snap length cut their headers
 	unknownLink, nonIP, ipOther int64
 	truncated, interrupted      bool
 	warnings                    []string
@@ -303,6 +304,9 @@ func (a *analyzer) packet(p *capture.Packet, dg digests, next int64, hasNext boo
 	switch p.Kind {
 	case capture.KindUndecodable:
 		a.undecodable++
+		if p.Snapped {
+			a.snappedHeaders++
+		}
 		return
 	case capture.KindUnknownLink:
 		a.unknownLink++

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"math"
 	"net/netip"
+	"strings"
 	"testing"
 	"time"
 
@@ -419,5 +420,24 @@ func TestOneWayLegAddsUp(t *testing.T) {
 		if d, f := c.Directions[0], c.Flows[0]; d.WireBytes != f.WireBytes || d.WireBytes != c.WireBytes {
 			t.Errorf("%s: direction %d wire bytes, its flow %d, the capture %d", name, d.WireBytes, f.WireBytes, c.WireBytes)
 		}
+	}
+}
+
+// TestSnappedInsideHeaders: a snap length of 34 keeps Ethernet and IPv4 and cuts the UDP
+// header: the packets are undecodable, in no flow, and a warning says why (DESIGN: what the
+// captured bytes did not allow is said in warnings). Before, only that they were snapped.
+func TestSnappedInsideHeaders(t *testing.T) {
+	s := audio()
+	s.Count = 20
+	c := analyze(t, snappedPcapOf(t, s.Packets(), 34), Options{})
+	if c.SnappedPackets != 20 || c.UndecodablePackets != 20 || len(c.Flows) != 0 {
+		t.Errorf("snapped %d, undecodable %d, %d flows; want 20, 20, 0", c.SnappedPackets, c.UndecodablePackets, len(c.Flows))
+	}
+	found := false
+	for _, w := range c.Warnings {
+		found = found || strings.Contains(w, "20 packets were cut inside their link, IP or transport headers")
+	}
+	if !found {
+		t.Errorf("warnings %q: none says the headers were cut", c.Warnings)
 	}
 }

@@ -36,6 +36,10 @@ func (a *analyzer) unanalysed(rd *capture.Reader) {
 	}
 	if a.snapped > 0 {
 		a.warnf("%d packets were cut by the snap length: their lengths are counted from the original frame size", a.snapped)
+		if a.snappedHeaders > 0 {
+			// DESIGN: what the captured bytes did not allow is said in warnings.
+			a.warnf("%s cut inside their link, IP or transport headers: counted as undecodable, in no flow", numfmt.Count(a.snappedHeaders, "packet was", "packets were"))
+		}
 		if len(a.snappedIn) > 1 {
 			// Several interfaces (a TURN server capturing both legs): say which were cut.
 			for i, n := range a.snappedIn {
