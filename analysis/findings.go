@@ -429,10 +429,12 @@ func (f *finder) turnErrors() {
 	failedAll := len(f.c.TURN.Allocations) > 0 && !granted
 	var errs []string
 	figs := map[string]float64{}
+	routine := true // every error said is routine: the cause is what did not follow them
 	for _, e := range f.c.TURN.Errors {
 		if e.Count == 0 || report.TURNErrorRoutine(e.Code) && !failedAll {
 			continue
 		}
+		routine = routine && report.TURNErrorRoutine(e.Code)
 		figs[fmt.Sprintf("error_%d", e.Code)] = float64(e.Count)
 		s := fmt.Sprint(e.Code)
 		if r := report.TURNErrorReason(e.Code); r != "" {
@@ -441,6 +443,11 @@ func (f *finder) turnErrors() {
 		errs = append(errs, fmt.Sprintf("%s (%d×)", s, e.Count))
 	}
 	switch {
+	case failedAll && len(errs) > 0 && routine:
+		// A 401 is the challenge a client answers with its credentials: not why nothing
+		// was granted, but the last thing the capture shows.
+		f.add(report.FindingTURNErrors, report.SeverityBad, nil, nil, figs,
+			fmt.Sprintf("No TURN allocation was granted in the capture: the server answered only %s, which a client answers with a new request; that request, or its answer, is not in the capture.", strings.Join(errs, ", ")))
 	case failedAll && len(errs) > 0:
 		f.add(report.FindingTURNErrors, report.SeverityBad, nil, nil, figs,
 			fmt.Sprintf("No TURN allocation was granted: the server answered %s.", strings.Join(errs, ", ")))

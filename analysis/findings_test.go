@@ -84,7 +84,9 @@ func TestTURN401ChallengeIsNoError(t *testing.T) {
 }
 
 // turnErrors on reports built by hand: a 403 beside routine answers is the only error
-// stated; without a granted allocation the 401s are why, and the finding is bad.
+// stated; without a granted allocation the finding is bad, and with challenges only (401)
+// it says that what should have followed them is not in the capture, where it blamed the
+// 401s (an audit helper's capture: an authenticated Allocate left unanswered).
 func TestTURNErrorFindings(t *testing.T) {
 	relayed := "203.0.113.7:50012"
 	for _, tc := range []struct {
@@ -97,9 +99,12 @@ func TestTURNErrorFindings(t *testing.T) {
 		{"a refusal", &relayed, []report.TURNError{{Code: 401, Count: 1}, {Code: 403, Count: 2}}, []report.Finding{{
 			Code: "turn_errors", Severity: "warn", Text: "The TURN server refused requests: 403 Forbidden (2×).",
 			Legs: []string{}, Directions: []string{}, Figures: map[string]float64{"error_403": 2}}}},
-		{"never granted", nil, []report.TURNError{{Code: 401, Count: 2}}, []report.Finding{{
-			Code: "turn_errors", Severity: "bad", Text: "No TURN allocation was granted: the server answered 401 Unauthorized (2×).",
+		{"never granted, challenges only", nil, []report.TURNError{{Code: 401, Count: 2}}, []report.Finding{{
+			Code: "turn_errors", Severity: "bad", Text: "No TURN allocation was granted in the capture: the server answered only 401 Unauthorized (2×), which a client answers with a new request; that request, or its answer, is not in the capture.",
 			Legs: []string{}, Directions: []string{}, Figures: map[string]float64{"error_401": 2}}}},
+		{"never granted, refused", nil, []report.TURNError{{Code: 401, Count: 1}, {Code: 486, Count: 1}}, []report.Finding{{
+			Code: "turn_errors", Severity: "bad", Text: "No TURN allocation was granted: the server answered 401 Unauthorized (1×), 486 Allocation Quota Reached (1×).",
+			Legs: []string{}, Directions: []string{}, Figures: map[string]float64{"error_401": 1, "error_486": 1}}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := &report.Capture{TURN: report.TURN{Errors: tc.errs, Allocations: []report.Allocation{
