@@ -33,6 +33,7 @@ func (f *finder) mediaOverTCP(l *report.Leg) {
 	}
 
 	var media, late, hol, win, wire, tcpCost int64
+	var costs [3]int64 // ACKs, framing, retransmissions: what tcpCost holds
 	budget := 0.0
 	var slowest string // the slowest ramp's clause
 	slowT90, never := 0.0, false
@@ -55,6 +56,7 @@ func (f *finder) mediaOverTCP(l *report.Leg) {
 		o := d.OverheadBytes
 		wire += d.WireBytes
 		tcpCost += o.TCPRetransmissions + o.ACKs + o.Framing
+		costs[0], costs[1], costs[2] = costs[0]+o.ACKs, costs[1]+o.Framing, costs[2]+o.TCPRetransmissions
 		if did, t90, ok := f.slowRamp(d); ok && !never && (t90 == nil || *t90 > slowT90) {
 			slowest = "the media bitrate " + d.From + " -> " + d.To + " " + did
 			if t90 == nil {
@@ -91,7 +93,14 @@ func (f *finder) mediaOverTCP(l *report.Leg) {
 		figs["avoidable_overhead_pct"] = numfmt.Round(pct, 3)
 		if pct >= avoidableWarnPct {
 			sev = worse(sev, report.SeverityWarn)
-			symptoms = append(symptoms, fmt.Sprintf("TCP's ACKs, framing and retransmissions took %s of the wire bytes", fmtPct(pct)))
+			// Name only the parts that cost something: a call with no loss retransmitted nothing.
+			var parts []string
+			for i, name := range [...]string{"ACKs", "framing", "retransmissions"} {
+				if costs[i] > 0 {
+					parts = append(parts, name)
+				}
+			}
+			symptoms = append(symptoms, fmt.Sprintf("TCP's %s took %s of the wire bytes", andList(parts), fmtPct(pct)))
 		}
 	}
 
@@ -139,4 +148,12 @@ func (f *finder) hasVideo(d *report.Direction) bool {
 		}
 	}
 	return false
+}
+
+// andList joins names as a sentence does: "a", "a and b", "a, b and c".
+func andList(names []string) string {
+	if len(names) < 2 {
+		return strings.Join(names, "")
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
 }

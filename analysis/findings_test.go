@@ -343,3 +343,22 @@ func TestEncryptedMediaOfItsLeg(t *testing.T) {
 		}
 	}
 }
+
+// TestMediaOverTCPNamesItsCosts: audio one way over ICE-TCP, nothing lost: TCP's cost (a
+// pure ACK for each 40-byte packet) is its ACKs and framing, and the sentence names those,
+// not retransmissions, which were none.
+func TestMediaOverTCPNamesItsCosts(t *testing.T) {
+	s := audio()
+	s.PayloadSize = 40 // a low-rate codec: the ACKs are a quarter of the wire bytes
+	call := callgen.TCPCall{Client: alice, Server: bob, RTT: 20 * time.Millisecond, ISN: [2]uint32{100, 900}}
+	c := analyze(t, pcapOf(t, call.Packets(callgen.MediaWrites(callgen.Frame4571, func(*callgen.Stream) int { return 0 }, s))), Options{})
+	var text string
+	for _, f := range c.Findings {
+		if f.Code == report.FindingMediaOverTCP {
+			text = f.Text
+		}
+	}
+	if !strings.Contains(text, "TCP's ACKs and framing took") || strings.Contains(text, "retransmissions") {
+		t.Errorf("media_over_tcp %q: want its ACKs and framing named, no retransmissions", text)
+	}
+}
