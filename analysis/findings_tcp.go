@@ -32,8 +32,8 @@ func (f *finder) mediaOverTCP(l *report.Leg) {
 		symptoms = append(symptoms, fmt.Sprintf("%s of the bytes on that connection were retransmissions", fmtPct(pct)))
 	}
 
-	var media, late, hol, win, wire, tcpCost int64
-	var costs [3]int64 // ACKs, framing, retransmissions: what tcpCost holds
+	var media, late, hol, win, wire int64
+	var acks, framing, retrans int64 // what TCP cost beyond what UDP would have
 	budget := 0.0
 	var slowest string // the slowest ramp's clause
 	slowT90, never := 0.0, false
@@ -55,8 +55,7 @@ func (f *finder) mediaOverTCP(l *report.Leg) {
 		}
 		o := d.OverheadBytes
 		wire += d.WireBytes
-		tcpCost += o.TCPRetransmissions + o.ACKs + o.Framing
-		costs[0], costs[1], costs[2] = costs[0]+o.ACKs, costs[1]+o.Framing, costs[2]+o.TCPRetransmissions
+		acks, framing, retrans = acks+o.ACKs, framing+o.Framing, retrans+o.TCPRetransmissions
 		if did, t90, ok := f.slowRamp(d); ok && !never && (t90 == nil || *t90 > slowT90) {
 			slowest = "the media bitrate " + d.From + " -> " + d.To + " " + did
 			if t90 == nil {
@@ -88,16 +87,19 @@ func (f *finder) mediaOverTCP(l *report.Leg) {
 		sev = worse(sev, report.SeverityWarn)
 		symptoms = append(symptoms, slowest)
 	}
-	if wire > 0 && tcpCost > 0 {
+	if tcpCost := acks + framing + retrans; wire > 0 && tcpCost > 0 {
 		pct := 100 * float64(tcpCost) / float64(wire)
 		figs["avoidable_overhead_pct"] = numfmt.Round(pct, 3)
 		if pct >= avoidableWarnPct {
 			sev = worse(sev, report.SeverityWarn)
 			// Name only the parts that cost something: a call with no loss retransmitted nothing.
 			var parts []string
-			for i, name := range [...]string{"ACKs", "framing", "retransmissions"} {
-				if costs[i] > 0 {
-					parts = append(parts, name)
+			for _, c := range []struct {
+				name  string
+				bytes int64
+			}{{"ACKs", acks}, {"framing", framing}, {"retransmissions", retrans}} {
+				if c.bytes > 0 {
+					parts = append(parts, c.name)
 				}
 			}
 			symptoms = append(symptoms, fmt.Sprintf("TCP's %s took %s of the wire bytes", andList(parts), fmtPct(pct)))

@@ -115,15 +115,7 @@ type headers struct {
 // httpHeaders reads the header fields h (the first of each wins).
 func httpHeaders(h []byte) headers {
 	var hd headers
-	for len(h) > 0 {
-		var line []byte
-		line, h = nextLine(h)
-		colon := bytes.IndexByte(line, ':')
-		if colon <= 0 || line[0] == ' ' || line[0] == '\t' {
-			continue
-		}
-		name := bytes.TrimSpace(line[:colon])
-		value := bytes.TrimSpace(line[colon+1:])
+	for name, value := range headerFields(h) {
 		switch {
 		case hd.ctype == nil && bytes.EqualFold(name, []byte("Content-Type")):
 			hd.ctype = value

@@ -145,15 +145,7 @@ func splitHeaders(b []byte) (headers, body []byte, ok bool) {
 // headerValues returns the Content-Type and Content-Length values among the header lines h
 // (full or compact names, RFC 3261 7.3.3; the first of each wins).
 func headerValues(h []byte) (ctype, clen []byte) {
-	for len(h) > 0 {
-		var line []byte
-		line, h = nextLine(h)
-		colon := bytes.IndexByte(line, ':')
-		if colon <= 0 || line[0] == ' ' || line[0] == '\t' {
-			continue // a continuation line or no header
-		}
-		name := bytes.TrimSpace(line[:colon])
-		value := bytes.TrimSpace(line[colon+1:])
+	for name, value := range headerFields(h) {
 		switch {
 		case ctype == nil && (bytes.EqualFold(name, []byte("Content-Type")) || bytes.EqualFold(name, []byte("c"))):
 			ctype = value

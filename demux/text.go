@@ -33,6 +33,24 @@ func sdpLines(body []byte) iter.Seq2[byte, []byte] {
 	}
 }
 
+// headerFields yields the name and value of each header field line of h (SIP's and HTTP's
+// "name: value"), passing over continuation lines and lines without a colon.
+func headerFields(h []byte) iter.Seq2[[]byte, []byte] {
+	return func(yield func(name, value []byte) bool) {
+		for len(h) > 0 {
+			var line []byte
+			line, h = nextLine(h)
+			colon := bytes.IndexByte(line, ':')
+			if colon <= 0 || line[0] == ' ' || line[0] == '\t' {
+				continue
+			}
+			if !yield(bytes.TrimSpace(line[:colon]), bytes.TrimSpace(line[colon+1:])) {
+				return
+			}
+		}
+	}
+}
+
 // nextField splits v at its first space or tab.
 func nextField(v []byte) (tok, rest []byte) {
 	i := bytes.IndexAny(v, " \t")

@@ -61,9 +61,10 @@ type hintTable struct {
 // type (a re-INVITE) replaces it.
 //
 // A stream whose destination (Path.Dst) and first payload type match a hint, or else whose
-// SSRC and first payload type do, when its clock is decided (after its first packets, see Stream.Summary) takes the hint's clock rate,
-// not inferred, so jitter and delay use it from the first packet; SIP signalling precedes
-// its media in a capture, so this is the usual case. A hint that comes after that decision
+// SSRC and first payload type do, when its clock is decided (after its first packets, see
+// Stream.Summary) takes the hint's clock rate, not inferred, so jitter and delay use it
+// from the first packet; signalling precedes its media in a capture, so this is the usual
+// case. A hint that comes after that decision
 // still gives the stream its codec name and kind at Summary, but the clock decided by
 // inference stays (clock_rate_inferred true): jitter and delay were computed with it.
 func (t *Tracker) Hint(h PayloadHint) {

@@ -131,8 +131,8 @@ func (s *Stream) add(pk *Packet) {
 		s.pt, s.firstAt = pk.PT, at
 	}
 	if !s.series.started {
-		media := !pk.paddingOnly() && !s.t.hints.namesRTX(s, pk.PT)
-		if o, ok := s.t.directionOrigin(s.path, at, media); ok {
+		anchors := !pk.paddingOnly() && !s.t.hints.namesRTX(s, pk.PT) // a media packet
+		if o, ok := s.t.directionOrigin(s.path, at, anchors); ok {
 			s.series.start(o, at)
 		}
 	}
