@@ -353,14 +353,25 @@ func (a *analyzer) atSender() map[netip.AddrPort]bool {
 
 // reportsAtSender says whether the receiver reports about s were captured as their sender
 // sent them: its receiver is the capture host (atSender), on another host than its
-// sender. A report's round trip (RFC 3550 6.4.1) is the time from the sender report it
-// names to the receiver report's arrival at the sender report's sender, less the delay
-// it says; taken where the receiver report leaves, it is that delay again, about 0: no
-// round trip, null.
+// sender, or, whatever the capture says of its endpoints, the reports' median round trip
+// is under minReportRTT. A report's round trip (RFC 3550 6.4.1) is the
+// time from the sender report it names to the receiver report's arrival at the sender
+// report's sender, less the delay it says; taken where the receiver report leaves, it is
+// that delay again plus the host's own latency, tens of microseconds: no round trip, null.
 func (a *analyzer) reportsAtSender(s *rtpflow.Stream) bool {
 	p := s.Path()
-	return a.atSenderEP[p.Dst] && !oneHost(p.Src, p.Dst)
+	if a.atSenderEP[p.Dst] && !oneHost(p.Src, p.Dst) {
+		return true
+	}
+	med, ok := s.RTCPRTTMedianMS()
+	return ok && med < minReportRTT && !oneHost(p.Src, p.Dst)
 }
+
+// minReportRTT (ms) is below any round trip between two hosts through their stacks (a
+// switched LAN's is 0.1-0.5 ms) and above most of a receiver report's own delay as the
+// capture sees it leave: DLSR's 1/65536 s, and the host's stack between the capture point
+// and the application, both ways.
+const minReportRTT = 0.1
 
 // oneHost says whether media from src to dst never left one host (loopback, or the same
 // address at both ends): a capture there is at the sender, whichever interface it was on.

@@ -136,6 +136,30 @@ func TestRTCPRTTAtTheReportSender(t *testing.T) {
 	}
 }
 
+// TestRTCPRTTAtAnUnknownReportSender: the same reports without ICE, so nothing says which
+// host captured them, and A's receiver reports leave 40 µs after DLSR says (the host's
+// stack both ways): a median round trip under minReportRTT is the reports' own delay at
+// their sender, null. The same reports coming back 185 ms after their sender reports, as
+// in TestRTTSeriesRTCP, keep their 60 ms.
+func TestRTCPRTTAtAnUnknownReportSender(t *testing.T) {
+	for _, tc := range []struct {
+		after time.Duration
+		want  bool
+	}{{125*time.Millisecond + 40*time.Microsecond, false}, {185 * time.Millisecond, true}} {
+		ab, ba, pkts := rtcpCall()
+		pkts = append(pkts, reportsAbout(t, 0x2222, 0x1111, ab, ba, tc.after)...)
+		c := analyze(t, pcapOf(t, pkts), Options{})
+		for _, s := range c.Streams {
+			if s.SSRC != "0x00002222" {
+				continue
+			}
+			if s.RTCP == nil || s.RTCP.Types["rr"] != 4 || (s.RTCP.RTTMS != nil) != tc.want {
+				t.Errorf("receiver reports %v after their sender reports: stream rtcp %+v, want rtt %v", tc.after, s.RTCP, tc.want)
+			}
+		}
+	}
+}
+
 // rtcpCall is audio both ways between p2pChecks' A and B from 50 ms for 8 s: ab, 0x1111
 // from A to B, and ba, 0x2222 from B to A.
 func rtcpCall() (ab, ba callgen.Stream, pkts []callgen.Packet) {

@@ -271,6 +271,16 @@ func (s *Stream) RTCPRTTSeries() *secmedian.Series {
 	return &st.rtts
 }
 
+// RTCPRTTMedianMS returns the median receiver-report round trip of the stream's
+// rtcp.rtt_ms, and false when RTCP measured none.
+func (s *Stream) RTCPRTTMedianMS() (float64, bool) {
+	st := s.t.rtcp.of(s)
+	if st == nil || st.rtt.N() == 0 {
+		return 0, false
+	}
+	return st.rtt.Quantile(0.5), true
+}
+
 // of returns what RTCP said about stream s: on its own leg, else what lend gave it.
 func (r *rtcpTracker) of(s *Stream) *rtcpState {
 	k := rtcpKey{s.path.Leg, s.ssrc}
