@@ -95,14 +95,24 @@ func astToNs(v int64) int64 {
 // A median, not the span from the first to the last packet, because over TCP the last
 // packets may have waited behind a retransmission (a 300 ms hold at the end of a 1 s window
 // reads 48 kHz as 32 kHz), and the first may have come in a burst: either spoils less than
-// half of the pairs.
+// half of the pairs. Packets that TCP held up (behind a retransmission or a full window)
+// take no part: a hold in the first second can cover more than half of it (a zero window
+// read 48 kHz as 32 kHz, a retransmission's backlog as 44.1 kHz); those that came on time
+// around it keep the sender's pace.
 func inferEarly(early []early) int {
+	var idx [earlyMax]uint16
+	on := idx[:0]
+	for i := range early {
+		if early[i].hd <= holdNone {
+			on = append(on, uint16(i))
+		}
+	}
 	type pair struct{ dts, dns int64 }
 	var buf [earlyMax / 2]pair
 	ps := buf[:0]
-	half := len(early) / 2
-	for i := 0; i+half < len(early) && half > 0; i++ {
-		a, b := &early[i], &early[i+half]
+	half := len(on) / 2
+	for i := 0; i+half < len(on) && half > 0; i++ {
+		a, b := &early[on[i]], &early[on[i+half]]
 		if b.at-a.at >= minInferSpan && b.ts > a.ts {
 			ps = append(ps, pair{b.ts - a.ts, b.at - a.at})
 		}
