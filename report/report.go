@@ -243,8 +243,8 @@ type Late struct {
 }
 
 // LateCauses is what held up late packets over TCP, each counted once: Retransmission
-// (its bytes were retransmitted, or it waited in order behind a retransmission: the same
-// packets as hol_blocked), Window (sent while the receiver's window was full, or within the
+// (it waited in order behind a retransmission, the hol_blocked packets, or its own bytes
+// were retransmitted), Window (sent while the receiver's window was full, or within the
 // late budget after it opened), Backlog (the rest: queued at the sender for no reason the
 // connection shows). Late packets that came over UDP are in none of them.
 type LateCauses struct {

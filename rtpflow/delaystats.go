@@ -51,10 +51,10 @@ type delayStats struct {
 	tcp      bool      // the packets came over TCP: the late ones have causes
 
 	// Packets judged and late among them (each sample counting the packets of its frame),
-	// late behind a TCP retransmission (retx) or a full receive window (win), and late
-	// beyond each of lateThresholds.
-	judgedPk, latePk, lateRetx, lateWin int64
-	over                                [len(lateThresholds)]int64
+	// late behind a TCP retransmission (HOL), by the retransmission of their own bytes
+	// (own) or by a full receive window (win), and late beyond each of lateThresholds.
+	judgedPk, latePk, lateHOL, lateOwn, lateWin int64
+	over                                        [len(lateThresholds)]int64
 
 	secs        []delaySecond // by series index
 	open        int           // the second whose median is being gathered; -1 none
@@ -201,7 +201,9 @@ func (d *delayStats) judged(p bsample, delay int64) {
 		d.latePk += w
 		switch p.hd {
 		case holdRetransmission:
-			d.lateRetx += w
+			d.lateHOL += w
+		case holdRetransmitted:
+			d.lateOwn += w
 		case holdWindow:
 			d.lateWin += w
 		}
@@ -323,14 +325,15 @@ func (d *delayStats) late() *report.Late {
 		BudgetMS:   ms(d.budget),
 		Packets:    d.latePk,
 		Pct:        numfmt.Round(100*float64(d.latePk)/float64(d.judgedPk), 3),
-		HOLBlocked: d.lateRetx,
+		HOLBlocked: d.lateHOL,
 		OverMS:     make(map[string]int64, len(lateThresholds)),
 	}
 	for i, th := range lateThresholds {
 		l.OverMS[th.key] = d.over[i]
 	}
 	if d.tcp {
-		l.Causes = &report.LateCauses{Retransmission: d.lateRetx, Window: d.lateWin, Backlog: d.latePk - d.lateRetx - d.lateWin}
+		retx := d.lateHOL + d.lateOwn
+		l.Causes = &report.LateCauses{Retransmission: retx, Window: d.lateWin, Backlog: d.latePk - retx - d.lateWin}
 	}
 	return l
 }

@@ -97,6 +97,7 @@ const (
 	holdUDP            hold = iota // a datagram: nothing held it
 	holdNone                       // over TCP, held by nothing the connection shows: the sender's backlog
 	holdRetransmission             // behind a TCP retransmission (head-of-line blocking)
+	holdRetransmitted              // by the retransmission of its own bytes
 	holdWindow                     // by the receiver's full TCP window
 )
 
@@ -106,6 +107,8 @@ func holdOf(pk *Packet) hold {
 		return holdUDP
 	case pk.Hold == transport.HoldRetransmission:
 		return holdRetransmission
+	case pk.Hold == transport.HoldRetransmitted:
+		return holdRetransmitted
 	case pk.Hold == transport.HoldWindow:
 		return holdWindow
 	}

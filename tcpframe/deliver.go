@@ -174,9 +174,11 @@ func (d *dir) emitHead() {
 	if d.vantage() == VantageSender {
 		// The receiver's delivery: the first ACK covering the last byte less half the minimum
 		// RTT; its completion: the copy that reached the receiver plus half the minimum RTT.
-		// That copy is the last one sent, unless the ACK came less than a round trip after
-		// it: then it answers an earlier copy and the last was spurious, and the message was
-		// complete when the sender first had it all. A message whose ACK the capture never
+		// That copy is the last one sent, unless the ACK came well within a round trip of
+		// it (under 80% of the minimum RTT, the vantage rule's bound: an ACK a hair under
+		// the minimum, which a handshake's can set, still answers the last copy): then it
+		// answers an earlier copy and the last was spurious, and the message was complete
+		// when the sender first had it all. A message whose ACK the capture never
 		// shows (its end, or a hold cut short) is dated on the same clock, half an RTT after
 		// the sender had it all: mixing in sender-side times would move the stream's delay
 		// baseline by half an RTT.
@@ -184,7 +186,7 @@ func (d *dir) emitHead() {
 		half := rtt / 2
 		at, acked := d.acks.firstCovering(m.end)
 		sent := m.lastCopy
-		if acked && at-sent < rtt {
+		if acked && at-sent < rtt*4/5 {
 			sent = m.complete
 		}
 		complete = sent + half
@@ -206,11 +208,14 @@ func (d *dir) emitHead() {
 		Retransmitted: retr}
 	msg.Retransmitted = m.xBytes > 0 || m.lateBytes > 0
 	// What held it up (transport.Hold): a retransmission first, since a message behind one
-	// waits whatever the window; the window after.
+	// waits whatever the window: of earlier bytes, when it waited for them (head-of-line
+	// blocking), else of its own; the window after.
 	msg.Hold = transport.HoldNone
 	switch {
-	case msg.Retransmitted || delivered > complete && d.retx.heldBehind(m.first, c.now, m.end):
+	case delivered > complete && d.retx.heldBehind(m.first, c.now, m.start):
 		msg.Hold = transport.HoldRetransmission
+	case msg.Retransmitted:
+		msg.Hold = transport.HoldRetransmitted
 	case d.rw.held(m.first, c.late):
 		msg.Hold = transport.HoldWindow
 	}

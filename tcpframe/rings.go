@@ -128,13 +128,13 @@ func (r *retxRing) dsack(l, h int64) int64 {
 	return n
 }
 
-// heldBehind reports whether a retransmission of bytes below end was seen from first to
-// now: a message first seen at first, ending at end, and delivered late in order waited for
-// it (head-of-line blocking). When the ring has forgotten ranges seen since first, it
+// heldBehind reports whether a retransmission of bytes below start was seen from first to
+// now: a message first seen at first, starting at start, and delivered late in order waited
+// for it (head-of-line blocking). When the ring has forgotten ranges seen since first, it
 // answers yes: those many retransmissions are the likelier cause.
-func (r *retxRing) heldBehind(first, now, end int64) bool {
+func (r *retxRing) heldBehind(first, now, start int64) bool {
 	for i := range r.n {
-		if r.start[i] < end && r.t[i] >= first && r.t[i] <= now {
+		if r.start[i] < start && r.t[i] >= first && r.t[i] <= now {
 			return true
 		}
 	}

@@ -37,9 +37,12 @@ type Hold uint8
 
 const (
 	HoldNone Hold = iota
-	// HoldRetransmission: some of its bytes were retransmitted, or it waited in order behind
-	// bytes retransmitted after it was first sent (head-of-line blocking).
+	// HoldRetransmission: it waited in order behind earlier bytes retransmitted after it was
+	// first sent (head-of-line blocking): its delivery came after its completion.
 	HoldRetransmission
+	// HoldRetransmitted: its own bytes were retransmitted, and it waited for no earlier
+	// ones: late by its own repair, not blocked at the head of the line.
+	HoldRetransmitted
 	// HoldWindow: it was first sent while the receiver's advertised window was full (a
 	// window stall), or within the late budget after a window update opened it: a message
 	// late by more than the budget, sent within the budget of the window opening, had been
