@@ -228,8 +228,8 @@ func (f *finder) directions() {
 		}
 		if l := d.Late; !absorbed && !fwd && l != nil && l.Packets > 0 {
 			figs := map[string]float64{"late_packets": float64(l.Packets), "late_pct": l.Pct}
-			text := fmt.Sprintf("%s: %s media packets (%s) arrived more than %.0f ms later than the stream's fastest, too late to be played",
-				name, thousands(l.Packets), fmtPct(l.Pct), l.BudgetMS)
+			text := fmt.Sprintf("%s: %s (%s) arrived more than %.0f ms later than the stream's fastest, too late to be played",
+				name, count(l.Packets, "media packet", "media packets"), fmtPct(l.Pct), l.BudgetMS)
 			if l.HOLBlocked > 0 {
 				figs["hol_blocked"] = float64(l.HOLBlocked)
 				text += fmt.Sprintf("; %s of them were held behind a retransmitted TCP segment (head-of-line blocking)", thousands(l.HOLBlocked))
@@ -245,8 +245,12 @@ func (f *finder) directions() {
 		if lost := f.networkLoss(d); d.Loss.Pct != nil && lost > 0 && d.Loss.Expected > 0 {
 			pct := 100 * float64(lost) / float64(d.Loss.Expected)
 			figs := map[string]float64{"lost": float64(lost), "expected": float64(d.Loss.Expected), "loss_pct": numfmt.Round(pct, 3)}
-			text := fmt.Sprintf("%s: %s of %s media packets were lost (%s)", name, thousands(lost),
-				thousands(d.Loss.Expected), fmtPct(pct))
+			verb := "were"
+			if lost == 1 {
+				verb = "was"
+			}
+			text := fmt.Sprintf("%s: %s of %s media packets %s lost (%s)", name, thousands(lost),
+				thousands(d.Loss.Expected), verb, fmtPct(pct))
 			if d.Loss.RecoveredByRTX > 0 {
 				figs["recovered_by_rtx"] = float64(d.Loss.RecoveredByRTX)
 				// The receiver got these back, late: say so, or the loss reads worse than it was.
@@ -256,8 +260,8 @@ func (f *finder) directions() {
 		}
 		if n := dropped; n > 0 {
 			f.add(report.FindingDroppedBeforeTCP, report.SeverityWarn, legs, dirs, map[string]float64{"dropped_before_tcp": float64(n)},
-				fmt.Sprintf("%s: %s RTP packets never entered the TCP connection (a gap in RTP sequence numbers where TCP lost nothing): the sender or relay dropped them when its TCP send buffer was full.",
-					name, thousands(n)))
+				fmt.Sprintf("%s: %s never entered the TCP connection (a gap in RTP sequence numbers where TCP lost nothing): the sender or relay dropped them when its TCP send buffer was full.",
+					name, count(n, "RTP packet", "RTP packets")))
 		}
 		if did, t90, ok := f.slowRamp(d); ok && !absorbed && !fwd {
 			figs := map[string]float64{"ramp_target_kbps": d.Ramp.TargetKbps}
@@ -349,8 +353,8 @@ func (f *finder) capture() {
 		}
 		if gap > 0 {
 			f.add(report.FindingCaptureGaps, report.SeverityWarn, f.callLegs(l.ID), nil, map[string]float64{"capture_gap_bytes": float64(gap)},
-				fmt.Sprintf("The capture missed %s bytes of the TCP connection between %s and %s (never seen, though the peer acknowledged them): figures around those gaps are incomplete.",
-					thousands(gap), l.Client, l.Server))
+				fmt.Sprintf("The capture missed %s of the TCP connection between %s and %s (never seen, though the peer acknowledged them): figures around those gaps are incomplete.",
+					count(gap, "byte", "bytes"), l.Client, l.Server))
 		}
 	}
 	// Window stalls, per TCP direction of each leg: their own finding, for the receiver
@@ -368,15 +372,16 @@ func (f *finder) capture() {
 					longest := math.Round(*s.LongestMS)
 					f.add(report.FindingWindowStalls, report.SeverityWarn, f.callLegs(l.ID), nil,
 						map[string]float64{"window_stalls": float64(s.Count), "longest_stall_ms": longest},
-						fmt.Sprintf("TCP %s -> %s: the receiver's window filled %s times and stopped the sender, the longest stall %s ms.",
-							w.from, w.to, thousands(s.Count), thousands(int64(longest))))
+						fmt.Sprintf("TCP %s -> %s: the receiver's window filled %s and stopped the sender, the longest stall %s ms.",
+							w.from, w.to, times(s.Count), thousands(int64(longest))))
 				}
 			}
 		}
 	}
 	if c.SnappedPackets > 0 {
 		f.add(report.FindingSnappedPackets, report.SeverityInfo, nil, nil, map[string]float64{"snapped_packets": float64(c.SnappedPackets)},
-			fmt.Sprintf("%s packets were cut by the capture's snap length: sizes come from the original lengths, payload checks from what was kept.", thousands(c.SnappedPackets)))
+			fmt.Sprintf("%s cut by the capture's snap length: sizes come from the original lengths, payload checks from what was kept.",
+				count(c.SnappedPackets, "packet was", "packets were")))
 	}
 	// TLS records are a leg's only where media would be (tlsMedia): said of that leg.
 	for _, l := range c.Legs {
@@ -461,7 +466,19 @@ func sortFindings(fs []report.Finding) {
 	slices.SortStableFunc(fs, func(a, b report.Finding) int { return a.Severity.Rank() - b.Severity.Rank() })
 }
 
+// times says how many times something happened: once, twice, 3 times.
+func times(n int64) string {
+	switch n {
+	case 1:
+		return "once"
+	case 2:
+		return "twice"
+	}
+	return thousands(n) + " times"
+}
+
 var (
+	count     = numfmt.Count
 	thousands = numfmt.Thousands
 	fmtPct    = numfmt.Pct
 	fmtRate   = numfmt.Rate

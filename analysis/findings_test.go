@@ -190,6 +190,30 @@ func TestForwardedTimingSaidOnce(t *testing.T) {
 	}
 }
 
+// TestFindingsSayOne: a single late packet, lost packet and snapped packet are said in
+// the singular (a report built by hand; "1 media packets" before).
+func TestFindingsSayOne(t *testing.T) {
+	pct := 5.0
+	c := &report.Capture{
+		SnappedPackets: 1,
+		Legs:           []report.Leg{{ID: "l1", Transport: report.TransportUDP, Client: "10.0.0.1:51234", Server: "198.51.100.9:9", Flows: []string{}}},
+		Streams:        []report.Stream{{ID: "s1", Direction: "d1", Kind: "audio"}},
+		Directions: []report.Direction{{ID: "d1", From: "10.0.0.1:51234", To: "198.51.100.9:9", Legs: []string{"l1"},
+			Transport: report.TransportUDP, Streams: []string{"s1"}, MediaPackets: 19, WireBytes: 1000, ActiveS: 1,
+			Late: &report.Late{BudgetMS: 150, Packets: 1, Pct: 5}, Loss: report.Loss{Expected: 20, Lost: 1, Pct: &pct}}},
+	}
+	var texts []string
+	for _, f := range Findings(c) {
+		texts = append(texts, f.Text)
+	}
+	all := strings.Join(texts, "\n")
+	for _, want := range []string{"1 media packet (5.0%) arrived", "1 of 20 media packets was lost", "1 packet was cut by the capture's snap length"} {
+		if !strings.Contains(all, want) {
+			t.Errorf("findings %q, want one saying %q", all, want)
+		}
+	}
+}
+
 // serverCall is call k of serverCalls: its client 10.0.0.(k+1):51234 reaches the TURN
 // server 203.0.113.7:443 over TCP, relayed to its peer 198.51.100.(k+1):50000 from
 // 203.0.113.7:50012+2k.
