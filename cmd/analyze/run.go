@@ -156,7 +156,8 @@ func formatFromName(name string) string {
 }
 
 // parseRate reads a bitrate such as 2500kbps, 2.5Mbps, 2500k or 2500000 (bit/s) and returns
-// kbit/s.
+// kbit/s. A number without a unit is bit/s, as iperf reads it; under minPlainRate it is
+// refused: "2500" is 2.5 kbps, below any media's rate, and was surely meant as kbps.
 func parseRate(s string) (float64, error) {
 	t := strings.ToLower(strings.TrimSpace(s))
 	t = strings.TrimSuffix(strings.TrimSuffix(t, "/s"), "ps")
@@ -175,8 +176,14 @@ func parseRate(s string) (float64, error) {
 	if err != nil || v <= 0 || v*mult > 1e8 {
 		return 0, fmt.Errorf("%q is not a bitrate (examples: 2500kbps, 2.5Mbps)", s)
 	}
+	if mult == 0.001 && v < minPlainRate {
+		return 0, fmt.Errorf("%q without a unit is %g bit/s: give one (2500kbps, 2.5Mbps)", s, v)
+	}
 	return v * mult, nil
 }
+
+// minPlainRate (bit/s) is the least rate taken without a unit: Opus's lowest is 6 kbps.
+const minPlainRate = 6000
 
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	if len(args) > 0 && args[0] == "scrub" {

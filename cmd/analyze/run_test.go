@@ -216,7 +216,8 @@ func TestParseRate(t *testing.T) {
 			t.Errorf("parseRate(%q) = %v, %v; want %v", in, got, err, want)
 		}
 	}
-	for _, in := range []string{"", "fast", "-5kbps", "0"} {
+	// "2500" without a unit is 2.5 kbps: meant as kbps, refused.
+	for _, in := range []string{"", "fast", "-5kbps", "0", "2500"} {
 		if _, err := parseRate(in); err == nil {
 			t.Errorf("parseRate(%q) succeeded", in)
 		}
