@@ -99,12 +99,14 @@ func (md *media) run() {
 	}
 }
 
-// rtp hands over the RTP packet m of path p, whose header the demux decoded as h.
-func (md *media) rtp(p rtpflow.Path, m *transport.Message, h *wire.RTP) {
+// rtp hands over the RTP packet m of path p, whose header the demux decoded as h, after
+// steps steps of the capture's clock (rtpflow.Packet.TimeSteps).
+func (md *media) rtp(p rtpflow.Path, m *transport.Message, h *wire.RTP, steps uint32) {
 	b := md.cur
 	b.pkts = append(b.pkts, rtpflow.Packet{})
 	pk := &b.pkts[len(b.pkts)-1]
 	rtpflow.PacketOf(pk, p, m, h)
+	pk.TimeSteps = steps
 	pk.ExtBody = b.keep(pk.ExtBody)
 	md.add(eventRTP, len(b.pkts)-1)
 }

@@ -107,7 +107,7 @@ func (a *analyzer) rtpPacket(f *flow, p rtpflow.Path, m *transport.Message) bool
 	if f.has(demux.ClassDTLS) {
 		h.MarkSRTP()
 	}
-	a.media.rtp(p, m, h)
+	a.media.rtp(p, m, h, uint32(a.jumps))
 	return true
 }
 

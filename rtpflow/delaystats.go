@@ -88,6 +88,10 @@ func (d *delayStats) rebase() {
 	d.seqSet, d.tsSet = false, false
 }
 
+// restep makes the next sample a new reference for the transit, as rebase does, after a
+// step of the capture's clock: its arrival is on another base, whatever its send time.
+func (d *delayStats) restep() { d.rebased = d.sampled }
+
 // frameRole is what a packet is to the samples on RTP timestamps (frameOf).
 type frameRole uint8
 

@@ -50,6 +50,10 @@ type Packet struct {
 	Gaps                uint32 // over TCP, the times its direction gave bytes up before it (transport.StreamPos.Gaps)
 	Wire                transport.Wire
 	Len                 int64 // the RTP packet's length on the wire (m.Len())
+	// TimeSteps counts the steps of the capture's clock before the packet (a file merged
+	// from captures taken apart, a clock set while capturing): the capture moved the times
+	// after a step to follow the packet before it, so the interval across it is not known.
+	TimeSteps uint32
 }
 
 // PacketOf fills pk with what the analysis of a stream takes from the message m of path p,

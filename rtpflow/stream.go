@@ -52,6 +52,7 @@ type Stream struct {
 	jit            Jitter
 	delay          delayStats
 	held           heldPacket // the packet seqStats holds on probation, for its timing
+	timeSteps      uint32     // Packet.TimeSteps of the stream's last packet
 
 	// The payload type of the last packet and whether it carries media (media).
 	lastPT    uint8
@@ -157,6 +158,13 @@ func (s *Stream) add(pk *Packet) {
 	}
 	if s.rtx.of == nil {
 		s.rtx.recent.add(pk.Timestamp, s.seq.extOf(pk.Seq)) // for an RTX stream matched by timestamps
+	}
+	if pk.TimeSteps != s.timeSteps {
+		// The capture's clock stepped since the stream's last packet: the interval to this
+		// one is not known, so jitter and delay take it as a new reference.
+		s.timeSteps = pk.TimeSteps
+		s.jit.rebase()
+		s.delay.restep()
 	}
 	hd := holdOf(pk)
 	media := s.media(pk.PT)
