@@ -107,21 +107,31 @@ func TestICERTTAtTURNClient(t *testing.T) {
 	}
 }
 
-// One way only between public addresses: the capture cannot tell a check it sent from one
-// it answered; the times are reported as an unknown leg, not as rtt_ms.
-func TestICERTTOneWayUnknown(t *testing.T) {
+// One way only between public addresses: where every answer took longer than an agent takes
+// to answer one (minPathRTTMS), the checks were not answered here: captured at A, A's
+// checks, answered in 105 ms, are its round trips (an unknown leg before). Captured at B,
+// the same checks, answered there in 0.8 ms, may have been sent or answered here: the
+// times are reported as an unknown leg, not as rtt_ms.
+func TestICERTTOneWay(t *testing.T) {
 	one := p2pChecks
 	one.A = netip.MustParseAddrPort("192.0.2.1:50000")
-	var pkts []callgen.Packet
-	for i, p := range one.Packets(0) {
-		if i%4 < 2 { // A's checks and their answers only
-			pkts = append(pkts, p)
+	for _, tc := range []struct {
+		at   int
+		want []report.ICERTTLeg
+	}{
+		{0, []report.ICERTTLeg{{Leg: "host_peer", RTTMS: rtt(5, 105)}}},
+		{1, []report.ICERTTLeg{{Leg: "unknown", RTTMS: rtt(5, 0.8)}}},
+	} {
+		var pkts []callgen.Packet
+		for i, p := range one.Packets(tc.at) {
+			if i%4 < 2 { // A's checks and their answers only
+				pkts = append(pkts, p)
+			}
 		}
-	}
-	c := analyze(t, pcapOf(t, pkts), Options{})
-	want := []report.ICERTTLeg{{Leg: "unknown", RTTMS: rtt(5, 105)}}
-	if d := cmp.Diff(want, c.ICE.RTTLegs); d != "" || c.ICE.RTTMS != nil {
-		t.Errorf("rtt_ms %+v, legs (-want +got):\n%s", c.ICE.RTTMS, d)
+		c := analyze(t, pcapOf(t, pkts), Options{})
+		if d := cmp.Diff(tc.want, c.ICE.RTTLegs); d != "" || (c.ICE.RTTMS != nil) != (tc.want[0].Leg == "host_peer") {
+			t.Errorf("at %d: rtt_ms %+v, legs (-want +got):\n%s", tc.at, c.ICE.RTTMS, d)
+		}
 	}
 }
 

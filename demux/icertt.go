@@ -42,12 +42,22 @@ import (
 //     the capture's side, since the capture sees that address, which never crosses the NAT.
 //     This host's checks count, the checks it answered do not.
 //   - Otherwise, checked both ways: the capture sits between the agents and each direction
-//     measures part of the path: neither counts. Checked one way: the capture cannot tell
-//     whether it sent the checks or answered them: their times go to RTTLegUnknown, not
-//     into the round trip.
+//     measures part of the path: neither counts. Checked one way, with every answer slower
+//     than an agent answers (minPathRTTMS), where no address is known to be this host's:
+//     they were not answered here, so this host sent them (a browser's checks to an ICE-lite
+//     server, which sends none). Else the capture cannot tell whether it sent the checks or
+//     answered them, or, knowing this host's addresses at neither end, saw two other hosts:
+//     their times go to RTTLegUnknown, not into the round trip.
 //
 // Pairs are decided when the capture ends (Tracker.ICE), or earlier once one direction has
 // held maxHeld round trips. Retransmitted requests give no sample (Karn's rule).
+
+// minPathRTTMS is the fastest answer of checks made one way only above which they were not
+// answered next to the capture: an ICE agent answers a check in about a millisecond (a
+// loaded one in a few), so checks whose every answer took longer were sent here, and each
+// is a round trip to the responder. Below it (a LAN's round trips too) the pair stays
+// undecided by timing.
+const minPathRTTMS = 5.0
 
 // vantageRatio is the fraction of the other direction's answer time under which a direction
 // counts as answered at the capture, as the TCP vantage rule (DESIGN.md) uses 20% of the RTT.
@@ -290,6 +300,10 @@ func (r *iceRTT) decide(k icePairKey, p *icePair, byTiming bool) {
 			p.vantage = hiSends
 		case p.n[0] > 0 && p.n[1] > 0:
 			p.vantage = between
+		case len(r.local) == 0 && p.n[0] > 0 && p.min[0] >= minPathRTTMS:
+			p.vantage = loSends
+		case len(r.local) == 0 && p.n[1] > 0 && p.min[1] >= minPathRTTMS:
+			p.vantage = hiSends
 		default:
 			p.vantage = settled
 		}
