@@ -294,10 +294,24 @@ func (t *Tracker) addProvisional(a *allocation, p netip.AddrPort) {
 }
 
 // takeBack removes the permissions that the request answered by the current error response
-// installed provisionally (addProvisional), unless a success confirmed them since.
+// installed provisionally (addProvisional), unless a success confirmed them since, and their
+// peers: a peer the server refused (403) is none the media went to, unless a permission or
+// a channel still names it.
 func (t *Tracker) takeBack(a *allocation) {
 	tid := t.msg.TransactionID
-	a.perms = slices.DeleteFunc(a.perms, func(p permission) bool { return !p.confirmed && p.by == tid })
+	var refused []netip.AddrPort
+	a.perms = slices.DeleteFunc(a.perms, func(p permission) bool {
+		if !p.confirmed && p.by == tid {
+			refused = append(refused, p.peer)
+			return true
+		}
+		return false
+	})
+	for _, p := range refused {
+		if a.permission(p.Addr()) < 0 && !slices.ContainsFunc(a.channels, func(c binding) bool { return c.peer == p }) {
+			a.peers = slices.DeleteFunc(a.peers, func(q netip.AddrPort) bool { return q == p })
+		}
+	}
 }
 
 // IsTURNServer reports whether ap is the server end of an allocation seen so far: the

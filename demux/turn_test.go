@@ -88,7 +88,7 @@ func TestTURNAllocation(t *testing.T) {
 		Client: ap(client), Server: ap(server), Proto: transport.UDP, Relayed: ap(relayed),
 		Lifetime: 600 * time.Second, Deallocated: true,
 		FirstSeen: 0, LastSeen: int64(1010 * time.Millisecond),
-		Peers:       []netip.AddrPort{ap(bob), ap(carol)},
+		Peers:       []netip.AddrPort{ap(bob)}, // carol's permission was refused: no peer (listed before)
 		Channels:    []ChannelBinding{{Number: 0x4000, Peer: ap(bob), Confirmed: true}},
 		Permissions: 1, ChannelDataMessages: 2,
 	}}
