@@ -70,6 +70,10 @@ type finder struct {
 	// arrive at it (a TURN server's capture): its lateness, jitter and bitrate are the
 	// arriving direction's, said once, there.
 	forwarded map[string]bool
+	// relayed: at a TURN server, the direction on the other leg of a direction whose relay
+	// figures the capture has (report.Relay), by its ID, to that direction: one call
+	// direction's loss is said once, split by where it happened.
+	relayed map[string]*report.Direction
 }
 
 func newFinder(c *report.Capture) *finder {
@@ -87,7 +91,34 @@ func newFinder(c *report.Capture) *finder {
 		f.streams[c.Streams[i].ID] = &c.Streams[i]
 	}
 	f.forwarded = forwardedDirections(c)
+	f.relayed = relayCounterparts(c)
 	return f
+}
+
+// relayCounterparts maps each direction that carries the same media (an SSRC) on another
+// leg than a direction with relay figures to that direction.
+func relayCounterparts(c *report.Capture) map[string]*report.Direction {
+	out := map[string]*report.Direction{}
+	ssrcs := map[string][]string{} // direction ID → its streams' SSRCs
+	for _, s := range c.Streams {
+		ssrcs[s.Direction] = append(ssrcs[s.Direction], s.SSRC)
+	}
+	for i := range c.Directions {
+		d := &c.Directions[i]
+		if d.Relay == nil {
+			continue
+		}
+		for j := range c.Directions {
+			e := &c.Directions[j]
+			if e.ID == d.ID || e.Relay != nil || slices.ContainsFunc(e.Legs, func(l string) bool { return slices.Contains(d.Legs, l) }) {
+				continue
+			}
+			if slices.ContainsFunc(ssrcs[e.ID], func(s string) bool { return slices.Contains(ssrcs[d.ID], s) }) {
+				out[e.ID] = d
+			}
+		}
+	}
+	return out
 }
 
 // forwardedDirections returns the directions whose media a TURN relay in the capture
@@ -139,6 +170,64 @@ func (f *finder) networkLoss(d *report.Direction) int64 {
 		}
 	}
 	return max(lost, 0)
+}
+
+// hasCounterpart says whether a direction with relay figures has its other leg's direction.
+func (f *finder) hasCounterpart(id string) bool {
+	for _, d := range f.relayed {
+		if d.ID == id {
+			return true
+		}
+	}
+	return false
+}
+
+// overTCP says whether any of the legs is over TCP.
+func (f *finder) overTCP(legs []string) bool {
+	return slices.ContainsFunc(legs, func(id string) bool { l := f.legByID[id]; return l != nil && l.Transport.OverTCP() })
+}
+
+// relayLoss states the loss of one call direction through a TURN relay whose two legs the
+// capture holds (a TURN server's): once, as the packets lost before the relay (never
+// reached it) and after it (reached it, never left it), with both legs' directions.
+func (f *finder) relayLoss(d *report.Direction, legs []string) {
+	r := d.Relay
+	lost := r.LostBeforeRelay + r.LostAfterRelay
+	dirs := []string{d.ID}
+	expected := d.Loss.Expected
+	for id, rd := range f.relayed {
+		if rd.ID == d.ID {
+			dirs = append(dirs, id)
+		}
+	}
+	slices.Sort(dirs)
+	for _, id := range dirs {
+		for i := range f.c.Directions {
+			if e := &f.c.Directions[i]; e.ID == id {
+				expected = max(expected, e.Loss.Expected)
+			}
+		}
+	}
+	if lost <= 0 || expected <= 0 {
+		return
+	}
+	pct := 100 * float64(lost) / float64(expected)
+	figs := map[string]float64{"lost": float64(lost), "expected": float64(expected), "loss_pct": numfmt.Round(pct, 3),
+		"lost_before_relay": float64(r.LostBeforeRelay), "lost_after_relay": float64(r.LostAfterRelay)}
+	var where []string
+	if r.LostBeforeRelay > 0 {
+		where = append(where, fmt.Sprintf("%s before the relay", thousands(r.LostBeforeRelay)))
+	}
+	if r.LostAfterRelay > 0 {
+		where = append(where, fmt.Sprintf("%s that reached it and never left it", thousands(r.LostAfterRelay)))
+	}
+	verb := "were"
+	if lost == 1 {
+		verb = "was"
+	}
+	f.add(report.FindingRTPLoss, grade(pct, lossWarnPct, lossBadPct), legs, dirs, figs,
+		fmt.Sprintf("%s -> %s through the relay: %s of %s media packets %s lost (%s): %s.", d.From, d.To,
+			thousands(lost), thousands(expected), verb, fmtPct(pct), strings.Join(where, ", ")))
 }
 
 func (f *finder) callLegs(ids ...string) []string {
@@ -242,7 +331,13 @@ func (f *finder) directions() {
 		if d.Loss.DroppedBeforeTCP != nil {
 			dropped = *d.Loss.DroppedBeforeTCP
 		}
-		if lost := f.networkLoss(d); d.Loss.Pct != nil && lost > 0 && d.Loss.Expected > 0 {
+		// At a TURN server over UDP both ways, a call direction's loss is said once; over TCP a
+		// gap in the client's leg is no network loss (dropped_before_tcp, below).
+		relay := d.Relay != nil && f.hasCounterpart(d.ID) && !f.overTCP(legs)
+		counterpart := f.relayed[d.ID] != nil && !f.overTCP(legs)
+		if relay {
+			f.relayLoss(d, legs)
+		} else if lost := f.networkLoss(d); !counterpart && d.Loss.Pct != nil && lost > 0 && d.Loss.Expected > 0 {
 			pct := 100 * float64(lost) / float64(d.Loss.Expected)
 			figs := map[string]float64{"lost": float64(lost), "expected": float64(d.Loss.Expected), "loss_pct": numfmt.Round(pct, 3)}
 			verb := "were"

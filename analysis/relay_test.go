@@ -94,6 +94,22 @@ func TestRelayCorrelation(t *testing.T) {
 	if c.Directions[1].Relay != nil {
 		t.Errorf("the peer leg's direction has relay %+v, want null", c.Directions[1].Relay)
 	}
+	// The call direction's loss is said once, split by where it happened (before: one
+	// rtp_loss per leg, 3 and 13 of 500, the 3 said twice).
+	var loss []report.Finding
+	for _, f := range c.Findings {
+		if f.Code == report.FindingRTPLoss {
+			loss = append(loss, f)
+		}
+	}
+	want1 := []report.Finding{{Code: report.FindingRTPLoss, Severity: report.SeverityWarn,
+		Text: alice.String() + " -> " + bob.String() + " through the relay: 13 of 500 media packets were lost (2.6%): " +
+			"3 before the relay, 10 that reached it and never left it.",
+		Legs: []string{"l1", "l2"}, Directions: []string{"d1", "d2"},
+		Figures: map[string]float64{"lost": 13, "expected": 500, "loss_pct": 2.6, "lost_before_relay": 3, "lost_after_relay": 10}}}
+	if d := cmp.Diff(want1, loss); d != "" {
+		t.Errorf("rtp_loss findings (-want +got):\n%s", d)
+	}
 }
 
 // TestRelayWithoutICECheck: the relay of relayCall with no ICE check before the media, so
