@@ -111,6 +111,12 @@ func (a *analyzer) buildLegs(c *report.Capture, streams []*rtpflow.Stream, notMe
 		legOf[f.idx] = id
 		leg := report.Leg{ID: id, Transport: a.legTransport(f), Client: f.a.String(), Server: f.b.String(),
 			Peers: []string{}, Flows: []string{fmt.Sprintf("f%d", f.idx+1)}}
+		if g := a.rtcpFlow(f); g != nil {
+			leg.Flows = append(leg.Flows, fmt.Sprintf("f%d", g.idx+1))
+			if g.idx < f.idx {
+				leg.Flows[0], leg.Flows[1] = leg.Flows[1], leg.Flows[0]
+			}
+		}
 		if rel, peer, ok := a.relay.peerLeg(f); ok {
 			r := rel.String()
 			leg.Client, leg.Server, leg.Relayed, leg.Peers = peer.String(), r, &r, []string{peer.String()}

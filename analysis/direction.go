@@ -76,6 +76,14 @@ func (a *analyzer) direction(id string, k dirKey, ss []*rtpflow.Stream, legOf ma
 		o.RTCP += side.rtcp
 		o.STUN += side.stun
 		o.Other += side.other
+		// The leg's RTCP on the ports above its RTP's (no rtcp-mux) is the leg's too: each
+		// side's with the RTP its sender sends.
+		g := a.rtcpFlow(f)
+		if g != nil {
+			gs := g.sides[rtcpSide(f, g, sd)]
+			o.RTCP += gs.rtcp
+			o.Other += gs.stun + gs.other
+		}
 		oneWay := false
 		if back := [2]int{li, 1 - sd}; !claims.sends[back] && !claims.taken[back] {
 			// Media one way: the receiver's RTCP and STUN on the leg are this direction's
@@ -86,6 +94,11 @@ func (a *analyzer) direction(id string, k dirKey, ss []*rtpflow.Stream, legOf ma
 			o.RTCP += f.sides[1-sd].rtcp
 			o.STUN += f.sides[1-sd].stun
 			o.Other += f.sides[1-sd].other
+			if g != nil {
+				gs := g.sides[rtcpSide(f, g, 1-sd)]
+				o.RTCP += gs.rtcp
+				o.Other += gs.stun + gs.other
+			}
 		}
 		if f.conn != nil {
 			rest, back := f.conn.Rest(sd), f.conn.Rest(1-sd)

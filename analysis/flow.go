@@ -68,6 +68,32 @@ type flow struct {
 	peers map[rtpflow.Path]*side
 }
 
+// rtcpFlow returns the flow that carries the RTCP of f's RTP on the ports above (RFC 3550
+// 11: RTP on an even port, its RTCP on the next): a UDP flow between the same addresses,
+// each port one higher, that carried RTCP and nothing of a leg (no RTP, STUN or TURN).
+// nil when f is no such RTP flow or there is none: with rtcp-mux (RFC 5761) the RTCP is
+// f's own.
+func (a *analyzer) rtcpFlow(f *flow) *flow {
+	if f.proto != transport.UDP || f.turn || f.a.Port() == 65535 || f.b.Port() == 65535 {
+		return nil
+	}
+	up := func(ap netip.AddrPort) netip.AddrPort { return netip.AddrPortFrom(ap.Addr(), ap.Port()+1) }
+	g := a.flows[keyOf(up(f.a), up(f.b), transport.UDP)]
+	if g == nil || !g.has(demux.ClassRTCP) || g.has(demux.ClassRTP) || g.has(demux.ClassSTUN) || g.turn {
+		return nil
+	}
+	return g
+}
+
+// rtcpSide returns the side of f's RTCP flow g whose sender is the RTP sender of f's side sd.
+func rtcpSide(f, g *flow, sd int) int {
+	src := f.a
+	if sd == 1 {
+		src = f.b
+	}
+	return g.dir(netip.AddrPortFrom(src.Addr(), src.Port()+1))
+}
+
 func (f *flow) dir(src netip.AddrPort) int {
 	if src == f.a {
 		return 0

@@ -1,6 +1,7 @@
 package analysis
 
 import (
+	"net/netip"
 	"testing"
 	"time"
 
@@ -156,6 +157,41 @@ func TestRTCPRTTAtAnUnknownReportSender(t *testing.T) {
 			if s.RTCP == nil || s.RTCP.Types["rr"] != 4 || (s.RTCP.RTTMS != nil) != tc.want {
 				t.Errorf("receiver reports %v after their sender reports: stream rtcp %+v, want rtt %v", tc.after, s.RTCP, tc.want)
 			}
+		}
+	}
+}
+
+// TestRTCPOnTheNextPorts: TestRTTSeriesRTCP's call without rtcp-mux: the reports travel on
+// the ports above the RTP's (RFC 3550 11), a flow of their own that is the leg's too. Each
+// direction's wire bytes hold the RTCP its sender sent there: A's 4 sender reports (70-byte
+// frames: 42 bytes of Ethernet, IP and UDP headers and a 28-byte SR) and B's 4 receiver
+// reports about them (74: an 8-byte RR and one 24-byte report block); the leg lists both
+// flows. Before, that RTCP was in no direction.
+func TestRTCPOnTheNextPorts(t *testing.T) {
+	ab, ba, pkts := rtcpCall()
+	up := func(s callgen.Stream) callgen.Stream {
+		s.Src = netip.AddrPortFrom(s.Src.Addr(), s.Src.Port()+1)
+		s.Dst = netip.AddrPortFrom(s.Dst.Addr(), s.Dst.Port()+1)
+		return s
+	}
+	rtcp := reportsAbout(t, 0x1111, 0x2222, up(ba), up(ab), 185*time.Millisecond)
+	sent := [2]int64{4 * 70, 4 * 74} // RTCP frame bytes from A, from B
+	c := analyze(t, pcapOf(t, append(pkts, rtcp...)), Options{})
+	if len(c.Legs) != 1 || len(c.Legs[0].Flows) != 2 {
+		t.Fatalf("legs %+v, want one of two flows", c.Legs)
+	}
+	for _, d := range c.Directions {
+		want := sent[1]
+		if d.From == p2pChecks.A.String() {
+			want = sent[0]
+		}
+		if d.OverheadBytes.RTCP != want || want == 0 || d.WireBytes != d.MediaPayloadBytes+d.OverheadBytes.Sum() {
+			t.Errorf("%s: rtcp %d bytes, want %d", d.From, d.OverheadBytes.RTCP, want)
+		}
+	}
+	for _, s := range c.Streams {
+		if s.SSRC == "0x00001111" && (s.RTCP == nil || s.RTCP.RTTMS == nil || s.RTCP.RTTMS.P50 != 60) {
+			t.Errorf("stream 0x1111 rtcp %+v, want round trips of 60 ms", s.RTCP)
 		}
 	}
 }
