@@ -2,6 +2,7 @@ package analysis
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"slices"
 	"strings"
@@ -201,4 +202,23 @@ func fmtF(f *float64) any {
 		return nil
 	}
 	return *f
+}
+
+// TestTimestampReset: audio() whose sender moves its RTP timestamps 45 s back at packet 250
+// (from 45,000 to -360,000), the sequence numbers going on, as a gateway did at a T.38
+// switch in the corpus (a reset to 0, 43 s back): a step no network makes. Jitter and delay take the packet as a new
+// base, as at a restart: the stream's jitter stays 0 and every packet after it is a delay
+// sample (before: a jitter of up to 3,164 ms, the packets after it skipped as out of order).
+func TestTimestampReset(t *testing.T) {
+	s := audio()
+	pkts := s.Packets()
+	for _, p := range pkts[250:] {
+		ts := binary.BigEndian.Uint32(p.Frame[42+4:])
+		binary.BigEndian.PutUint32(p.Frame[42+4:], ts-(5000+250*160)-45*8000)
+	}
+	st := onlyStream(t, analyze(t, pcapOf(t, pkts), Options{}))
+	if st.JitterMS == nil || st.JitterMS.Max != 0 || st.DelayMS == nil || st.DelayMS.Samples != 500 || st.DelayMS.Max != 0 ||
+		st.Packets != 500 || deref(st.Lost) != 0 {
+		t.Errorf("packets %d lost %v jitter %+v delay %+v; want 500, 0, jitter 0, 500 delay samples of 0", st.Packets, deref(st.Lost), st.JitterMS, st.DelayMS)
+	}
 }

@@ -53,6 +53,9 @@ type Stream struct {
 	delay          delayStats
 	held           heldPacket // the packet seqStats holds on probation, for its timing
 	timeSteps      uint32     // Packet.TimeSteps of the stream's last packet
+	// The last media packet's unwrapped timestamp and arrival, for tsStep.
+	tsPrev, tsPrevAt int64
+	tsPrevOK         bool
 
 	// The payload type of the last packet and whether it carries media (media).
 	lastPT    uint8
@@ -187,7 +190,30 @@ func (s *Stream) add(pk *Packet) {
 		// and it may be such a probe too.
 		return
 	}
-	s.timing(at, s.tsUn.Unwrap(pk.Timestamp), pk.Seq, media, hd, pk.Extension, &ast, sec)
+	ts := s.tsUn.Unwrap(pk.Timestamp)
+	if media && !ev.dup {
+		s.tsStep(at, ts)
+	}
+	s.timing(at, ts, pk.Seq, media, hd, pk.Extension, &ast, sec)
+}
+
+// maxTSStep is how far a media packet's timestamp may step from its arrival, against the
+// stream's media packet before, and still be on the same base: a network holds a packet
+// for seconds at most (a TCP stall), and reorders or B-frames move a timestamp back by
+// less than one. Beyond, the sender moved its RTP clock (a timestamp reset to 0 with the
+// sequence numbers going on, as a gateway does on a T.38 switch): a discontinuity.
+const maxTSStep = int64(30e9)
+
+// tsStep follows the timestamps of the stream's media packets (ts unwrapped, at arrival) and
+// rebases jitter and delay at a discontinuity, as at a restart of the sequence numbers.
+func (s *Stream) tsStep(at, ts int64) {
+	if s.clock > 0 && s.tsPrevOK {
+		if step := tsToNs(ts-s.tsPrev, s.clock) - (at - s.tsPrevAt); step > maxTSStep || step < -maxTSStep {
+			s.jit.rebase()
+			s.delay.rebase()
+		}
+	}
+	s.tsPrev, s.tsPrevAt, s.tsPrevOK = ts, at, true
 }
 
 // tcpLoss follows the losses of a stream over TCP that TCP cannot have caused (DESIGN,

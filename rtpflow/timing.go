@@ -157,9 +157,12 @@ func (s *Stream) lateInfer(at, ts int64) {
 }
 
 // sample feeds one packet, in arrival order, to jitter and delay; sec is its second in the
-// series.
+// series. An event, comfort noise or FEC payload (media false) takes no part in the jitter,
+// as in the delay: an RFC 4733 event's packets all carry the event's start (RFC 4733
+// 2.3.1), so each update's timestamp says nothing of when it was sent, and a DTMF digit
+// made the jitter of a call tens of milliseconds.
 func (s *Stream) sample(at, ts int64, seq uint16, media bool, ast uint32, astOK bool, hd hold, sec int) {
-	if s.clock > 0 {
+	if s.clock > 0 && media {
 		s.jit.Update(at, ts)
 	}
 	s.delay.sample(at, ts, seq, media, ast, astOK, hd, sec)
