@@ -43,3 +43,14 @@ func TestDelayDistInterpolated(t *testing.T) {
 		t.Errorf("above 0.045 ms: %d, want 3", got)
 	}
 }
+
+// TestQuantilesOverlapping: a direction merges its streams' segments, which overlap: 100
+// values 0, 10, …, 990 ns and 2 values 935 and 940. Ranks 97 (p95) and 101 (p99) of 102
+// are 940 (95 of the first and both of the second at or below it) and 980; interpolating
+// inside the first segment gave 960, then 935 in the second: p99 below p95.
+func TestQuantilesOverlapping(t *testing.T) {
+	q := quantiles([]seg{{935, 940, 2}, {0, 990, 100}}, 102, 95, 99)
+	if q[0] != 940 || q[1] != 980 {
+		t.Errorf("p95, p99 = %v, want 940 and 980", q)
+	}
+}
