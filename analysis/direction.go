@@ -130,7 +130,7 @@ func (a *analyzer) direction(id string, k dirKey, ss []*rtpflow.Stream, legOf ma
 	d.WireBytes = d.MediaPayloadBytes + o.Sum()
 	d.WireKbps = m.Kbps(d.WireBytes)
 	if m.Unmeasured != "" {
-		a.warnf("%s -> %s: %s (goodput, wire rate and ramp are null)", d.From, d.To, m.Unmeasured)
+		a.warnf("%s -> %s: %s (goodput, wire rate, ramp, jitter and delay are null)", d.From, d.To, m.Unmeasured)
 	}
 	if d.WireBytes > 0 {
 		e := numfmt.Round(float64(d.MediaPayloadBytes)/float64(d.WireBytes), 4)

@@ -62,7 +62,7 @@ func TestRateOfABurst(t *testing.T) {
 	c := analyze(t, pcapOf(t, s.Packets()), Options{})
 	want := rates{Means: []*float64{nil}, Warnings: []string{
 		"10.0.0.1:40000 -> 198.51.100.9:50000: 13 packets within 0.9 ms: too short to measure a rate " +
-			"(goodput, wire rate and ramp are null)"}}
+			"(goodput, wire rate, ramp, jitter and delay are null)"}}
 	if d := cmp.Diff(want, ratesOf(c)); d != "" {
 		t.Errorf("rates (-want +got):\n%s", d)
 	}
@@ -77,10 +77,11 @@ func TestRateOfABurst(t *testing.T) {
 // TestRateOfStrippedTiming: captures whose timestamps were stripped (all zero, or all the
 // same) or rewritten to a counter have no time to measure a rate over. Before the rule the
 // first two said goodput 0 and wire 0 kbps, as if measured, with a ramp to a 128 kbps
-// plateau; the counter said goodput 1,292,929.293 kbps (1.29 Gbps) and wire 1.73 Gbps.
+// plateau; the counter said goodput 1,292,929.293 kbps (1.29 Gbps) and wire 1.73 Gbps. Nor
+// is there a time to measure jitter, delay or gaps over: null too.
 func TestRateOfStrippedTiming(t *testing.T) {
 	const atOnce = "10.0.0.1:40000 -> 198.51.100.9:50000: 100 packets at one capture time: " +
-		"no time to measure a rate over (goodput, wire rate and ramp are null)"
+		"no time to measure a rate over (goodput, wire rate, ramp, jitter and delay are null)"
 	for _, tc := range []struct {
 		name string
 		at   func(i int) int64 // the capture time of packet i
@@ -90,7 +91,7 @@ func TestRateOfStrippedTiming(t *testing.T) {
 		{"timestamps all the same", func(int) int64 { return callgen.Epoch }, atOnce},
 		{"timestamps a 1 µs counter", func(i int) int64 { return callgen.Epoch + int64(i)*1000 },
 			"10.0.0.1:40000 -> 198.51.100.9:50000: 100 packets within 0.1 ms: too short to measure a rate " +
-				"(goodput, wire rate and ramp are null)"},
+				"(goodput, wire rate, ramp, jitter and delay are null)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := audio()
@@ -104,9 +105,15 @@ func TestRateOfStrippedTiming(t *testing.T) {
 			if d := cmp.Diff(want, ratesOf(c)); d != "" {
 				t.Errorf("rates (-want +got):\n%s", d)
 			}
-			// What does not divide by time is still there.
-			if d := c.Directions[0]; d.MediaPackets != 100 || d.WireBytes != 100*(42+12+160) || d.Efficiency == nil {
-				t.Errorf("direction counts: %d packets, %d bytes, efficiency %v", d.MediaPackets, d.WireBytes, d.Efficiency)
+			// What does not divide by time is still there; the timing of arrivals that were
+			// not timed is not (its jitter was the timestamps' own steps: 18.5 ms).
+			if d := c.Directions[0]; d.MediaPackets != 100 || d.WireBytes != 100*(42+12+160) || d.Efficiency == nil ||
+				d.DelayMS != nil || d.Late != nil {
+				t.Errorf("direction counts: %d packets, %d bytes, efficiency %v, delay %+v late %+v", d.MediaPackets, d.WireBytes,
+					d.Efficiency, d.DelayMS, d.Late)
+			}
+			if s := c.Streams[0]; s.JitterMS != nil || s.DelayMS != nil || s.Late != nil || s.MaxGapMS != nil || s.Packets != 100 {
+				t.Errorf("stream: jitter %+v delay %+v late %+v max gap %v; want null timing", s.JitterMS, s.DelayMS, s.Late, s.MaxGapMS)
 			}
 		})
 	}

@@ -94,7 +94,7 @@ func (t *Tracker) Direction(streams []*Stream, t0 int64) DirectionMetrics {
 		if s.rtx.hasRTX {
 			dm.Loss.RecoveredByRTX += s.seq.recovered
 		}
-		if s.delay.all.n == 0 {
+		if timed, _ := s.RateSpan(); s.delay.all.n == 0 || !timed {
 			continue
 		}
 		samples += s.delay.all.n

@@ -213,14 +213,18 @@ func (s *Stream) Summary(t0 int64) report.Stream {
 	if s.rtx.hasRTX {
 		out.RecoveredByRTX = ptr(s.seq.recovered)
 	}
-	if mean, mx, last, ok := s.jit.MS(); ok && s.rtx.of == nil {
+	// Capture times that cannot measure a rate (one time for every packet, as a pcapng of
+	// Simple Packet Blocks has, or times stripped to a burst) measure no timing either: the
+	// jitter of equal arrivals is the timestamps' own steps.
+	timed, _ := s.RateSpan()
+	if mean, mx, last, ok := s.jit.MS(); ok && s.rtx.of == nil && timed {
 		out.JitterMS = &report.Jitter{Mean: numfmt.Round(mean, 3), Max: numfmt.Round(mx, 3), Last: numfmt.Round(last, 3)}
 	}
-	if s.packets >= 2 {
+	if s.packets >= 2 && timed {
 		out.MaxGapMS = ptr(ms(s.steps.gap))
 	}
 	out.Extensions = s.ext.summary()
-	if s.rtx.of == nil {
+	if s.rtx.of == nil && timed {
 		out.DelayMS, out.Late = s.delay.summary()
 	}
 	out.Bitrate = s.bitrate()
