@@ -95,65 +95,6 @@ func newFinder(c *report.Capture) *finder {
 	return f
 }
 
-// relayCounterparts maps each direction that carries the same media (an SSRC) on another
-// leg than a direction with relay figures to that direction.
-func relayCounterparts(c *report.Capture) map[string]*report.Direction {
-	out := map[string]*report.Direction{}
-	ssrcs := map[string][]string{} // direction ID → its streams' SSRCs
-	for _, s := range c.Streams {
-		ssrcs[s.Direction] = append(ssrcs[s.Direction], s.SSRC)
-	}
-	for i := range c.Directions {
-		d := &c.Directions[i]
-		if d.Relay == nil {
-			continue
-		}
-		for j := range c.Directions {
-			e := &c.Directions[j]
-			if e.ID == d.ID || e.Relay != nil || slices.ContainsFunc(e.Legs, func(l string) bool { return slices.Contains(d.Legs, l) }) {
-				continue
-			}
-			if slices.ContainsFunc(ssrcs[e.ID], func(s string) bool { return slices.Contains(ssrcs[d.ID], s) }) {
-				out[e.ID] = d
-			}
-		}
-	}
-	return out
-}
-
-// forwardedDirections returns the directions whose media a TURN relay in the capture
-// forwards: they start at a leg's relayed address and carry an SSRC that another direction
-// carries too (the same packets on their way in).
-func forwardedDirections(c *report.Capture) map[string]bool {
-	relayed := map[string]bool{}
-	for _, l := range c.Legs {
-		if l.Relayed != nil {
-			relayed[*l.Relayed] = true
-		}
-	}
-	out := map[string]bool{}
-	if len(relayed) == 0 {
-		return out
-	}
-	dirOf := map[string][]string{} // SSRC → the directions carrying it
-	for _, s := range c.Streams {
-		dirOf[s.SSRC] = append(dirOf[s.SSRC], s.Direction)
-	}
-	for _, d := range c.Directions {
-		if !relayed[d.From] {
-			continue
-		}
-		for _, s := range c.Streams {
-			if s.Direction == d.ID && len(dirOf[s.SSRC]) > 1 {
-				out[d.ID] = true
-				break
-			}
-		}
-	}
-	return out
-}
-
-// callLegs returns the legs of the calls of the given legs, in the report's order.
 // networkLoss is the part of a direction's lost packets that the network path lost: all
 // but those of its streams on legs over TCP. TCP loses nothing it was given: a stream over
 // TCP lost packets its sender or relay dropped before TCP (dropped_before_tcp says so) or
@@ -172,64 +113,7 @@ func (f *finder) networkLoss(d *report.Direction) int64 {
 	return max(lost, 0)
 }
 
-// hasCounterpart says whether a direction with relay figures has its other leg's direction.
-func (f *finder) hasCounterpart(id string) bool {
-	for _, d := range f.relayed {
-		if d.ID == id {
-			return true
-		}
-	}
-	return false
-}
-
-// overTCP says whether any of the legs is over TCP.
-func (f *finder) overTCP(legs []string) bool {
-	return slices.ContainsFunc(legs, func(id string) bool { l := f.legByID[id]; return l != nil && l.Transport.OverTCP() })
-}
-
-// relayLoss states the loss of one call direction through a TURN relay whose two legs the
-// capture holds (a TURN server's): once, as the packets lost before the relay (never
-// reached it) and after it (reached it, never left it), with both legs' directions.
-func (f *finder) relayLoss(d *report.Direction, legs []string) {
-	r := d.Relay
-	lost := r.LostBeforeRelay + r.LostAfterRelay
-	dirs := []string{d.ID}
-	expected := d.Loss.Expected
-	for id, rd := range f.relayed {
-		if rd.ID == d.ID {
-			dirs = append(dirs, id)
-		}
-	}
-	slices.Sort(dirs)
-	for _, id := range dirs {
-		for i := range f.c.Directions {
-			if e := &f.c.Directions[i]; e.ID == id {
-				expected = max(expected, e.Loss.Expected)
-			}
-		}
-	}
-	if lost <= 0 || expected <= 0 {
-		return
-	}
-	pct := 100 * float64(lost) / float64(expected)
-	figs := map[string]float64{"lost": float64(lost), "expected": float64(expected), "loss_pct": numfmt.Round(pct, 3),
-		"lost_before_relay": float64(r.LostBeforeRelay), "lost_after_relay": float64(r.LostAfterRelay)}
-	var where []string
-	if r.LostBeforeRelay > 0 {
-		where = append(where, fmt.Sprintf("%s before the relay", thousands(r.LostBeforeRelay)))
-	}
-	if r.LostAfterRelay > 0 {
-		where = append(where, fmt.Sprintf("%s that reached it and never left it", thousands(r.LostAfterRelay)))
-	}
-	verb := "were"
-	if lost == 1 {
-		verb = "was"
-	}
-	f.add(report.FindingRTPLoss, grade(pct, lossWarnPct, lossBadPct), legs, dirs, figs,
-		fmt.Sprintf("%s -> %s through the relay: %s of %s media packets %s lost (%s): %s.", d.From, d.To,
-			thousands(lost), thousands(expected), verb, fmtPct(pct), strings.Join(where, ", ")))
-}
-
+// callLegs returns the legs of the calls of the given legs, in the report's order.
 func (f *finder) callLegs(ids ...string) []string {
 	keys := map[int]bool{}
 	for _, id := range ids {
@@ -515,45 +399,6 @@ func (f *finder) capture() {
 		f.add(report.FindingEncryptedMedia, report.SeverityInfo, f.callLegs(keyed...), nil, nil, "The media is SRTP keyed by DTLS: payloads are hidden, so figures come from RTP headers and timing.")
 	case anyDTLS && len(c.Streams) == 0:
 		f.add(report.FindingEncryptedMedia, report.SeverityInfo, nil, nil, nil, "The capture holds DTLS where media would be: its content is hidden.")
-	}
-}
-
-// turnErrors states the TURN server's error responses that are failures (see
-// report.TURNErrorRoutine); the routine ones (401 challenge, 438 stale nonce, 300 redirect)
-// only when no allocation attempted in the capture was granted, since then they are why.
-func (f *finder) turnErrors() {
-	granted := false
-	for _, a := range f.c.TURN.Allocations {
-		granted = granted || a.Relayed != nil
-	}
-	failedAll := len(f.c.TURN.Allocations) > 0 && !granted
-	var errs []string
-	figs := map[string]float64{}
-	routine := true // every error said is routine: the cause is what did not follow them
-	for _, e := range f.c.TURN.Errors {
-		if e.Count == 0 || report.TURNErrorRoutine(e.Code) && !failedAll {
-			continue
-		}
-		routine = routine && report.TURNErrorRoutine(e.Code)
-		figs[fmt.Sprintf("error_%d", e.Code)] = float64(e.Count)
-		s := fmt.Sprint(e.Code)
-		if r := report.TURNErrorReason(e.Code); r != "" {
-			s += " " + r
-		}
-		errs = append(errs, fmt.Sprintf("%s (%d×)", s, e.Count))
-	}
-	switch {
-	case failedAll && len(errs) > 0 && routine:
-		// A 401 is the challenge a client answers with its credentials: not why nothing
-		// was granted, but the last thing the capture shows.
-		f.add(report.FindingTURNErrors, report.SeverityBad, nil, nil, figs,
-			fmt.Sprintf("No TURN allocation was granted in the capture: the server answered only %s, which a client answers with a new request; that request, or its answer, is not in the capture.", strings.Join(errs, ", ")))
-	case failedAll && len(errs) > 0:
-		f.add(report.FindingTURNErrors, report.SeverityBad, nil, nil, figs,
-			fmt.Sprintf("No TURN allocation was granted: the server answered %s.", strings.Join(errs, ", ")))
-	case len(errs) > 0:
-		f.add(report.FindingTURNErrors, report.SeverityWarn, nil, nil, figs,
-			fmt.Sprintf("The TURN server refused requests: %s.", strings.Join(errs, ", ")))
 	}
 }
 
