@@ -81,12 +81,14 @@ func (t *textWriter) wrap(first, indent, text string) {
 }
 
 func (t *textWriter) capture(c *report.Capture) {
+	// A file name too long for the line is cut from the left, as in the comparison's legend:
+	// the end of a path is the part that tells it.
 	if c.Error != "" {
-		t.wrap(c.File+"  error: ", "  ", c.Error)
+		t.wrap(fitLeft(c.File, textWidth/2)+"  error: ", "  ", c.Error)
 		return
 	}
 	head := headPieces(c)
-	head[0] = c.File + "  " + head[0]
+	head[0] = fitLeft(c.File, textWidth-len([]rune("  "+head[0]+","))) + "  " + head[0]
 	t.parts("", "  ", ", ", head...)
 	t.wrap("", "  ", Headline(c))
 	for _, w := range c.Warnings {

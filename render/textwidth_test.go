@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/callpcap/callpcap/internal/testgen/textcheck"
 	"github.com/callpcap/callpcap/report"
 )
 
@@ -59,7 +60,7 @@ func wideReport() *report.Report {
 }
 
 // TestTextWidth: however wide the figures, no line of the text report passes textWidth
-// (DESIGN: 100 columns at most), but for a file name that is longer than that by itself.
+// (DESIGN: 100 columns at most).
 func TestTextWidth(t *testing.T) {
 	text := textGolden(t, wideReport(), "wide")
 	// Every address and figure made it into the report: nothing was cut to fit.
@@ -67,5 +68,23 @@ func TestTextWidth(t *testing.T) {
 		if !strings.Contains(text, want) {
 			t.Errorf("%q missing from the report:\n%s", want, text)
 		}
+	}
+}
+
+// TestTextWidthOfALongPath: a file name longer than a line is cut from the left, the end of
+// the path kept, as the comparison's legend does (its first line was 152 columns wide), in
+// a report and in an error.
+func TestTextWidthOfALongPath(t *testing.T) {
+	long := "/" + strings.Repeat("d", 150) + "/turn-udp-call.pcap.gz"
+	r := handMade()
+	r.Captures[0].File = long
+	r.Captures = append(r.Captures, report.Capture{File: long, Error: "no such file or directory"})
+	var b strings.Builder
+	if err := Text(&b, r); err != nil {
+		t.Fatal(err)
+	}
+	textcheck.Width(t, b.String())
+	if !strings.Contains(b.String(), "dddd/turn-udp-call.pcap.gz  pcap") || !strings.Contains(b.String(), "…dddd") {
+		t.Errorf("the path's end is not kept:\n%s", b.String())
 	}
 }
