@@ -70,7 +70,8 @@ func cleanTCPFinding(client, peer netip.AddrPort, legs, dirs []string, wire int6
 // packets it held are no late_packets finding (TestLatenessAtTheSender).
 func TestTURN401ChallengeIsNoError(t *testing.T) {
 	c := analyze(t, pcapOf(t, callgen.ExampleTURNCall()), Options{})
-	if len(c.TURN.Errors) != 1 || c.TURN.Errors[0] != (report.TURNError{Code: 401, Count: 1}) {
+	if len(c.TURN.Errors) != 1 || c.TURN.Errors[0].Code != 401 || c.TURN.Errors[0].Count != 1 ||
+		!slices.Equal(c.TURN.Errors[0].Clients, []string{callgen.ExampleClient.String()}) {
 		t.Errorf("TURN errors %+v, want one 401", c.TURN.Errors)
 	}
 	var got []string
@@ -86,7 +87,9 @@ func TestTURN401ChallengeIsNoError(t *testing.T) {
 // turnErrors on reports built by hand: a 403 beside routine answers is the only error
 // stated; without a granted allocation the finding is bad, and with challenges only (401)
 // it says that what should have followed them is not in the capture, where it blamed the
-// 401s (an audit helper's capture: an authenticated Allocate left unanswered).
+// 401s (an audit helper's capture: an authenticated Allocate left unanswered). A refusal
+// whose client is known names it and its call (an oracle's TURN server of two calls, one
+// refused: the finding named neither).
 func TestTURNErrorFindings(t *testing.T) {
 	relayed := "203.0.113.7:50012"
 	for _, tc := range []struct {
@@ -105,11 +108,22 @@ func TestTURNErrorFindings(t *testing.T) {
 		{"never granted, refused", nil, []report.TURNError{{Code: 401, Count: 1}, {Code: 486, Count: 1}}, []report.Finding{{
 			Code: "turn_errors", Severity: "bad", Text: "No TURN allocation was granted: the server answered 401 Unauthorized (1×), 486 Allocation Quota Reached (1×).",
 			Legs: []string{}, Directions: []string{}, Figures: map[string]float64{"error_401": 1, "error_486": 1}}}},
+		{"a refusal of one call's client", &relayed, []report.TURNError{{Code: 403, Count: 1, Clients: []string{"10.0.0.2:41000"}}},
+			[]report.Finding{{Code: "turn_errors", Severity: "warn", Text: "The TURN server refused requests from 10.0.0.2:41000: 403 Forbidden (1×).",
+				Legs: []string{"l2"}, Directions: []string{}, Figures: map[string]float64{"error_403": 1}}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := &report.Capture{TURN: report.TURN{Errors: tc.errs, Allocations: []report.Allocation{
-				{Server: "203.0.113.7:3478", Client: "10.0.0.1:40000", Transport: "udp", Relayed: tc.relayed}}}}
-			checkFindingList(t, Findings(c), tc.want)
+				{Server: "203.0.113.7:3478", Client: "10.0.0.1:40000", Transport: "udp", Relayed: tc.relayed}}},
+				Legs: []report.Leg{{ID: "l1", Transport: "turn-udp", Client: "10.0.0.1:40000", Server: "203.0.113.7:3478"},
+					{ID: "l2", Transport: "turn-udp", Client: "10.0.0.2:41000", Server: "203.0.113.7:3478"}}}
+			got := []report.Finding{}
+			for _, f := range Findings(c) {
+				if f.Code == report.FindingTURNErrors {
+					got = append(got, f)
+				}
+			}
+			checkFindingList(t, got, tc.want)
 		})
 	}
 }

@@ -138,12 +138,17 @@ func (f *finder) turnErrors() {
 		granted = granted || a.Relayed != nil
 	}
 	failedAll := len(f.c.TURN.Allocations) > 0 && !granted
-	var errs []string
+	var errs, clients []string
 	figs := map[string]float64{}
 	routine := true // every error said is routine: the cause is what did not follow them
 	for _, e := range f.c.TURN.Errors {
 		if e.Count == 0 || report.TURNErrorRoutine(e.Code) && !failedAll {
 			continue
+		}
+		for _, c := range e.Clients {
+			if !slices.Contains(clients, c) {
+				clients = append(clients, c)
+			}
 		}
 		routine = routine && report.TURNErrorRoutine(e.Code)
 		figs[fmt.Sprintf("error_%d", e.Code)] = float64(e.Count)
@@ -153,17 +158,31 @@ func (f *finder) turnErrors() {
 		}
 		errs = append(errs, fmt.Sprintf("%s (%d×)", s, e.Count))
 	}
+	// The calls refused, by their clients: their legs, and in the sentence (at a TURN
+	// server, which of its calls).
+	slices.Sort(clients)
+	var legs []string
+	for _, l := range f.c.Legs {
+		if slices.Contains(clients, l.Client) {
+			legs = append(legs, l.ID)
+		}
+	}
+	legs = f.callLegs(legs...)
+	to, from := "", ""
+	if len(clients) > 0 {
+		to, from = " to "+strings.Join(clients, ", "), " from "+strings.Join(clients, ", ")
+	}
 	switch {
 	case failedAll && len(errs) > 0 && routine:
 		// A 401 is the challenge a client answers with its credentials: not why nothing
 		// was granted, but the last thing the capture shows.
-		f.add(report.FindingTURNErrors, report.SeverityBad, nil, nil, figs,
-			fmt.Sprintf("No TURN allocation was granted in the capture: the server answered only %s, which a client answers with a new request; that request, or its answer, is not in the capture.", strings.Join(errs, ", ")))
+		f.add(report.FindingTURNErrors, report.SeverityBad, legs, nil, figs,
+			fmt.Sprintf("No TURN allocation was granted%s in the capture: the server answered only %s, which a client answers with a new request; that request, or its answer, is not in the capture.", to, strings.Join(errs, ", ")))
 	case failedAll && len(errs) > 0:
-		f.add(report.FindingTURNErrors, report.SeverityBad, nil, nil, figs,
-			fmt.Sprintf("No TURN allocation was granted: the server answered %s.", strings.Join(errs, ", ")))
+		f.add(report.FindingTURNErrors, report.SeverityBad, legs, nil, figs,
+			fmt.Sprintf("No TURN allocation was granted%s: the server answered %s.", to, strings.Join(errs, ", ")))
 	case len(errs) > 0:
-		f.add(report.FindingTURNErrors, report.SeverityWarn, nil, nil, figs,
-			fmt.Sprintf("The TURN server refused requests: %s.", strings.Join(errs, ", ")))
+		f.add(report.FindingTURNErrors, report.SeverityWarn, legs, nil, figs,
+			fmt.Sprintf("The TURN server refused requests%s: %s.", from, strings.Join(errs, ", ")))
 	}
 }

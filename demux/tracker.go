@@ -113,6 +113,8 @@ type Tracker struct {
 	order   []*allocation // by first seen
 	servers map[netip.AddrPort]struct{}
 	errors  map[int]int64
+	// errClients are the clients each error code was sent to (maxErrorClients at most).
+	errClients map[int][]netip.AddrPort
 	// refused holds the transactions of the last error responses: a request sent again
 	// (STUN over UDP retransmits) and answered again is one refusal, counted once.
 	refused  [refusedRing][stun.TransactionIDSize]byte
@@ -127,12 +129,13 @@ type Tracker struct {
 // NewTracker returns a Tracker with no state.
 func NewTracker() *Tracker {
 	return &Tracker{
-		ufrags:    make(map[string]struct{}),
-		nominated: make(map[[2]netip.AddrPort]struct{}),
-		pending:   make(map[[stun.TransactionIDSize]byte]uint64),
-		allocs:    make(map[flowKey]*allocation),
-		servers:   make(map[netip.AddrPort]struct{}),
-		errors:    make(map[int]int64),
+		ufrags:     make(map[string]struct{}),
+		nominated:  make(map[[2]netip.AddrPort]struct{}),
+		pending:    make(map[[stun.TransactionIDSize]byte]uint64),
+		allocs:     make(map[flowKey]*allocation),
+		servers:    make(map[netip.AddrPort]struct{}),
+		errors:     make(map[int]int64),
+		errClients: make(map[int][]netip.AddrPort),
 	}
 }
 
@@ -260,6 +263,9 @@ func (t *Tracker) response(m *transport.Message, success bool) {
 	if !success {
 		if code := getErrorCode(&t.msg); code > 0 && !t.refusedBefore(id) {
 			t.errors[code]++
+			if c := t.errClients[code]; len(c) < maxErrorClients && !slices.Contains(c, m.Dst) {
+				t.errClients[code] = append(c, m.Dst)
+			}
 		}
 	}
 	if m.Via != transport.Direct {

@@ -314,6 +314,9 @@ func (t *Tracker) takeBack(a *allocation) {
 	}
 }
 
+// maxErrorClients bounds the clients remembered per TURN error code.
+const maxErrorClients = 16
+
 // IsTURNServer reports whether ap is the server end of an allocation seen so far: the
 // destination of an Allocate (or of another TURN request, Send indication, or the source of a
 // TURN response or Data indication, for an allocation whose Allocate the capture missed).
@@ -434,7 +437,12 @@ func (t *Tracker) TURN() report.TURN {
 		r.Allocations = append(r.Allocations, ra)
 	}
 	for code, n := range t.errors {
-		r.Errors = append(r.Errors, report.TURNError{Code: code, Count: n})
+		e := report.TURNError{Code: code, Count: n, Clients: []string{}}
+		for _, c := range t.errClients[code] {
+			e.Clients = append(e.Clients, c.String())
+		}
+		slices.Sort(e.Clients)
+		r.Errors = append(r.Errors, e)
 	}
 	slices.SortFunc(r.Errors, func(x, y report.TURNError) int { return cmp.Compare(x.Code, y.Code) })
 	return r

@@ -79,7 +79,7 @@ func TestTURNAllocation(t *testing.T) {
 			Relayed: ptr(relayed), LifetimeS: ptr(0.0), Permissions: 1, // deleted: no lifetime left
 			Channels: []report.Channel{{Number: 0x4000, Peer: bob}},
 		}},
-		Errors: []report.TURNError{{Code: 401, Count: 1}, {Code: 403, Count: 1}},
+		Errors: []report.TURNError{{Code: 401, Count: 1, Clients: []string{client}}, {Code: 403, Count: 1, Clients: []string{client}}},
 	}
 	if d := cmp.Diff(want, tr.TURN()); d != "" {
 		t.Errorf("TURN() mismatch (-want +got):\n%s", d)
@@ -132,7 +132,7 @@ func TestTURNErrorsByTransaction(t *testing.T) {
 		return udp(build(t, stun.MethodAllocate, stun.ClassErrorResponse, id, stun.CodeUnauthorized), server, client, at)
 	}
 	feedSTUN(t, tr, req(1, 0), req(1, 500), refusal(1, 510), refusal(1, 520), req(2, 1000), refusal(2, 1010))
-	if d := cmp.Diff([]report.TURNError{{Code: 401, Count: 2}}, tr.TURN().Errors); d != "" {
+	if d := cmp.Diff([]report.TURNError{{Code: 401, Count: 2, Clients: []string{client}}}, tr.TURN().Errors); d != "" {
 		t.Errorf("errors (-want +got):\n%s", d)
 	}
 }
@@ -210,7 +210,7 @@ func TestTURNProvisionalChannel(t *testing.T) {
 			Permissions: 1,
 			Channels:    []report.Channel{{Number: 0x4001, Peer: bob}},
 		}},
-		Errors: []report.TURNError{{Code: 400, Count: 1}},
+		Errors: []report.TURNError{{Code: 400, Count: 1, Clients: []string{client}}},
 	}
 	if d := cmp.Diff(want, tr.TURN()); d != "" {
 		t.Errorf("TURN() mismatch (-want +got):\n%s", d)

@@ -47,4 +47,7 @@ type Channel struct {
 type TURNError struct {
 	Code  int   `json:"code"`
 	Count int64 `json:"count"`
+	// Clients are the transport addresses the server sent this code to (at most
+	// demux.maxErrorClients), so that a finding names the calls it refused.
+	Clients []string `json:"clients"`
 }
