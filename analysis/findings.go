@@ -215,10 +215,10 @@ func (f *finder) directions() {
 		if d.Loss.DroppedBeforeTCP != nil {
 			dropped = *d.Loss.DroppedBeforeTCP
 		}
-		// At a TURN server over UDP both ways, a call direction's loss is said once; over TCP a
-		// gap in the client's leg is no network loss (dropped_before_tcp, below).
-		relay := d.Relay != nil && f.hasCounterpart(d.ID) && !f.overTCP(legs)
-		counterpart := f.relayed[d.ID] != nil && !f.overTCP(legs)
+		// At a TURN server, a call direction's loss is said once, by the direction with the
+		// relay's figures (relayLoss), not again by the other leg's.
+		relay := d.Relay != nil && f.hasCounterpart(d.ID)
+		counterpart := f.relayed[d.ID] != nil
 		if relay {
 			f.relayLoss(d, legs)
 		} else if lost := f.networkLoss(d); !counterpart && d.Loss.Pct != nil && lost > 0 && d.Loss.Expected > 0 {
@@ -237,10 +237,22 @@ func (f *finder) directions() {
 			}
 			f.add(report.FindingRTPLoss, grade(pct, lossWarnPct, lossBadPct), legs, dirs, figs, text+".")
 		}
-		if n := dropped; n > 0 {
+		// At a TURN server both legs say which end dropped them: the client on its way up,
+		// the server on its way down; of the gaps on the client's leg on the way down, those
+		// the relay never received are the peer leg's loss, said by rtp_loss (relayLoss).
+		who, n := "the sender or relay", dropped
+		if d.Relay != nil {
+			who = "the TURN server"
+			if l := f.legByID[d.Legs[0]]; l != nil && l.Client == d.From {
+				who = "the client"
+			} else {
+				n = min(n, d.Relay.LostAfterRelay)
+			}
+		}
+		if n > 0 {
 			f.add(report.FindingDroppedBeforeTCP, report.SeverityWarn, legs, dirs, map[string]float64{"dropped_before_tcp": float64(n)},
-				fmt.Sprintf("%s: %s never entered the TCP connection (a gap in RTP sequence numbers where TCP lost nothing): the sender or relay dropped them when its TCP send buffer was full.",
-					name, count(n, "RTP packet", "RTP packets")))
+				fmt.Sprintf("%s: %s never entered the TCP connection (a gap in RTP sequence numbers where TCP lost nothing): %s dropped them when its TCP send buffer was full.",
+					name, count(n, "RTP packet", "RTP packets"), who))
 		}
 		if did, t90, ok := f.slowRamp(d); ok && !absorbed && !fwd {
 			figs := map[string]float64{"ramp_target_kbps": d.Ramp.TargetKbps}

@@ -316,8 +316,12 @@ func TestFindingsNameTheirCall(t *testing.T) {
 		Legs: []string{"l2", "l5"}, Directions: []string{"d8", "d11"},
 		Figures: map[string]float64{"tcp_retransmitted_pct": 0.641, "retransmitted_bytes": 2492, "late_packets": 32,
 			"late_pct": 5.333, "hol_blocked": 28, "avoidable_overhead_pct": 8.035}}
-	loss := report.Finding{Code: "rtp_loss", Severity: "warn", Text: "203.0.113.7:50014 -> " + p1.String() + ": 3 of 150 media packets were lost (2.0%).",
-		Legs: []string{"l2", "l5"}, Directions: []string{"d5"}, Figures: map[string]float64{"lost": 3, "expected": 150, "loss_pct": 2}}
+	// The relay dropped them: said once, of the call direction from its client, with both
+	// legs' directions (before, of the relayed address's direction only).
+	loss := report.Finding{Code: "rtp_loss", Severity: "warn", Text: c1.String() + " -> " + p1.String() +
+		" through the relay: 3 of 150 media packets were lost (2.0%): 3 that reached it and never left it.",
+		Legs: []string{"l2", "l5"}, Directions: []string{"d5", "d8"},
+		Figures: map[string]float64{"lost": 3, "expected": 150, "loss_pct": 2, "lost_before_relay": 0, "lost_after_relay": 3}}
 	checkFindingList(t, c.Findings, []report.Finding{bad, loss,
 		cleanTCPFinding(c0, p0, []string{"l1", "l4"}, []string{"d7", "d10"}, wire("d7", "d10")),
 		cleanTCPFinding(c2, p2, []string{"l3", "l6"}, []string{"d9", "d12"}, wire("d9", "d12"))})

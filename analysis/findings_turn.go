@@ -88,37 +88,54 @@ func (f *finder) overTCP(legs []string) bool {
 
 // relayLoss states the loss of one call direction through a TURN relay whose two legs the
 // capture holds (a TURN server's): once, as the packets lost before the relay (never
-// reached it) and after it (reached it, never left it), with both legs' directions.
+// reached it) and after it (reached it, never left it), with both legs' directions. Where
+// the client's leg is TCP, the packets that never entered it are dropped_before_tcp's, said
+// apart: those the client's sender dropped (before the relay, on the way up) and those the
+// relay dropped when its TCP send buffer was full (after it, on the way down).
 func (f *finder) relayLoss(d *report.Direction, legs []string) {
 	r := d.Relay
-	lost := r.LostBeforeRelay + r.LostAfterRelay
-	dirs := []string{d.ID}
-	expected := d.Loss.Expected
-	for id, rd := range f.relayed {
-		if rd.ID == d.ID {
-			dirs = append(dirs, id)
+	before, after := r.LostBeforeRelay, r.LostAfterRelay
+	l := f.legByID[d.Legs[0]]
+	up := l != nil && l.Client == d.From // from the client: d is the relay's way in
+	if f.overTCP(d.Legs) {
+		if up {
+			before = 0
+		} else {
+			after = 0
 		}
 	}
-	slices.Sort(dirs)
-	for _, id := range dirs {
+	lost := before + after
+	// Of the packets that left the relay's way out: on the peer's leg on the way up (the
+	// other direction), on the client's on the way down (d).
+	dirs := []string{d.ID}
+	var expected int64
+	if !up {
+		expected = d.Loss.Expected
+	}
+	for id, rd := range f.relayed {
+		if rd.ID != d.ID {
+			continue
+		}
+		dirs = append(dirs, id)
 		for i := range f.c.Directions {
-			if e := &f.c.Directions[i]; e.ID == id {
+			if e := &f.c.Directions[i]; e.ID == id && up {
 				expected = max(expected, e.Loss.Expected)
 			}
 		}
 	}
+	slices.Sort(dirs)
 	if lost <= 0 || expected <= 0 {
 		return
 	}
 	pct := 100 * float64(lost) / float64(expected)
 	figs := map[string]float64{"lost": float64(lost), "expected": float64(expected), "loss_pct": numfmt.Round(pct, 3),
-		"lost_before_relay": float64(r.LostBeforeRelay), "lost_after_relay": float64(r.LostAfterRelay)}
+		"lost_before_relay": float64(before), "lost_after_relay": float64(after)}
 	var where []string
-	if r.LostBeforeRelay > 0 {
-		where = append(where, fmt.Sprintf("%s before the relay", thousands(r.LostBeforeRelay)))
+	if before > 0 {
+		where = append(where, fmt.Sprintf("%s before the relay", thousands(before)))
 	}
-	if r.LostAfterRelay > 0 {
-		where = append(where, fmt.Sprintf("%s that reached it and never left it", thousands(r.LostAfterRelay)))
+	if after > 0 {
+		where = append(where, fmt.Sprintf("%s that reached it and never left it", thousands(after)))
 	}
 	verb := "were"
 	if lost == 1 {

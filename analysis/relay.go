@@ -69,7 +69,7 @@ const (
 	relayWindow     = int64(2e9) // 2 s of capture time
 	earlyPackets    = 64
 	earlyLimit      = 4096
-	maxRelaySSRCs   = 64 // SSRCs a direction counts egress-only packets of
+	maxRelaySSRCs   = 64 // SSRCs a direction counts egress-only, forwarded and lost-after packets of
 )
 
 // Flow relay states.
@@ -111,11 +111,15 @@ type relayEntry struct {
 
 // relayDir matches one call direction's packets across the two legs.
 type relayDir struct {
-	pending    map[uint64]relayEntry
-	ring       [maxRelayPending]relaySlot // pending keys in order of arrival
-	head, n    int
-	matched    int64
-	lostAfter  int64
+	pending map[uint64]relayEntry
+	ring    [maxRelayPending]relaySlot // pending keys in order of arrival
+	head, n int
+	matched int64
+	// lostAfter, by SSRC: packets that reached the relay and never left it; forwarded, the
+	// SSRCs of which the relay sent some packet on. A stream none of whose packets the
+	// capture saw leave was not forwarded where the capture looks, not lost there.
+	lostAfter  map[uint32]int64
+	forwarded  map[uint32]bool
 	egressOnly map[uint32]int64 // by SSRC, packets the relay sent on whose ingress copy the capture missed
 	lat        quantile.Hist
 	ingress    rtpflow.Path // the ingress leg's stream path
@@ -293,6 +297,12 @@ func (r *relayTracker) record(k dirKey, path rtpflow.Path, key uint64, t int64, 
 			in, out = t, e.t
 		}
 		d.matched++
+		if ssrc := uint32(key >> 16); !d.forwarded[ssrc] && len(d.forwarded) < maxRelaySSRCs {
+			if d.forwarded == nil {
+				d.forwarded = map[uint32]bool{}
+			}
+			d.forwarded[ssrc] = true
+		}
 		d.lat.Record(float64(max(out-in, 0)) / 1e6)
 		delete(d.pending, key)
 		return
@@ -336,7 +346,12 @@ func (d *relayDir) evict() {
 		switch {
 		case e.t < d.from: // its other copy may have gone unrecorded
 		case e.ingress:
-			d.lostAfter++
+			if d.lostAfter == nil {
+				d.lostAfter = map[uint32]int64{}
+			}
+			if ssrc := uint32(x.key >> 16); d.lostAfter[ssrc] > 0 || len(d.lostAfter) < maxRelaySSRCs {
+				d.lostAfter[ssrc]++
+			}
 		default:
 			if d.egressOnly == nil {
 				d.egressOnly = map[uint32]int64{}
@@ -361,7 +376,12 @@ func (r *relayTracker) relays(streams []*rtpflow.Stream, t0 int64) map[dirKey]*r
 		for d.n > 0 {
 			d.evict()
 		}
-		rel := &report.Relay{Matched: d.matched, LostAfterRelay: d.lostAfter}
+		rel := &report.Relay{Matched: d.matched}
+		for ssrc, n := range d.lostAfter {
+			if d.forwarded[ssrc] {
+				rel.LostAfterRelay += n
+			}
+		}
 		if d.lat.N() > 0 {
 			rel.LatencyMS = d.lat.Summary()
 		}

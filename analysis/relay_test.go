@@ -331,6 +331,29 @@ func TestRelayOverTCP(t *testing.T) {
 			if d := cmp.Diff(wantLegs, c.Legs); d != "" {
 				t.Errorf("legs (-want +got):\n%s", d)
 			}
+			// Loss, once per call direction, by where it happened: up, the client's 30 and 31
+			// never entered its connection (dropped before TCP, by the client), 50 and 98
+			// reached the relay and never left it; down, 7, 8 and 60 never reached the relay,
+			// 20, 45, 80 and 81 never entered the connection (by the server; the client's leg
+			// misses 7, but 3 of them never reached the server). Before, the peer leg's
+			// direction said up's 4 as network loss, and down's 7 were all the relay's.
+			var got []string
+			for _, f := range c.Findings {
+				if f.Code == report.FindingRTPLoss || f.Code == report.FindingDroppedBeforeTCP {
+					got = append(got, f.Text)
+				}
+			}
+			wantF := []string{
+				tcpClient.String() + " -> " + bob.String() + " through the relay: 2 of 100 media packets were lost (2.0%): 2 that reached it and never left it.",
+				tcpClient.String() + " -> " + bob.String() + ": 2 RTP packets never entered the TCP connection (a gap in RTP sequence numbers where TCP lost nothing): the client dropped them when its TCP send buffer was full.",
+				bob.String() + " -> " + tcpClient.String() + " through the relay: 3 of 100 media packets were lost (3.0%): 3 before the relay.",
+				bob.String() + " -> " + tcpClient.String() + ": 4 RTP packets never entered the TCP connection (a gap in RTP sequence numbers where TCP lost nothing): the TURN server dropped them when its TCP send buffer was full.",
+			}
+			slices.Sort(got)
+			slices.Sort(wantF)
+			if d := cmp.Diff(wantF, got); d != "" {
+				t.Errorf("loss findings (-want +got):\n%s", d)
+			}
 		})
 	}
 }
