@@ -91,7 +91,7 @@ func newFinder(c *report.Capture) *finder {
 		f.streams[c.Streams[i].ID] = &c.Streams[i]
 	}
 	f.forwarded = forwardedDirections(c)
-	f.relayed = relayCounterparts(c)
+	f.relayed = f.relayCounterparts()
 	return f
 }
 

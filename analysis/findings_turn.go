@@ -14,8 +14,13 @@ import (
 // said once, on the way in, and a call direction's loss once, split by where it happened.
 
 // relayCounterparts maps each direction that carries the same media (an SSRC) on another
-// leg than a direction with relay figures to that direction.
-func relayCounterparts(c *report.Capture) map[string]*report.Direction {
+// leg of the same call than a direction with relay figures to that direction (two calls may
+// carry the same SSRCs).
+func (f *finder) relayCounterparts() map[string]*report.Direction {
+	c := f.c
+	sameCall := func(a, b []string) bool {
+		return len(a) > 0 && len(b) > 0 && f.call[a[0]] == f.call[b[0]]
+	}
 	out := map[string]*report.Direction{}
 	ssrcs := map[string][]string{} // direction ID → its streams' SSRCs
 	for _, s := range c.Streams {
@@ -28,7 +33,8 @@ func relayCounterparts(c *report.Capture) map[string]*report.Direction {
 		}
 		for j := range c.Directions {
 			e := &c.Directions[j]
-			if e.ID == d.ID || e.Relay != nil || slices.ContainsFunc(e.Legs, func(l string) bool { return slices.Contains(d.Legs, l) }) {
+			if e.ID == d.ID || e.Relay != nil || !sameCall(e.Legs, d.Legs) ||
+				slices.ContainsFunc(e.Legs, func(l string) bool { return slices.Contains(d.Legs, l) }) {
 				continue
 			}
 			if slices.ContainsFunc(ssrcs[e.ID], func(s string) bool { return slices.Contains(ssrcs[d.ID], s) }) {
