@@ -48,6 +48,6 @@ type TURNError struct {
 	Code  int   `json:"code"`
 	Count int64 `json:"count"`
 	// Clients are the transport addresses the server sent this code to (at most
-	// demux.maxErrorClients), so that a finding names the calls it refused.
+	// 16), so that a finding names the calls it refused.
 	Clients []string `json:"clients"`
 }
