@@ -2,37 +2,65 @@ package tcpframe
 
 // ackRing remembers when the peer's cumulative ACK advanced, so that a message framed or
 // emitted later still finds the first ACK that covered it. Old entries are overwritten.
-// Offsets increase from entry to entry.
+// Offsets increase from entry to entry. Its storage grows as entries come (ringStart,
+// doubling to ackRingSize): a connection that carries nothing (a SYN) holds none, where
+// its fixed arrays made every connection cost 41 KB.
 type ackRing struct {
-	off, t [ackRingSize]int64
-	pushed int // entries ever pushed: the newest is pushed-1, the oldest pushed-n
+	off, t []int64 // a power of two long; entry number k at k & (len-1)
+	pushed int     // entries ever pushed: the newest is pushed-1, the oldest pushed-n
 	n      int
 	cur    int // where the last lookup ended (an entry number like pushed)
 }
 
-const ackRingSize = 256
+const (
+	ackRingSize = 256
+	ringStart   = 8 // entries a ring starts with
+)
 
 func (r *ackRing) push(off, t int64) {
-	i := r.pushed % ackRingSize
+	if r.n == len(r.off) && len(r.off) < ackRingSize {
+		r.grow()
+	}
+	i := r.pushed & (len(r.off) - 1)
 	r.pushed++
-	r.n = min(r.n+1, ackRingSize)
+	r.n = min(r.n+1, len(r.off))
 	r.off[i], r.t[i] = off, t
+}
+
+// grow doubles the storage, each entry moving to its number's place in the larger one.
+func (r *ackRing) grow() {
+	size := max(ringStart, 2*len(r.off))
+	off, t := make([]int64, size), make([]int64, size)
+	for k := r.pushed - r.n; k < r.pushed; k++ {
+		off[k&(size-1)], t[k&(size-1)] = r.at(k)
+	}
+	r.off, r.t = off, t
+}
+
+// at returns entry number k.
+func (r *ackRing) at(k int) (off, t int64) {
+	i := k & (len(r.off) - 1)
+	return r.off[i], r.t[i]
 }
 
 // firstCovering returns the time of the first remembered ACK at or beyond off. Messages are
 // looked up in stream order, so the search walks on from where the last one ended: amortised
 // O(1) per ACK instead of a binary search per message. A lookup behind the last one searches.
 func (r *ackRing) firstCovering(off int64) (int64, bool) {
-	if r.n == 0 || r.off[(r.pushed-1)%ackRingSize] < off {
+	if r.n == 0 {
+		return 0, false
+	}
+	mask := len(r.off) - 1
+	if r.off[(r.pushed-1)&mask] < off {
 		return 0, false
 	}
 	oldest := r.pushed - r.n
 	c := max(r.cur, oldest)
-	if c > oldest && r.off[(c-1)%ackRingSize] >= off {
+	if c > oldest && r.off[(c-1)&mask] >= off {
 		lo, hi := oldest, c-1
 		for lo < hi {
 			m := int(uint(lo+hi) >> 1)
-			if r.off[m%ackRingSize] < off {
+			if r.off[m&mask] < off {
 				lo = m + 1
 			} else {
 				hi = m
@@ -40,41 +68,54 @@ func (r *ackRing) firstCovering(off int64) (int64, bool) {
 		}
 		c = lo
 	}
-	for r.off[c%ackRingSize] < off {
+	for r.off[c&mask] < off {
 		c++
 	}
 	r.cur = c
-	return r.t[c%ackRingSize], true
+	return r.t[c&mask], true
 }
 
 // sentRing remembers the data segments not yet acknowledged, for RTT samples: a sample is the
 // delay from a segment to the first ACK that ends exactly at its end, skipping segments whose
-// bytes were sent more than once (Karn's rule). When full, the oldest is forgotten.
+// bytes were sent more than once (Karn's rule). When full, the oldest is forgotten. Its
+// storage grows as ackRing's does, to sentRingSize.
 type sentRing struct {
-	start, end, t [sentRingSize]int64
-	retx          [sentRingSize]bool
-	first         int
-	n             int
+	seg   []sentSeg // a power of two long; the oldest at first
+	first int
+	n     int
+}
+
+type sentSeg struct {
+	start, end, t int64
+	retx          bool
 }
 
 const sentRingSize = 512
 
 func (r *sentRing) push(start, end, t int64, retx bool) {
-	i := (r.first + r.n) % sentRingSize
-	if r.n == sentRingSize {
-		r.first = (r.first + 1) % sentRingSize
+	if r.n == len(r.seg) && len(r.seg) < sentRingSize {
+		seg := make([]sentSeg, max(ringStart, 2*len(r.seg)))
+		for k := 0; k < r.n; k++ {
+			seg[k] = r.seg[(r.first+k)&(len(r.seg)-1)]
+		}
+		r.seg, r.first = seg, 0
+	}
+	mask := len(r.seg) - 1
+	i := (r.first + r.n) & mask
+	if r.n == len(r.seg) {
+		r.first = (r.first + 1) & mask
 	} else {
 		r.n++
 	}
-	r.start[i], r.end[i], r.t[i], r.retx[i] = start, end, t, retx
+	r.seg[i] = sentSeg{start, end, t, retx}
 }
 
 // markRetx marks the remembered segments that overlap [s, e) as sent more than once.
 func (r *sentRing) markRetx(s, e int64) {
 	for k := 0; k < r.n; k++ {
-		i := (r.first + k) % sentRingSize
-		if r.end[i] > s && r.start[i] < e {
-			r.retx[i] = true
+		g := &r.seg[(r.first+k)&(len(r.seg)-1)]
+		if g.end > s && g.start < e {
+			g.retx = true
 		}
 	}
 }
@@ -83,14 +124,14 @@ func (r *sentRing) markRetx(s, e int64) {
 // ack, if any.
 func (r *sentRing) ack(a, t int64) (sample int64, ok bool) {
 	for r.n > 0 {
-		i := r.first
-		if r.end[i] > a {
+		g := &r.seg[r.first]
+		if g.end > a {
 			break
 		}
-		if r.end[i] == a && !r.retx[i] {
-			sample, ok = t-r.t[i], true
+		if g.end == a && !g.retx {
+			sample, ok = t-g.t, true
 		}
-		r.first = (r.first + 1) % sentRingSize
+		r.first = (r.first + 1) & (len(r.seg) - 1)
 		r.n--
 	}
 	return sample, ok

@@ -37,3 +37,48 @@ func TestAckRingFirstCovering(t *testing.T) {
 		}
 	}
 }
+
+// TestRingsGrow: the rings start empty and grow to their bound as entries come, each entry
+// found where its number puts it: 300 ACKs (offsets 10, 20, …, 3000 at times 1…300) leave
+// the newest 256, and 600 segments leave the newest 512 (the 88 first forgotten).
+func TestRingsGrow(t *testing.T) {
+	var a ackRing
+	if _, ok := a.firstCovering(0); ok || len(a.off) != 0 {
+		t.Fatalf("empty ring: found an ACK, or holds %d entries", len(a.off))
+	}
+	for i := int64(1); i <= 300; i++ {
+		a.push(10*i, i)
+		// A lookup at each size, in stream order as messages are.
+		if at, ok := a.firstCovering(10*i - 5); !ok || at != i {
+			t.Fatalf("after %d pushes: first covering %d at %d %v, want %d", i, 10*i-5, at, ok, i)
+		}
+	}
+	if len(a.off) != ackRingSize || a.n != ackRingSize {
+		t.Fatalf("%d entries held of %d, want %d", a.n, len(a.off), ackRingSize)
+	}
+	// The oldest remembered is ACK 45 (offset 450); a lookup behind the last one searches.
+	for _, c := range []struct{ off, want int64 }{{441, 45}, {450, 45}, {451, 46}, {2995, 300}} {
+		if at, ok := a.firstCovering(c.off); !ok || at != c.want {
+			t.Errorf("first covering %d: %d %v, want %d", c.off, at, ok, c.want)
+		}
+	}
+	if _, ok := a.firstCovering(3001); ok {
+		t.Error("an ACK beyond the newest was found")
+	}
+
+	var s sentRing
+	for i := int64(0); i < 600; i++ {
+		s.push(100*i, 100*i+100, i, i == 590)
+	}
+	if len(s.seg) != sentRingSize || s.n != sentRingSize {
+		t.Fatalf("%d segments held of %d, want %d", s.n, len(s.seg), sentRingSize)
+	}
+	// The ACK of segment 200's end forgets 88…200 and samples 200 (sent at 200, acked at 1000).
+	if smp, ok := s.ack(20100, 1000); !ok || smp != 800 || s.n != 600-201 {
+		t.Errorf("ack 20100: sample %d %v, %d held; want 800, 399 held", smp, ok, s.n)
+	}
+	// Segment 590 was sent twice: Karn's rule takes no sample of it.
+	if _, ok := s.ack(59100, 2000); ok {
+		t.Error("a retransmitted segment gave a sample")
+	}
+}
