@@ -139,32 +139,40 @@ func (r *sentRing) ack(a, t int64) (sample int64, ok bool) {
 
 // retxRing remembers recent retransmitted ranges, and when they were seen, so that a later
 // D-SACK (RFC 2883) can mark them spurious and a message can tell whether it waited behind
-// one.
+// one. It holds what was pushed, up to retxRingSize (nothing for a connection that never
+// retransmits); then each push overwrites the oldest, at next.
 type retxRing struct {
-	start, end, t [retxRingSize]int64
-	spurious      [retxRingSize]bool
-	next, n       int
+	r    []retxRange
+	next int
+}
+
+type retxRange struct {
+	start, end, t int64
+	spurious      bool
 }
 
 const retxRingSize = 32
 
 func (r *retxRing) push(s, e, t int64, spurious bool) {
-	r.start[r.next], r.end[r.next], r.t[r.next], r.spurious[r.next] = s, e, t, spurious
-	r.next = (r.next + 1) % retxRingSize
-	if r.n < retxRingSize {
-		r.n++
+	x := retxRange{s, e, t, spurious}
+	if len(r.r) < retxRingSize {
+		r.r = append(r.r, x)
+		return
 	}
+	r.r[r.next] = x
+	r.next = (r.next + 1) % retxRingSize
 }
 
 // dsack returns the retransmitted bytes in [l, h) not yet counted spurious, and marks them.
 func (r *retxRing) dsack(l, h int64) int64 {
 	var n int64
-	for i := 0; i < r.n; i++ {
-		if r.spurious[i] || r.end[i] <= l || r.start[i] >= h {
+	for i := range r.r {
+		x := &r.r[i]
+		if x.spurious || x.end <= l || x.start >= h {
 			continue
 		}
-		n += min(h, r.end[i]) - max(l, r.start[i])
-		r.spurious[i] = true
+		n += min(h, x.end) - max(l, x.start)
+		x.spurious = true
 	}
 	return n
 }
@@ -174,10 +182,10 @@ func (r *retxRing) dsack(l, h int64) int64 {
 // for it (head-of-line blocking). When the ring has forgotten ranges seen since first, it
 // answers yes: those many retransmissions are the likelier cause.
 func (r *retxRing) heldBehind(first, now, start int64) bool {
-	for i := range r.n {
-		if r.start[i] < start && r.t[i] >= first && r.t[i] <= now {
+	for _, x := range r.r {
+		if x.start < start && x.t >= first && x.t <= now {
 			return true
 		}
 	}
-	return r.n == retxRingSize && r.t[r.next] > first
+	return len(r.r) == retxRingSize && r.r[r.next].t > first
 }

@@ -82,3 +82,32 @@ func TestRingsGrow(t *testing.T) {
 		t.Error("a retransmitted segment gave a sample")
 	}
 }
+
+// TestRetxRingWraps: 40 retransmitted ranges [100i, 100i+50) seen at times i: the ring holds
+// the newest 32 (8 to 39). A message from byte 3950 first seen at 35 waited behind range 35;
+// one first seen after the last range, behind none; one first seen at 2, whose ranges since
+// were partly forgotten, is taken to have waited. A D-SACK over ranges 10-11 marks 100
+// bytes spurious once.
+func TestRetxRingWraps(t *testing.T) {
+	var r retxRing
+	for i := int64(0); i < 40; i++ {
+		r.push(100*i, 100*i+50, i, false)
+	}
+	if len(r.r) != retxRingSize {
+		t.Fatalf("%d ranges held, want %d", len(r.r), retxRingSize)
+	}
+	for _, c := range []struct {
+		first, start int64
+		want         bool
+	}{{35, 3950, true}, {35, 3500, false}, {40, 3950, false}, {2, 100, true}} {
+		if got := r.heldBehind(c.first, 40, c.start); got != c.want {
+			t.Errorf("heldBehind(first %d, start %d) = %v, want %v", c.first, c.start, got, c.want)
+		}
+	}
+	if n := r.dsack(1000, 1200); n != 100 {
+		t.Errorf("dsack: %d bytes, want 100", n)
+	}
+	if n := r.dsack(1000, 1200); n != 0 {
+		t.Errorf("dsack again: %d bytes, want 0", n)
+	}
+}
