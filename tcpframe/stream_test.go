@@ -432,3 +432,23 @@ func TestIsTextLine(t *testing.T) {
 		}
 	}
 }
+
+// TestNoStallPastAStaleWindow: a capture of one direction after the handshake: the client
+// sends 100 frames of 1,200 bytes every 10 ms, 120,000 bytes, past the 65,535 bytes the
+// handshake's window allowed, whose ACKs the capture missed. A sender never sends beyond
+// the receiver's window: the window seen is stale, and no stall is counted. Before, a stall
+// began as the bytes neared the stale edge ("the receiver's window filled once").
+func TestNoStallPastAStaleWindow(t *testing.T) {
+	f := newFeeder(t, Config{})
+	f.handshake(0, ms(1), ms(2), 1000, 5000)
+	seq := uint32(1001)
+	for i := range 100 {
+		fr := channelData(0x4000, 1196, true, byte(i))
+		f.send(seg(ms(float64(10+10*i)), true, fACK|fPSH, seq, 5001, fr))
+		seq += uint32(len(fr))
+	}
+	f.close()
+	if s := f.c.Summary().AToB.WindowStalls; s.Count != 0 {
+		t.Errorf("window stalls %+v, want none", s)
+	}
+}

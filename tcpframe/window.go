@@ -97,11 +97,16 @@ func (d *dir) dataSent(pl, t int64) {
 }
 
 // stallCheck starts or ends a stall at t from the receiver's last window and the highest
-// byte sent.
+// byte sent. Bytes sent beyond the window's right edge (more than a zero-window probe's
+// one) say that the window seen is stale, the ACKs that opened it missed by the capture (a
+// capture of one direction): no stall, where one lasted to the end of such a capture.
 func (d *dir) stallCheck(t int64) {
 	w := &d.rw
-	full := w.zero || w.edgeOK && w.maxSeg > 0 && w.edge-d.st.highest < w.maxSeg
+	stale := w.edgeOK && d.st.highest > w.edge+1
+	full := !stale && (w.zero || w.edgeOK && w.maxSeg > 0 && w.edge-d.st.highest < w.maxSeg)
 	switch {
+	case stale && w.on:
+		w.on = false // the window it seemed to fill was not the receiver's last
 	case full && !w.on:
 		w.on, w.start = true, t
 	case !full && w.on:
