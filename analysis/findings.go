@@ -344,7 +344,7 @@ func (f *finder) capture() {
 		}
 		if gap > 0 {
 			f.add(report.FindingCaptureGaps, report.SeverityWarn, f.callLegs(l.ID), nil, map[string]float64{"capture_gap_bytes": float64(gap)},
-				fmt.Sprintf("The capture missed %s of the TCP connection between %s and %s (never seen, though the peer acknowledged them): figures around those gaps are incomplete.",
+				fmt.Sprintf("The capture missed %s of the TCP connection between %s and %s (never seen, though the peer acknowledged them or the connection went on past them): figures around those gaps are incomplete.",
 					count(gap, "byte", "bytes"), l.Client, l.Server))
 		}
 	}
