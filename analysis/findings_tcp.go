@@ -32,7 +32,7 @@ func (f *finder) mediaOverTCP(l *report.Leg) {
 		symptoms = append(symptoms, fmt.Sprintf("%s of the bytes on that connection were retransmissions", fmtPct(pct)))
 	}
 
-	var media, late, hol, win, wire int64
+	var media, late, hol, lateRetx, win, backlog, wire int64
 	var acks, framing, retrans int64 // what TCP cost beyond what UDP would have
 	budget := 0.0
 	var slowest string // the slowest ramp's clause
@@ -49,7 +49,9 @@ func (f *finder) mediaOverTCP(l *report.Leg) {
 			late += d.Late.Packets
 			hol += d.Late.HOLBlocked
 			if d.Late.Causes != nil {
+				lateRetx += d.Late.Causes.Retransmission
 				win += d.Late.Causes.Window
+				backlog += d.Late.Causes.Backlog
 			}
 			budget = d.Late.BudgetMS
 		}
@@ -77,9 +79,21 @@ func (f *finder) mediaOverTCP(l *report.Leg) {
 			figs["hol_blocked"] = float64(hol)
 			s += fmt.Sprintf(", %s of them held behind a retransmitted segment (head-of-line blocking)", thousands(hol))
 		}
+		if own := lateRetx - hol; own > 0 {
+			// Late by their own repair: retransmitted, but waiting for no earlier byte.
+			figs["late_retransmitted"] = float64(own)
+			s += fmt.Sprintf(", %s whose own bytes were retransmitted", thousands(own))
+		}
 		if win > 0 {
 			figs["late_window"] = float64(win)
 			s += fmt.Sprintf(", %s waiting for the receiver's full TCP window", thousands(win))
+		}
+		if backlog > 0 && (lateRetx > 0 || win > 0) {
+			figs["late_backlog"] = float64(backlog)
+			s += fmt.Sprintf(", %s queued at the sender before TCP sent them", thousands(backlog))
+		} else if backlog > 0 {
+			figs["late_backlog"] = float64(backlog)
+			s += ", all queued at the sender before TCP sent them (no retransmission or full window held them)"
 		}
 		symptoms = append(symptoms, s)
 	}
@@ -112,9 +126,13 @@ func (f *finder) mediaOverTCP(l *report.Leg) {
 	} else {
 		text = fmt.Sprintf("Media travelled over TCP (%s) between %s and %s", l.Transport, l.Client, l.Server)
 	}
-	if len(symptoms) == 0 {
+	switch {
+	case len(symptoms) == 0 && len(dirs) == 0:
+		// Inside TLS no packet is seen, so none is known to be late: only TCP's own figures.
+		text += ": nothing was retransmitted in this capture, but on that path every loss turns into delay."
+	case len(symptoms) == 0:
 		text += ": nothing was retransmitted or late in this capture, but on that path every loss turns into delay."
-	} else {
+	default:
 		text += ": " + strings.Join(symptoms, "; ") + "."
 	}
 	f.add(report.FindingMediaOverTCP, sev, f.callLegs(l.ID), dirs, figs, text)

@@ -312,10 +312,10 @@ func TestFindingsNameTheirCall(t *testing.T) {
 	bad := report.Finding{Code: "media_over_tcp", Severity: "bad",
 		Text: "Media between " + c1.String() + " and " + p1.String() + " was relayed over TCP through TURN 203.0.113.7:443: " +
 			"0.6% of the bytes on that connection were retransmissions; 32 media packets (5.3%) arrived more than 150 ms late, " +
-			"28 of them held behind a retransmitted segment (head-of-line blocking).",
+			"28 of them held behind a retransmitted segment (head-of-line blocking), 4 whose own bytes were retransmitted.",
 		Legs: []string{"l2", "l5"}, Directions: []string{"d8", "d11"},
 		Figures: map[string]float64{"tcp_retransmitted_pct": 0.641, "retransmitted_bytes": 2492, "late_packets": 32,
-			"late_pct": 5.333, "hol_blocked": 28, "avoidable_overhead_pct": 8.035}}
+			"late_pct": 5.333, "hol_blocked": 28, "late_retransmitted": 4, "avoidable_overhead_pct": 8.035}}
 	// The relay dropped them: said once, of the call direction from its client, with both
 	// legs' directions (before, of the relayed address's direction only).
 	loss := report.Finding{Code: "rtp_loss", Severity: "warn", Text: c1.String() + " -> " + p1.String() +

@@ -5,6 +5,7 @@ import (
 	"context"
 	"net/netip"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -220,6 +221,10 @@ func TestTLSWhereMediaWouldBe(t *testing.T) {
 			var codes []report.FindingCode
 			for _, f := range c.Findings {
 				codes = append(codes, f.Code)
+				// Inside TLS no packet is seen: none is known late (it said "or late").
+				if f.Code == report.FindingMediaOverTCP && strings.Contains(f.Text, "late") {
+					t.Errorf("media_over_tcp says what TLS hides: %q", f.Text)
+				}
 				if f.Code == report.FindingEncryptedMedia && !slices.Equal(f.Legs, []string{"l1"}) {
 					t.Errorf("encrypted_media names legs %v, want [l1]", f.Legs)
 				}
