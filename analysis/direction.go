@@ -76,14 +76,7 @@ func (a *analyzer) direction(id string, k dirKey, ss []*rtpflow.Stream, legOf ma
 		o.RTCP += side.rtcp
 		o.STUN += side.stun
 		o.Other += side.other
-		// The leg's RTCP on the ports above its RTP's (no rtcp-mux) is the leg's too: each
-		// side's with the RTP its sender sends.
-		g := a.rtcpFlow(f)
-		if g != nil {
-			gs := g.sides[rtcpSide(f, g, sd)]
-			o.RTCP += gs.rtcp
-			o.Other += gs.stun + gs.other
-		}
+		a.addRTCPFlow(&o, f, sd)
 		oneWay := false
 		if back := [2]int{li, 1 - sd}; !claims.sends[back] && !claims.taken[back] {
 			// Media one way: the receiver's RTCP and STUN on the leg are this direction's
@@ -94,11 +87,7 @@ func (a *analyzer) direction(id string, k dirKey, ss []*rtpflow.Stream, legOf ma
 			o.RTCP += f.sides[1-sd].rtcp
 			o.STUN += f.sides[1-sd].stun
 			o.Other += f.sides[1-sd].other
-			if g != nil {
-				gs := g.sides[rtcpSide(f, g, 1-sd)]
-				o.RTCP += gs.rtcp
-				o.Other += gs.stun + gs.other
-			}
+			a.addRTCPFlow(&o, f, 1-sd)
 		}
 		if f.conn != nil {
 			rest, back := f.conn.Rest(sd), f.conn.Rest(1-sd)
@@ -137,6 +126,16 @@ func (a *analyzer) direction(id string, k dirKey, ss []*rtpflow.Stream, legOf ma
 		d.Efficiency = &e
 	}
 	return d
+}
+
+// addRTCPFlow adds to o what side sd of leg flow f sent on its RTCP flow, the ports above
+// its RTP's (no rtcp-mux, rtcpFlow): the leg's RTCP too.
+func (a *analyzer) addRTCPFlow(o *report.Overhead, f *flow, sd int) {
+	if g := a.rtcpFlow(f); g != nil {
+		gs := g.sides[rtcpSide(f, g, sd)]
+		o.RTCP += gs.rtcp
+		o.Other += gs.stun + gs.other
+	}
 }
 
 // ownPeerPaths leaves to each TURN path that carried media (a direction of streams) what

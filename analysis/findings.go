@@ -224,12 +224,8 @@ func (f *finder) directions() {
 		} else if lost := f.networkLoss(d); !counterpart && d.Loss.Pct != nil && lost > 0 && d.Loss.Expected > 0 {
 			pct := 100 * float64(lost) / float64(d.Loss.Expected)
 			figs := map[string]float64{"lost": float64(lost), "expected": float64(d.Loss.Expected), "loss_pct": numfmt.Round(pct, 3)}
-			verb := "were"
-			if lost == 1 {
-				verb = "was"
-			}
 			text := fmt.Sprintf("%s: %s of %s media packets %s lost (%s)", name, thousands(lost),
-				thousands(d.Loss.Expected), verb, fmtPct(pct))
+				thousands(d.Loss.Expected), wasWere(lost), fmtPct(pct))
 			if d.Loss.RecoveredByRTX > 0 {
 				figs["recovered_by_rtx"] = float64(d.Loss.RecoveredByRTX)
 				// The receiver got these back, late: say so, or the loss reads worse than it was.
@@ -416,6 +412,14 @@ func (f *finder) capture() {
 
 func sortFindings(fs []report.Finding) {
 	slices.SortStableFunc(fs, func(a, b report.Finding) int { return a.Severity.Rank() - b.Severity.Rank() })
+}
+
+// wasWere is the verb for n things: "1 of 20 was", "3 of 20 were".
+func wasWere(n int64) string {
+	if n == 1 {
+		return "was"
+	}
+	return "were"
 }
 
 // times says how many times something happened: once, twice, 3 times.

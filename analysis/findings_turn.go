@@ -143,13 +143,9 @@ func (f *finder) relayLoss(d *report.Direction, legs []string) {
 	if after > 0 {
 		where = append(where, fmt.Sprintf("%s that reached it and never left it", thousands(after)))
 	}
-	verb := "were"
-	if lost == 1 {
-		verb = "was"
-	}
 	f.add(report.FindingRTPLoss, grade(pct, lossWarnPct, lossBadPct), legs, dirs, figs,
 		fmt.Sprintf("%s -> %s through the relay: %s of %s media packets %s lost (%s): %s.", d.From, d.To,
-			thousands(lost), thousands(expected), verb, fmtPct(pct), strings.Join(where, ", ")))
+			thousands(lost), thousands(expected), wasWere(lost), fmtPct(pct), strings.Join(where, ", ")))
 }
 
 // turnErrors states the TURN server's error responses that are failures (see
