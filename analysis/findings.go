@@ -35,6 +35,11 @@ const (
 	minRampDurationS  = 10.0 // a direction shorter than this has no meaningful ramp or overhead share
 	minJitterPackets  = 50
 	minStabilitySpanS = 10.0
+	// A plateau below this is no media rate: no codec sends so little while active (AMR-NB's
+	// lowest mode is 4.75 kbps, Opus's 6); the direction sent silence, comfort noise or
+	// nothing in its second half (a SIP call switched to T.38 fax), and a ramp towards it or
+	// a swing around it says nothing of the path.
+	minPlateauKbps = 1.0
 )
 
 // Findings diagnoses a capture's report: one finding per cause, its symptoms as its figures,
@@ -258,7 +263,7 @@ func (f *finder) directions() {
 			f.add(report.FindingSlowRamp, report.SeverityWarn, legs, dirs, figs, fmt.Sprintf("%s: the media bitrate %s.", name, did))
 		}
 		if r := d.Ramp; !fwd && r != nil && d.ActiveS >= minRampDurationS && r.TargetKbps > 0 && r.Stable != nil && !*r.Stable &&
-			r.T90S != nil && d.ActiveS-*r.T90S >= minStabilitySpanS && r.PlateauKbps > 0 {
+			r.T90S != nil && d.ActiveS-*r.T90S >= minStabilitySpanS && r.PlateauKbps >= minPlateauKbps {
 			figs := map[string]float64{"plateau_kbps": r.PlateauKbps}
 			cv := ""
 			if r.CVAfterT90 != nil {

@@ -144,7 +144,8 @@ func (f *finder) mediaOverTCP(l *report.Leg) {
 // is not said to ramp slowly for falling short of it, though its ramp figures are kept.
 func (f *finder) slowRamp(d *report.Direction) (did string, t90 *float64, ok bool) {
 	r := d.Ramp
-	if r == nil || d.ActiveS < minRampDurationS || r.TargetKbps <= 0 {
+	if r == nil || d.ActiveS < minRampDurationS || r.TargetKbps <= 0 ||
+		r.TargetSource == "plateau" && r.PlateauKbps < minPlateauKbps {
 		return "", nil, false
 	}
 	if r.TargetSource == "option" && !f.hasVideo(d) {

@@ -149,6 +149,26 @@ func TestSlowRampOverTCPIsAFigure(t *testing.T) {
 		Legs: []string{"l1"}, Directions: []string{"d1"}, Figures: map[string]float64{"t90_s": 28, "ramp_target_kbps": 2400}}})
 }
 
+// TestNoRampAroundSilence: a SIP call that switched to T.38 fax sent only comfort noise
+// on its RTP in the second half: a plateau of 0.056 kbps is no media rate, and neither a
+// ramp towards it nor a swing around it is said; the same figures around 13 kbps are.
+func TestNoRampAroundSilence(t *testing.T) {
+	build := func(plateau float64) *report.Capture {
+		t90, cv, stable := 0.0, 1.5728, false
+		return &report.Capture{
+			Legs: []report.Leg{{ID: "l1", Transport: report.TransportUDP, Client: "10.23.1.52:16756", Server: "10.35.60.100:15580", Flows: []string{}}},
+			Directions: []report.Direction{{ID: "d1", From: "10.23.1.52:16756", To: "10.35.60.100:15580", Legs: []string{"l1"},
+				Transport: report.TransportUDP, MediaPackets: 1171, WireBytes: 155000, ActiveS: 36,
+				Ramp: &report.Ramp{TargetKbps: plateau, TargetSource: "plateau", PlateauKbps: plateau, T50S: &t90, T90S: &t90,
+					Stable: &stable, CVAfterT90: &cv}}},
+		}
+	}
+	checkFindingList(t, Findings(build(0.056)), []report.Finding{})
+	checkFindingList(t, Findings(build(13)), []report.Finding{{Code: "unstable_bitrate", Severity: "warn",
+		Text: "10.23.1.52:16756 -> 10.35.60.100:15580: after ramping up, the media bitrate kept swinging more than 20% around 13 kbps (coefficient of variation 1.57).",
+		Legs: []string{"l1"}, Directions: []string{"d1"}, Figures: map[string]float64{"plateau_kbps": 13, "cv_after_t90": 1.5728}}})
+}
+
 // TestRampTargetIsForVideo: a --ramp-target that the video direction reaches late and
 // the other side's audio never reaches gives one slow_ramp, the video's: the audio's ramp
 // figures stay (t90 null), but falling short of a video rate is not an audio finding.
