@@ -302,8 +302,9 @@ func (d *delayStats) lateAt(i int) int64 {
 func (d *delayStats) baseline() int64 { return d.all.minRel }
 func (d *delayStats) maxAbove() int64 { return d.all.maxRel - d.all.minRel }
 
-// summary is the report's delay_ms and late; both nil without a sample.
-func (d *delayStats) summary() (*report.Delay, *report.Late) {
+// summary is the report's delay_ms and late, of a stream of packets packets; both nil
+// without a sample.
+func (d *delayStats) summary(packets int64) (*report.Delay, *report.Late) {
 	if d.all.n == 0 {
 		return nil, nil
 	}
@@ -315,20 +316,23 @@ func (d *delayStats) summary() (*report.Delay, *report.Late) {
 	}
 	delay := &report.Delay{Reference: ref, Samples: d.all.n, Min: 0,
 		P50: ms(min(int64(q[0]), mx)), P95: ms(min(int64(q[1]), mx)), P99: ms(min(int64(q[2]), mx)), Max: ms(mx)}
-	return delay, d.late()
+	return delay, d.late(packets)
 }
 
-// late counts the packets late against the budget and each of lateThresholds; nil
-// without a sample. Each sample's delay is final when it is judged (its baseline known), so
-// the counts are kept as the samples are judged.
-func (d *delayStats) late() *report.Late {
+// late counts the packets late against the budget and each of lateThresholds, pct being
+// their share of the stream's packets (DESIGN's example: 212 late of 23,000 packets is
+// 0.92%); nil without a sample. The packets no sample speaks for (B-frames, RFC 4733
+// events, comfort noise) are counted as not late: nothing says they were. Each sample's
+// delay is final when it is judged (its baseline known), so the counts are kept as the
+// samples are judged.
+func (d *delayStats) late(packets int64) *report.Late {
 	if d.all.n == 0 {
 		return nil
 	}
 	l := &report.Late{
 		BudgetMS:   ms(d.budget),
 		Packets:    d.latePk,
-		Pct:        numfmt.Round(100*float64(d.latePk)/float64(d.judgedPk), 3),
+		Pct:        numfmt.Round(100*float64(d.latePk)/float64(max(packets, d.judgedPk)), 3),
 		HOLBlocked: d.lateHOL,
 		OverMS:     make(map[string]int64, len(lateThresholds)),
 	}

@@ -227,7 +227,7 @@ func TestDelayStats(t *testing.T) {
 				d.sample(at, ts, uint16(p.sendMS), true, ast, !p.noAST, hd, p.sec) // numbered in send order
 			}
 			d.flush()
-			gotDelay, gotLate := d.summary()
+			gotDelay, gotLate := d.summary(int64(len(tt.pkts)))
 			if diff := cmp.Diff(tt.wantDelay, gotDelay); diff != "" {
 				t.Errorf("delay (-want +got):\n%s", diff)
 			}

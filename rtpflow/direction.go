@@ -80,10 +80,10 @@ func (t *Tracker) Direction(streams []*Stream, t0 int64) DirectionMetrics {
 	}
 
 	var late report.Late
-	// samples are the delay samples (on RTP timestamps, one a frame), judged the packets
-	// they speak for. Late counts are of packets, so the share late is of the packets
-	// judged, as a stream's is (delayStats.late), not of the samples.
-	var samples, judged, lateN int64
+	// samples are the delay samples (on RTP timestamps, one a frame). Late counts are of
+	// packets, so the share late is of the packets of the streams with a delay, as a
+	// stream's is of its packets (delayStats.late), not of the samples.
+	var samples, timedPk, lateN int64
 	var maxDelay int64 = -1
 	var segs []seg
 	for _, s := range media {
@@ -98,10 +98,10 @@ func (t *Tracker) Direction(streams []*Stream, t0 int64) DirectionMetrics {
 			continue
 		}
 		samples += s.delay.all.n
-		judged += s.delay.judgedPk
+		timedPk += max(s.packets, s.delay.judgedPk)
 		segs = s.delay.all.segments(segs)
 		maxDelay = max(maxDelay, s.delay.maxAbove())
-		l := s.delay.late()
+		l := s.delay.late(s.packets)
 		lateN += l.Packets
 		late.HOLBlocked += l.HOLBlocked
 		if c := l.Causes; c != nil {
@@ -125,7 +125,7 @@ func (t *Tracker) Direction(streams []*Stream, t0 int64) DirectionMetrics {
 	if samples > 0 {
 		late.BudgetMS = ms(t.budget)
 		late.Packets = lateN
-		late.Pct = numfmt.Round(100*float64(lateN)/float64(judged), 3)
+		late.Pct = numfmt.Round(100*float64(lateN)/float64(timedPk), 3)
 		dm.Late = &late
 		q := quantiles(segs, samples, 50, 95, 99)
 		dm.Delay = &report.Delay{Samples: samples, Min: 0,

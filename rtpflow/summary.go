@@ -131,7 +131,7 @@ func ptr[T any](v T) *T { return &v }
 //     short a time to infer one) and no abs-send-time;
 //   - delay samples every packet with abs-send-time, or on RTP timestamps the first packet
 //     of each frame (delayStats.frameStart), which speaks for the frame's packets:
-//     delay_ms counts samples, late.packets packets, and late.pct is of the packets judged;
+//     delay_ms counts samples, late.packets packets, and late.pct is of the stream's packets;
 //   - expected follows RFC 3550 A.1's extended numbers (highest − lowest + 1), each number
 //     placed nearest to the highest so far, and its resync: a jump of 3000 or more forward,
 //     or 100 or more back, confirmed by the next packet is a restart (restarts), and
@@ -225,7 +225,7 @@ func (s *Stream) Summary(t0 int64) report.Stream {
 	}
 	out.Extensions = s.ext.summary()
 	if s.rtx.of == nil && timed {
-		out.DelayMS, out.Late = s.delay.summary()
+		out.DelayMS, out.Late = s.delay.summary(s.packets)
 	}
 	out.Bitrate = s.bitrate()
 	return out
