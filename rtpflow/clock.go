@@ -124,7 +124,48 @@ func inferEarly(early []early) int {
 		return cmp.Compare(float64(x.dts)/float64(x.dns), float64(y.dts)/float64(y.dns))
 	})
 	m := ps[len(ps)/2]
-	return InferClockRate(m.dts, m.dns)
+	return fastest(early, InferClockRate(m.dts, m.dns))
+}
+
+// fastest refines clock, a rate the median of the pairs chose, from the packets that met
+// the least delay: a packet cannot arrive before it was sent, so the fastest ones trace
+// the sender's clock, and the slope from the fastest of the first third to the fastest of
+// the last third is its rate, whatever delay the others met (the lower envelope, as clock
+// skew is estimated from one-way delays). Over TCP with a long round trip the first second
+// can be all bursts: slow start and a repaired loss delivered a video stream's first 256
+// packets a round trip at a time, or from the sender's backlog at the link's rate, and the
+// median read its 90 kHz as 44.1 kHz; the fastest packets, its first and its last, still
+// read 90 kHz. Which packets are fastest depends on the rate, so the rate is taken again
+// until it stays (two or three rounds).
+func fastest(pk []early, clock int) int {
+	n := len(pk)
+	if clock == 0 || n < 3 {
+		return clock
+	}
+	third := n / 3
+	for range 3 {
+		fast := func(lo, hi int) *early {
+			var best *early
+			var bestT int64
+			for i := lo; i < hi; i++ {
+				e := &pk[i]
+				if t := e.at - tsToNs(e.ts-pk[0].ts, clock); best == nil || t < bestT {
+					best, bestT = e, t
+				}
+			}
+			return best
+		}
+		a, b := fast(0, third), fast(n-third, n)
+		if a == nil || b == nil || b.at-a.at < minInferSpan || b.ts <= a.ts {
+			return clock
+		}
+		next := InferClockRate(b.ts-a.ts, b.at-a.at)
+		if next == 0 || next == clock {
+			return clock
+		}
+		clock = next
+	}
+	return clock
 }
 
 // inferClose is InferClockRate accepting only a ratio within 15% of the candidate.

@@ -1,6 +1,10 @@
 package rtpflow
 
-import "testing"
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
 
 // TestInferEarly: 50 packets of 20 ms at 48 kHz; the clock must read 48 kHz whether the
 // last packets waited behind a TCP retransmission, the first came in a burst, or a full
@@ -48,5 +52,42 @@ func TestInferEarly(t *testing.T) {
 		if got := inferEarly(e); got != 48000 {
 			t.Errorf("%s: %d Hz, want 48000", c.name, got)
 		}
+	}
+}
+
+// TestInferEarlyTCPStart: the first 256 packets of a 30 fps video stream (90 kHz, 3000
+// ticks a frame) as a Linux receiver got them over TCP with an 80 ms round trip and 2%
+// loss (a real capture): frame 0 on time, a loss repaired at 177 ms, the sender's backlog
+// drained at the link's rate, then a round trip's bursts behind further repairs. Of the
+// packets nothing held, most came from the backlog, faster than the sender's pace: the
+// median of the pairs read 44.1 kHz. The fastest packets, frame 0's and the last one,
+// read 90 kHz.
+func TestInferEarlyTCPStart(t *testing.T) {
+	// count:arrival ms:frame:hold, in arrival order
+	const trace = `8:0:0:1 1:2:0:1 1:4:0:1 1:82:0:1 3:177:0:3 2:177:0:2 20:177:1:2 6:177:2:2
+		1:180:2:1 2:182:2:1 1:185:2:1 1:188:2:1 2:191:2:1 1:194:2:1 1:196:2:1 2:200:2:1 1:203:2:1
+		1:205:2:1 1:208:2:1 1:211:3:1 2:213:3:1 1:216:3:1 1:219:3:1 2:222:3:1 1:224:3:1 1:251:3:1
+		2:253:3:1 1:255:3:1 1:257:3:1 1:258:3:1 2:259:4:1 1:261:4:1 1:262:4:1 1:263:4:1 2:265:4:1
+		1:266:4:1 1:267:4:1 2:269:4:1 1:270:4:1 1:271:4:1 2:273:4:1 1:274:4:1 1:276:4:1 1:277:4:1
+		1:278:5:1 2:280:5:1 1:281:5:1 1:282:5:1 2:284:5:1 1:285:5:1 1:286:5:1 2:288:5:1 1:289:5:1
+		1:291:6:1 1:292:6:1 1:293:6:1 2:295:6:1 1:296:6:1 1:297:6:1 2:299:6:1 1:300:6:1 2:386:6:3
+		7:386:6:2 5:386:7:2 18:386:8:2 10:386:9:2 3:447:9:3 12:447:10:2 12:447:11:2 5:447:12:2
+		14:514:13:2 13:514:14:2 1:563:14:3 15:563:15:2 8:563:16:2 1:620:16:3 14:620:17:2 5:620:18:2
+		1:633:19:1`
+	var e []early
+	for _, f := range strings.Fields(trace) {
+		var n, at, frame, hd int64
+		if _, err := fmt.Sscanf(f, "%d:%d:%d:%d", &n, &at, &frame, &hd); err != nil {
+			t.Fatal(err)
+		}
+		for range n {
+			e = append(e, early{at: at * 1e6, ts: frame * 3000, hd: hold(hd), media: true})
+		}
+	}
+	if len(e) != earlyMax {
+		t.Fatalf("%d packets, want %d", len(e), earlyMax)
+	}
+	if got := inferEarly(e); got != 90000 {
+		t.Errorf("%d Hz, want 90000", got)
 	}
 }
