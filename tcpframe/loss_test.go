@@ -185,3 +185,44 @@ func TestSenderVantageUnackedAtEnd(t *testing.T) {
 		t.Errorf("vantage %v, want sender", v)
 	}
 }
+
+// TestHoleFillerBound: with a 60 ms handshake, a segment that fills a hole is a repair
+// when it comes more than 48 ms (80% of the round trip, minRTT) after the bytes beyond
+// it, else out of order; a repair that also carries bytes seen before (resegmented) is a
+// retransmission of all its bytes, however soon it comes.
+func TestHoleFillerBound(t *testing.T) {
+	cases := []struct {
+		name             string
+		after            float64 // ms after frame 2
+		resegment        bool    // the filler starts 100 bytes into frame 0
+		segs, bytes, ooo int64
+	}{
+		{"reordered by 1 ms", 1, false, 0, 0, 1},
+		{"reordered by 47 ms", 47, false, 0, 0, 1},
+		{"repaired 49 ms after", 49, false, 1, fl, 0},
+		{"repaired 59.5 ms after, under the handshake's RTT", 59.5, false, 1, fl, 0},
+		{"resegmented repair 1 ms after", 1, true, 1, fl + 102, 0},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			f := newFeeder(t, Config{})
+			f.handshake(0, 0, ms(60), 1000, 5000) // at B, the receiver
+			data := func(at float64, k int) { f.send(seg(ms(at), true, fACK|fPSH, seqA(k), 5001, frame4571(k))) }
+			data(100, 0)
+			data(110, 2)
+			if c.resegment {
+				b := append(frame4571(0)[100:], frame4571(1)...)
+				f.send(seg(ms(110+c.after), true, fACK|fPSH, seqA(0)+100, 5001, b))
+			} else {
+				data(110+c.after, 1)
+			}
+			data(200, 3)
+			f.close()
+			s := f.c.Summary().AToB
+			if s.RetransmittedSegments != c.segs || s.RetransmittedBytes != c.bytes || s.OutOfOrderSegments != c.ooo {
+				t.Errorf("retransmitted %d segments, %d bytes, out of order %d; want %d, %d, %d",
+					s.RetransmittedSegments, s.RetransmittedBytes, s.OutOfOrderSegments, c.segs, c.bytes, c.ooo)
+			}
+		})
+	}
+}

@@ -5,7 +5,10 @@ package tcpframe
 // applies the gap policy.
 //
 // A segment that fills a hole is a retransmission when it comes more than one minimum RTT
-// after the first byte beyond the hole was seen, else it is out of order (DESIGN, "TCP").
+// (minRTT: with a margin for the RTT's own noise) after the first byte beyond the hole was
+// seen, else it is out of order (DESIGN, "TCP"). A retransmission that also fills a hole
+// (the sender resegmented its repair) is a repair of all of it: a sender never sends new
+// bytes below the ones it sent before, so the hole's bytes are resent ones too.
 // Bytes below the store's framed offset were seen before: they are copies of messages held
 // back or already handed out (oldCopy).
 func (d *dir) data(g *dataSeg) {
@@ -59,10 +62,7 @@ func (d *dir) data(g *dataSeg) {
 	switch {
 	case retx:
 		d.stats.retxSegments++
-		d.stats.retxBytes += seen
-		if late {
-			d.stats.retxBytes += holeNew
-		}
+		d.stats.retxBytes += seen + holeNew
 		var spurious int64
 		if d.ackSeen && seen > 0 {
 			spurious = min(seen, max(0, min(e, d.ackHigh)-s))
