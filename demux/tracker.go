@@ -319,7 +319,7 @@ func (t *Tracker) indication(m *transport.Message, inner *transport.Message) boo
 			a.seen(m.FirstSeen)
 			a.indications++
 			if peer.IsValid() {
-				t.addPeer(a, peer)
+				t.addPeer(a, peer, false)
 			}
 		}
 	}

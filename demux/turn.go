@@ -23,7 +23,7 @@ type allocation struct {
 
 	perms    []permission
 	channels []binding
-	peers    []netip.AddrPort
+	peers    []peer
 
 	channelData, indications int64
 }
@@ -36,6 +36,14 @@ type permission struct {
 	// it provisionally: a CreatePermission's error response takes back every permission it
 	// installed, however many peers it named.
 	by [stun.TransactionIDSize]byte
+}
+
+// peer is a peer address an allocation's messages named. One that only a CreatePermission
+// named may carry any port (RFC 8656, 9: a permission is for the IP address; clients send
+// 0): it stands for the IP until a channel binding or an indication gives the port used.
+type peer struct {
+	addr     netip.AddrPort
+	permOnly bool
 }
 
 type binding struct {
@@ -98,15 +106,30 @@ func (t *Tracker) alloc(client, server netip.AddrPort, proto transport.Proto, at
 	return a
 }
 
-func (t *Tracker) addPeer(a *allocation, p netip.AddrPort) {
-	if slices.Contains(a.peers, p) {
+// addPeer adds p to the allocation's peers; permOnly says that a CreatePermission named it.
+func (t *Tracker) addPeer(a *allocation, p netip.AddrPort, permOnly bool) {
+	if i := slices.IndexFunc(a.peers, func(q peer) bool { return q.addr == p }); i >= 0 {
+		a.peers[i].permOnly = a.peers[i].permOnly && permOnly
 		return
 	}
 	if len(a.peers) >= maxPeers {
 		t.stats.Untracked.Peers++
 		return
 	}
-	a.peers = append(a.peers, p)
+	a.peers = append(a.peers, peer{addr: p, permOnly: permOnly})
+}
+
+// peerAddrs returns the allocation's peer addresses in the order first seen, less those
+// only a permission named whose IP address another peer has with the port used.
+func (a *allocation) peerAddrs() []netip.AddrPort {
+	out := make([]netip.AddrPort, 0, len(a.peers))
+	for _, p := range a.peers {
+		if p.permOnly && slices.ContainsFunc(a.peers, func(q peer) bool { return !q.permOnly && q.addr.Addr() == p.addr.Addr() }) {
+			continue
+		}
+		out = append(out, p.addr)
+	}
+	return out
 }
 
 // addPermission installs a permission for p's address; it reports whether it was new.
@@ -183,7 +206,7 @@ func (t *Tracker) turnRequest(m *transport.Message, e *txn) {
 				continue
 			}
 			t.addProvisional(a, p)
-			t.addPeer(a, p)
+			t.addPeer(a, p, true)
 			if int(e.nperms) < len(e.perms) {
 				e.perms[e.nperms] = p
 				e.nperms++
@@ -198,7 +221,7 @@ func (t *Tracker) turnRequest(m *transport.Message, e *txn) {
 		}
 		e.channel, e.peer = ch, p
 		e.addedChannel = t.bind(a, ch, p, false)
-		t.addPeer(a, p)
+		t.addPeer(a, p, false)
 		// A channel binding installs a permission for the peer too (RFC 8656 12).
 		t.addProvisional(a, p)
 	}
@@ -309,7 +332,7 @@ func (t *Tracker) takeBack(a *allocation) {
 	})
 	for _, p := range refused {
 		if a.permission(p.Addr()) < 0 && !slices.ContainsFunc(a.channels, func(c binding) bool { return c.peer == p }) {
-			a.peers = slices.DeleteFunc(a.peers, func(q netip.AddrPort) bool { return q == p })
+			a.peers = slices.DeleteFunc(a.peers, func(q peer) bool { return q.addr == p })
 		}
 	}
 }
@@ -349,7 +372,9 @@ type AllocationInfo struct {
 	LastSeen       int64
 
 	// Peers are the peer addresses of permissions, channel bindings and indications,
-	// distinct, in the order first seen.
+	// distinct, in the order first seen; a permission's is left out when a binding or an
+	// indication names its IP address with another port (the port a permission carries
+	// means nothing).
 	Peers []netip.AddrPort
 	// Channels are sorted by number.
 	Channels []ChannelBinding
@@ -385,7 +410,7 @@ func (t *Tracker) Allocations() []AllocationInfo {
 			Deallocated:         a.deallocated,
 			FirstSeen:           a.firstSeen,
 			LastSeen:            a.lastSeen,
-			Peers:               slices.Clone(a.peers),
+			Peers:               a.peerAddrs(),
 			Channels:            make([]ChannelBinding, 0, len(a.channels)),
 			Permissions:         len(a.perms),
 			ChannelDataMessages: a.channelData,

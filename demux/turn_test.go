@@ -3,6 +3,7 @@ package demux
 import (
 	"bytes"
 	"net/netip"
+	"slices"
 	"testing"
 	"time"
 
@@ -32,6 +33,27 @@ func feedSTUN(t *testing.T, tr *Tracker, ms ...*transport.Message) {
 		if tr.STUN(m, &inner) {
 			t.Fatalf("unexpected unwrap of %x", m.Payload)
 		}
+	}
+}
+
+// TestPermissionPortIgnored: a permission is for an IP address, and clients name it with
+// port 0 (coturn's test client, a browser's); once a channel binding gives the port the
+// media uses, the permission's address is no peer of its own. A permission alone still
+// names its peer.
+func TestPermissionPortIgnored(t *testing.T) {
+	tr := NewTracker()
+	feedSTUN(t, tr,
+		udp(build(t, stun.MethodAllocate, stun.ClassRequest, 1, u32Attr(stun.AttrRequestedTransport, 17<<24)), client, server, 0),
+		udp(build(t, stun.MethodAllocate, stun.ClassSuccessResponse, 1, relayedAddr(relayed), lifetime(600)), server, client, 10),
+		udp(build(t, stun.MethodCreatePermission, stun.ClassRequest, 2, peerAddr("198.51.100.9:0"), peerAddr("192.0.2.1:0")), client, server, 20),
+		udp(build(t, stun.MethodCreatePermission, stun.ClassSuccessResponse, 2), server, client, 30),
+		udp(build(t, stun.MethodChannelBind, stun.ClassRequest, 3, channelNumber(0x4000), peerAddr(bob)), client, server, 40),
+		udp(build(t, stun.MethodChannelBind, stun.ClassSuccessResponse, 3), server, client, 50),
+	)
+	got := tr.Allocations()[0].Peers
+	want := []netip.AddrPort{ap("192.0.2.1:0"), ap(bob)}
+	if !slices.Equal(got, want) {
+		t.Errorf("peers %v, want %v", got, want)
 	}
 }
 
