@@ -174,7 +174,9 @@ func (a *analyzer) sideOf(f *flow, src netip.AddrPort) int {
 // the stream lost nothing the capture could not account for (no capture gap, no bytes the
 // unframer skipped, between the packets on either side of it: rtpflow's tcpLoss) is a
 // packet the sender (libwebrtc's full TCP send buffer) or the relay feeding the connection
-// (a TURN server's full write buffer, or loss on the relay's UDP side) dropped before TCP.
+// (a TURN server's full write buffer, or, seen from the client, loss on the relay's UDP
+// side: at the TURN server, whose capture shows both legs, those are left out in build)
+// dropped before TCP.
 // Those packets stay in Lost, the RTP-level count (expected − received: the receiver never
 // had them); DroppedBeforeTCP says where they vanished, and the rtp_loss finding leaves
 // them to the dropped_before_tcp finding. A gap across a capture gap may be either, and is

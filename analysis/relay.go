@@ -364,10 +364,19 @@ func (d *relayDir) evict() {
 	}
 }
 
+// relayFigures is a call direction's relay figures, with what the direction's streams on the
+// egress leg need: by SSRC, the packets lost before the relay, which a gap on that leg
+// also shows.
+type relayFigures struct {
+	rel        *report.Relay
+	egress     rtpflow.Path
+	lostBefore map[uint32]int64
+}
+
 // relays returns the relay figures of each TURN-leg call direction whose two legs were both
 // seen, given the capture's streams (for the ingress legs' RTP-level loss).
-func (r *relayTracker) relays(streams []*rtpflow.Stream, t0 int64) map[dirKey]*report.Relay {
-	out := map[dirKey]*report.Relay{}
+func (r *relayTracker) relays(streams []*rtpflow.Stream, t0 int64) map[dirKey]relayFigures {
+	out := map[dirKey]relayFigures{}
 	for _, k := range r.order {
 		d := r.dirs[k]
 		if !d.egress.Src.IsValid() || !d.ingress.Src.IsValid() {
@@ -385,14 +394,17 @@ func (r *relayTracker) relays(streams []*rtpflow.Stream, t0 int64) map[dirKey]*r
 		if d.lat.N() > 0 {
 			rel.LatencyMS = d.lat.Summary()
 		}
+		before := map[uint32]int64{}
 		for _, s := range streams {
 			if s.Path() == d.ingress && s.IsMedia() {
 				if l := s.Summary(t0).Lost; l != nil {
-					rel.LostBeforeRelay += max(*l-d.egressOnly[s.SSRC()], 0)
+					n := max(*l-d.egressOnly[s.SSRC()], 0)
+					rel.LostBeforeRelay += n
+					before[s.SSRC()] += n
 				}
 			}
 		}
-		out[k] = rel
+		out[k] = relayFigures{rel: rel, egress: d.egress, lostBefore: before}
 	}
 	return out
 }

@@ -354,6 +354,18 @@ func TestRelayOverTCP(t *testing.T) {
 			if d := cmp.Diff(wantF, got); d != "" {
 				t.Errorf("loss findings (-want +got):\n%s", d)
 			}
+			// The same in the figures: down's client leg misses 7, of which the 3 that never
+			// reached the relay were not dropped before TCP (it read 7 before).
+			dropped := map[[2]string]int64{}
+			for _, d := range c.Directions {
+				if d.Loss.DroppedBeforeTCP != nil && *d.Loss.DroppedBeforeTCP > 0 {
+					dropped[[2]string{d.From, d.To}] = *d.Loss.DroppedBeforeTCP
+				}
+			}
+			wantD := map[[2]string]int64{{tcpClient.String(), bob.String()}: 2, {bob.String(), tcpClient.String()}: 4}
+			if d := cmp.Diff(wantD, dropped); d != "" {
+				t.Errorf("dropped_before_tcp by direction (-want +got):\n%s", d)
+			}
 		})
 	}
 }
