@@ -241,19 +241,26 @@ func (f *finder) directions() {
 		// At a TURN server both legs say which end dropped them: the client on its way up,
 		// the server on its way down; of the gaps on the client's leg on the way down, those
 		// the relay never received are the peer leg's loss, said by rtp_loss (relayLoss).
-		who, n := "the sender or relay", dropped
-		if d.Relay != nil {
-			who = "the TURN server"
-			if l := f.legByID[d.Legs[0]]; l != nil && l.Client == d.From {
-				who = "the client"
-			} else {
-				n = min(n, d.Relay.LostAfterRelay)
-			}
+		// Who dropped them: the sender into its connection, or a TURN server into the
+		// client's; seen from the client, a relay's gaps may also be packets its other leg
+		// lost on their way to it, which only the server's capture tells apart.
+		l := f.legByID[d.Legs[0]]
+		why := "the sender dropped them when its TCP send buffer was full"
+		n := dropped
+		switch {
+		case l == nil || !l.Transport.TURN():
+		case l.Client == d.From:
+			why = "the client dropped them when its TCP send buffer was full"
+		case d.Relay != nil:
+			why = "the TURN server dropped them when its TCP send buffer was full"
+			n = min(n, d.Relay.LostAfterRelay)
+		default:
+			why = "the TURN server dropped them when its TCP send buffer was full, or they were lost on the way from the peer to it"
 		}
 		if n > 0 {
 			f.add(report.FindingDroppedBeforeTCP, report.SeverityWarn, legs, dirs, map[string]float64{"dropped_before_tcp": float64(n)},
-				fmt.Sprintf("%s: %s never entered the TCP connection (a gap in RTP sequence numbers where TCP lost nothing): %s dropped them when its TCP send buffer was full.",
-					name, count(n, "RTP packet", "RTP packets"), who))
+				fmt.Sprintf("%s: %s never entered the TCP connection (a gap in RTP sequence numbers where TCP lost nothing): %s.",
+					name, count(n, "RTP packet", "RTP packets"), why))
 		}
 		if did, t90, ok := f.slowRamp(d); ok && !absorbed && !fwd {
 			figs := map[string]float64{"ramp_target_kbps": d.Ramp.TargetKbps}

@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/callpcap/callpcap/internal/testgen/callgen"
 	"github.com/callpcap/callpcap/report"
 )
@@ -167,6 +169,44 @@ func TestNoRampAroundSilence(t *testing.T) {
 	checkFindingList(t, Findings(build(13)), []report.Finding{{Code: "unstable_bitrate", Severity: "warn",
 		Text: "10.23.1.52:16756 -> 10.35.60.100:15580: after ramping up, the media bitrate kept swinging more than 20% around 13 kbps (coefficient of variation 1.57).",
 		Legs: []string{"l1"}, Directions: []string{"d1"}, Figures: map[string]float64{"plateau_kbps": 13, "cv_after_t90": 1.5728}}})
+}
+
+// TestDroppedBeforeTCPSaysWho: seen from a TURN client, the gaps of its own media were its
+// own drops; those of the media coming to it may be the TURN server's or its other leg's
+// loss, which only the server's capture tells apart; over ICE-TCP, the sender's.
+func TestDroppedBeforeTCPSaysWho(t *testing.T) {
+	const client, server, peer, other = "10.0.0.1:51234", "203.0.113.7:443", "198.51.100.9:61000", "192.0.2.1:9"
+	n := int64(5)
+	dir := func(id, from, to, leg string, tr report.Transport) report.Direction {
+		return report.Direction{ID: id, From: from, To: to, Legs: []string{leg}, Transport: tr, MediaPackets: 750,
+			Loss: report.Loss{Expected: 750, Lost: n, DroppedBeforeTCP: &n}}
+	}
+	c := &report.Capture{
+		Legs: []report.Leg{
+			{ID: "l1", Transport: report.TransportTURNTCP, Client: client, Server: server, Peers: []string{peer}, Flows: []string{}},
+			{ID: "l2", Transport: report.TransportICETCP, Client: client, Server: other, Peers: []string{}, Flows: []string{}},
+		},
+		Directions: []report.Direction{
+			dir("d1", client, peer, "l1", report.TransportTURNTCP),
+			dir("d2", peer, client, "l1", report.TransportTURNTCP),
+			dir("d3", other, client, "l2", report.TransportICETCP),
+		},
+	}
+	var got []string
+	for _, f := range Findings(c) {
+		if f.Code == report.FindingDroppedBeforeTCP {
+			got = append(got, f.Text)
+		}
+	}
+	const gap = ": 5 RTP packets never entered the TCP connection (a gap in RTP sequence numbers where TCP lost nothing): "
+	want := []string{
+		client + " -> " + peer + gap + "the client dropped them when its TCP send buffer was full.",
+		peer + " -> " + client + gap + "the TURN server dropped them when its TCP send buffer was full, or they were lost on the way from the peer to it.",
+		other + " -> " + client + gap + "the sender dropped them when its TCP send buffer was full.",
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("dropped_before_tcp (-want +got):\n%s", d)
+	}
 }
 
 // TestRampTargetIsForVideo: a --ramp-target that the video direction reaches late and
