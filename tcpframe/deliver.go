@@ -171,7 +171,8 @@ func (d *dir) emitHead() {
 	c := d.c
 	m := &d.q[d.qh]
 	complete, delivered := m.complete, m.dlv
-	if d.vantage() == VantageSender {
+	sender := d.vantage() == VantageSender
+	if sender {
 		// The receiver's delivery: the first ACK covering the last byte less half the minimum
 		// RTT; its completion: the copy that reached the receiver plus half the minimum RTT.
 		// That copy is the last one sent, unless the ACK came well within a round trip of
@@ -228,7 +229,12 @@ func (d *dir) emitHead() {
 		// header (the demux unwraps it and accounts the header as framing there).
 		d.stats.framingBytes += channelDataHeaderLen
 	}
-	if hol := delivered - complete; hol > 0 {
+	// Head-of-line delay is the wait for earlier bytes only. At a sender vantage both ends
+	// of it are estimates from the ACKs, whose own delay (a delayed ACK, queueing on the
+	// way back) reads as a wait: there, a message waited only when a retransmission of
+	// earlier bytes held it (a real TURN server counted 738 of 749 messages with no loss
+	// on the connection, p50 4.8 ms).
+	if hol := delivered - complete; hol > 0 && (!sender || msg.Hold == transport.HoldRetransmission) {
 		d.stats.holMessages++
 		d.hol.Record(float64(hol) / 1e6)
 	}

@@ -226,3 +226,24 @@ func TestHoleFillerBound(t *testing.T) {
 		})
 	}
 }
+
+// TestSenderVantageDelayedACKsAreNoHOL: next to the sender (RTT 60 ms), nothing is lost,
+// and the receiver ACKs every other frame 40 ms late (a delayed ACK): the ACK-based
+// delivery comes after the estimated completion, but no message waited for earlier bytes.
+// Head-of-line delay at a sender vantage needs a retransmission of earlier bytes
+// (TestLostAfterVantage has three).
+func TestSenderVantageDelayedACKsAreNoHOL(t *testing.T) {
+	f := newFeeder(t, Config{})
+	f.handshake(0, ms(60), ms(60), 1000, 5000) // at A
+	for k := 0; k < 10; k++ {
+		f.send(seg(ms(100+10*float64(k)), true, fACK|fPSH, seqA(k), 5001, frame4571(k)))
+		if k%2 == 1 {
+			f.send(seg(ms(100+10*float64(k)+100), false, fACK, 5001, seqA(k+1), nil))
+		}
+	}
+	f.close()
+	s := f.c.Summary().AToB
+	if s.Vantage != "sender" || s.Messages != 10 || s.HOLDelayedMessages != 0 || s.HOLDelayMS != nil {
+		t.Errorf("vantage %s, %d messages, %d held (%+v); want sender, 10, none", s.Vantage, s.Messages, s.HOLDelayedMessages, s.HOLDelayMS)
+	}
+}
