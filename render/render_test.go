@@ -180,6 +180,22 @@ func TestICERTTLegsNamed(t *testing.T) {
 	}
 }
 
+// One named leg, and no RTT of this host's: its parentheses both stay (the opening one was
+// lost when the leg was both the first and the last).
+func TestICEOneUnknownLeg(t *testing.T) {
+	r := handMade()
+	ice := &r.Captures[0].ICE
+	ice.Checks, ice.Successes, ice.RTTMS = 1, 1, nil
+	ice.RTTLegs = []report.ICERTTLeg{{Leg: "unknown", RTTMS: &report.Quantiles{Samples: 1, Min: 0.71, P50: 0.71, P95: 0.71, P99: 0.71, Max: 0.71}}}
+	var b bytes.Buffer
+	if err := Text(&b, r); err != nil {
+		t.Fatal(err)
+	}
+	if want := "ICE  1 check, 1 success, 0 failures (unknown p50 0.7 ms)\n"; !strings.Contains(b.String(), want) {
+		t.Errorf("text lacks %q:\n%s", want, b.String())
+	}
+}
+
 func TestHTMLGolden(t *testing.T) {
 	var b bytes.Buffer
 	if err := HTML(&b, handMade()); err != nil {

@@ -314,7 +314,8 @@ func (t *textWriter) signalling(c *report.Capture) {
 		pieces := commaList(figs)
 		if legs := iceLegs(&ice); legs != nil {
 			legs = commaList(legs)
-			legs[0], legs[len(legs)-1] = "("+legs[0], legs[len(legs)-1]+")"
+			legs[0] = "(" + legs[0] // one leg is both the first and the last
+			legs[len(legs)-1] += ")"
 			pieces = append(pieces, legs...)
 		}
 		t.parts("ICE  ", "  ", " ", pieces...)
