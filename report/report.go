@@ -216,10 +216,10 @@ type Extensions struct {
 // Delay is the delay above the stream's baseline transit, in milliseconds.
 type Delay struct {
 	Reference string `json:"reference,omitempty"` // abs_send_time | rtp_timestamp
-	// Vantage is "sender" when the capture was taken at the media's sender (its source is
-	// one of the capture host's ICE endpoints): the delay is then the sender's own queueing
-	// before the packets left, not their journey, and no packet is counted late. Omitted
-	// otherwise.
+	// Vantage is "sender" when the capture was taken at the media's sender over UDP (its
+	// source is one of the capture host's ICE endpoints): the delay is then the sender's own
+	// queueing before the packets left, not their journey, and no packet is counted late.
+	// Omitted otherwise (over TCP the receiver's delivery is estimated from the ACKs).
 	Vantage string  `json:"vantage,omitempty"`
 	Samples int64   `json:"samples"`
 	Min     float64 `json:"min"`
