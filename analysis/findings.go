@@ -238,12 +238,11 @@ func (f *finder) directions() {
 			}
 			f.add(report.FindingRTPLoss, grade(pct, lossWarnPct, lossBadPct), legs, dirs, figs, text+".")
 		}
-		// At a TURN server both legs say which end dropped them: the client on its way up,
-		// the server on its way down; of the gaps on the client's leg on the way down, those
-		// the relay never received are the peer leg's loss, said by rtp_loss (relayLoss).
-		// Who dropped them: the sender into its connection, or a TURN server into the
-		// client's; seen from the client, a relay's gaps may also be packets its other leg
-		// lost on their way to it, which only the server's capture tells apart.
+		// Who dropped them: the sender into its connection, the client on its way up to a
+		// relay, the TURN server on its way down. At the TURN server both legs say which:
+		// of the gaps on the client's leg on the way down, those the relay never received
+		// are the peer leg's loss, said by rtp_loss (relayLoss); seen from the client they
+		// may be either.
 		l := f.legByID[d.Legs[0]]
 		why := "the sender dropped them when its TCP send buffer was full"
 		n := dropped
