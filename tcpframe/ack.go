@@ -43,11 +43,14 @@ func (d *dir) onAck(h *capture.TCPHeader, t int64) {
 	}
 }
 
-// vantage classifies the median delay from a data segment to the ACK covering it against
-// the connection RTT. It is recomputed as samples come, then every 16 samples, and after
-// 1024 samples every 256 (a median of that many moves slowly, and computing it walks the
-// histogram). It is asked for several times per segment: while no RTT sample came in either
-// direction since the last call (rttGen), the answer is the last one.
+// vantage classifies the smallest delay from a data segment to the ACK covering it against
+// the connection RTT: an ACK cannot come sooner than the way from the vantage to the
+// receiver and back, whereas any of them can come later (a delayed ACK, one that waits for
+// data to ride on: their median, 1.55 ms of a 2.9 ms round trip, put a receiver in the
+// middle). It is recomputed as samples come, then every 16 samples, and after 1024 samples
+// every 256, so that the vantage, which dates the messages, settles. It is asked for several
+// times per segment: while no RTT sample came in either direction since the last call
+// (rttGen), the answer is the last one.
 func (d *dir) vantage() Vantage {
 	if d.vc.gen == d.c.rttGen {
 		return d.vc.v
@@ -64,7 +67,7 @@ func (d *dir) vantageNow() Vantage {
 	if r == d.vc.r && (n == d.vc.n || n > 32 && n-d.vc.n < 16 || n > 1024 && n-d.vc.n < 256) {
 		return d.vc.v
 	}
-	ratio := d.rtt.Quantile(50) * 1e6 / float64(r)
+	ratio := d.rtt.Min() * 1e6 / float64(r)
 	v := VantageMiddle
 	switch {
 	case ratio < 0.2:

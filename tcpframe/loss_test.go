@@ -247,3 +247,41 @@ func TestSenderVantageDelayedACKsAreNoHOL(t *testing.T) {
 		t.Errorf("vantage %s, %d messages, %d held (%+v); want sender, 10, none", s.Vantage, s.Messages, s.HOLDelayedMessages, s.HOLDelayMS)
 	}
 }
+
+// TestSlowHandshake: at the receiver B, the client's ACK of the handshake came 100 ms after
+// the SYN/ACK (a client slow to answer, a forwarder starting up), where the data say the
+// round trip is 20 ms: B's own frames are ACKed 20 ms after they leave, and B ACKs A's at
+// once. The connection's RTT is the smaller, 20.1 ms: B's direction is at its sender, and
+// A's frame 1, filling its hole 30 ms after frame 2, is a repair (with the handshake's
+// 100 ms, out of order).
+func TestSlowHandshake(t *testing.T) {
+	f := newFeeder(t, Config{})
+	f.handshake(0, ms(0.1), ms(100), 1000, 5000) // at B
+	seqB := func(k int) uint32 { return 5001 + uint32(fl*k) }
+	for k := 0; k < 5; k++ {
+		at := 150 + 10*float64(k)
+		f.send(seg(ms(at), false, fACK|fPSH, seqB(k), seqA(0), frame4571(k)))
+		f.send(seg(ms(at+20), true, fACK, seqA(0), seqB(k+1), nil))
+	}
+	data := func(at float64, k int) { f.send(seg(ms(at), true, fACK|fPSH, seqA(k), seqB(5), frame4571(k))) }
+	ack := func(at float64, k int) { f.send(seg(ms(at), false, fACK, seqB(5), seqA(k), nil)) }
+	data(300, 0)
+	ack(300.1, 1)
+	data(310, 2)
+	ack(310.1, 1)
+	data(340, 1)
+	ack(340.1, 3)
+	for k := 3; k < 8; k++ {
+		data(350+10*float64(k-3), k)
+		ack(350.1+10*float64(k-3), k+1)
+	}
+	f.close()
+	s := f.c.Summary()
+	if a := s.AToB; a.Vantage != "receiver" || a.RetransmittedSegments != 1 || a.RetransmittedBytes != fl || a.OutOfOrderSegments != 0 {
+		t.Errorf("a_to_b: vantage %s, retransmitted %d (%d bytes), out of order %d; want receiver, 1 (%d), 0",
+			a.Vantage, a.RetransmittedSegments, a.RetransmittedBytes, a.OutOfOrderSegments, fl)
+	}
+	if b := s.BToA; b.Vantage != "sender" || b.RTTMS == nil || b.RTTMS.Min != 20 {
+		t.Errorf("b_to_a: vantage %s, rtt %+v; want sender, 20 ms", b.Vantage, b.RTTMS)
+	}
+}
