@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/callpcap/callpcap/report"
 	"github.com/callpcap/callpcap/transport"
 )
 
@@ -450,5 +451,45 @@ func TestNoStallPastAStaleWindow(t *testing.T) {
 	f.close()
 	if s := f.c.Summary().AToB.WindowStalls; s.Count != 0 {
 		t.Errorf("window stalls %+v, want none", s)
+	}
+}
+
+// TestStallDrainedIsOneStall: next to the sender (RTT 60 ms), the receiver's window holds
+// two frames. The sender fills it at 100 ms; each ACK, a round trip apart, opens it by two
+// frames, which the sender sends at once, filling it again: the sender drains its queue
+// through a window opened an ACK at a time, five times, and that is one stall, from 100 ms
+// to the ACK that opens the window wide at 400 ms. A second stall, 500 ms later, is another.
+// Before, seven stalls, the longest 59 ms.
+func TestStallDrainedIsOneStall(t *testing.T) {
+	f := newFeeder(t, Config{})
+	f.handshake(0, ms(60), ms(60), 1000, 5000) // at A
+	k := 0
+	send := func(at float64, n int) {
+		for range n {
+			f.send(seg(ms(at), true, fACK|fPSH, seqA(k), 5001, frame4571(k)))
+			k++
+		}
+	}
+	ack := func(at float64, win uint16) {
+		p := seg(ms(at), false, fACK, 5001, seqA(k), nil)
+		p.TCP.Window = win
+		f.send(p)
+	}
+	ack(99, 2*fl)
+	send(100, 2) // the window is full
+	for i := 1; i <= 5; i++ {
+		ack(100+60*float64(i)-1, 2*fl) // opens it by two frames...
+		send(100+60*float64(i), 2)     // ...which go at once
+	}
+	ack(400, 65535) // wide open
+	send(410, 1)
+	ack(900, 100) // under a segment: full again, far later, a second stall
+	ack(950, 65535)
+	send(960, 1)
+	ack(1020, 65535)
+	f.close()
+	longest := 300.0
+	if d := cmp.Diff(report.WindowStalls{Count: 2, LongestMS: &longest}, f.c.Summary().AToB.WindowStalls); d != "" {
+		t.Errorf("window stalls (-want +got):\n%s", d)
 	}
 }

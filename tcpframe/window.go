@@ -17,8 +17,10 @@ import (
 // window-full: a sender sends only segments that fit whole (RFC 9293 3.8.6.2.1; Linux's
 // tcp_snd_wnd_test), so when the window is the limit, highest == ACK + window, or short of
 // it by less than a segment. The stall ends when one of the receiver's segments opens the
-// window again (a window update, or an ACK with the window open). A stall still on when the
-// capture ends is counted, up to the connection's last packet.
+// window again (a window update, or an ACK with the window open), unless the window is full
+// again within a round trip: the sender drains its queue through a window the receiver
+// opens an ACK at a time, and that is the same stall. A stall still on when the capture
+// ends is counted, up to the connection's last packet.
 //
 // Window scaling is in effect only when both SYNs carried the option (RFC 7323 2.2); the
 // window of a SYN is never scaled. A capture that started after the handshake does not know
@@ -107,6 +109,14 @@ func (d *dir) stallCheck(t int64) {
 	switch {
 	case stale && w.on:
 		w.on = false // the window it seemed to fill was not the receiver's last
+	case full && !w.on && w.rn > 0 && t-w.recent[(w.rn-1)%len(w.recent)].end <= d.c.rtt():
+		// Full again within a round trip of opening: the same stall, the sender draining
+		// through a window the receiver opens an ACK at a time (next to the sender, a real
+		// receiver that stopped reading twice made 294 stalls of it). It is taken back and
+		// goes on from its start.
+		w.rn--
+		w.count--
+		w.on, w.start = true, w.recent[w.rn%len(w.recent)].start
 	case full && !w.on:
 		w.on, w.start = true, t
 	case !full && w.on:
