@@ -24,7 +24,8 @@ const (
 // Samples: with abs-send-time, every packet that carries it (the sender's own send time,
 // unwrapped across its 64 s wrap). On RTP timestamps, which are a frame's capture or
 // presentation time and not a packet's send time, one sample per frame (frameOf), which
-// speaks for the frame's packets: they are late when it is.
+// speaks for the frame's packets: they are late when it is; but a packet that TCP held
+// when its frame's first one was not is a sample of its own.
 type delayStats struct {
 	budget int64 // ns above the baseline beyond which a packet is late
 
@@ -45,10 +46,11 @@ type delayStats struct {
 	nonMonotonic   int64  // frames whose timestamp went back in sequence order (B-frames)
 	skippedPayload int64  // RFC 4733 event and comfort noise packets, left out
 
-	base     baseline
-	frameIdx int64     // the index (in base) of the newest frame's sample
-	all      delayDist // the samples' delays above their baseline
-	tcp      bool      // the packets came over TCP: the late ones have causes
+	base      baseline
+	frameIdx  int64     // the index (in base) of the newest frame's sample
+	frameHeld bool      // TCP held that sample's packet
+	all       delayDist // the samples' delays above their baseline
+	tcp       bool      // the packets came over TCP: the late ones have causes
 
 	// Packets judged and late among them (each sample counting the packets of its frame),
 	// late behind a TCP retransmission (HOL), by the retransmission of their own bytes
@@ -161,6 +163,14 @@ func (d *delayStats) sample(at, ts int64, seq uint16, media bool, astV uint32, a
 		case frameSkip:
 			return
 		case frameRest:
+			if hd > holdNone && !d.frameHeld {
+				// TCP held it (a retransmission, a full window) and not its frame's first
+				// packet, which came on time before the hold and does not speak for its
+				// wait (a receiver that stopped reading held frames' last packets 1.3 s):
+				// a sample of its own.
+				role = frameOwn
+				break
+			}
 			// Its frame's sample waits for its look-ahead (judged later): it speaks for
 			// this packet too. Only a bound reached within the frame judged it already.
 			if b := &d.base; d.frameIdx >= b.out {
@@ -190,7 +200,7 @@ func (d *delayStats) sample(at, ts int64, seq uint16, media bool, astV uint32, a
 	d.tcp = d.tcp || hd != holdUDP
 	idx := d.base.push(bsample{at: at, rel: rel, sec: int32(sec), hd: hd, n: 1})
 	if role == frameStart {
-		d.frameIdx = idx
+		d.frameIdx, d.frameHeld = idx, hd > holdNone
 	}
 }
 

@@ -254,3 +254,33 @@ func TestDelayStats(t *testing.T) {
 		})
 	}
 }
+
+// TestHeldInsideAFrame: video at 30 fps over TCP, three packets a frame 1 ms apart. Frame
+// 5's last packet is lost and repaired 300 ms later; everything after it waits in order
+// (frames 6-9, sent before the repair came, are delivered with it). Frame 5's first packet
+// came on time, and its sample spoke for the packet TCP held: 12 late (frames 6-9). The
+// held packet is now a sample of its own, late by 298 ms: 13.
+func TestHeldInsideAFrame(t *testing.T) {
+	d := newDelayStats(150*ms1, 1100*ms1)
+	d.reference(90000, false)
+	repaired := T0 + 465*ms1
+	seq := uint16(0)
+	for f := range 15 {
+		for j := range 3 {
+			at, hd := T0+int64(f)*33*ms1+int64(j)*ms1, holdNone
+			if (f == 5 && j == 2) || (f > 5 && at < repaired) {
+				at, hd = max(repaired, at), holdRetransmission
+			}
+			d.sample(at, int64(f)*3000, seq, true, 0, false, hd, 0)
+			seq++
+		}
+	}
+	d.flush()
+	_, late := d.summary(45)
+	if late == nil || late.Packets != 13 || late.Causes == nil || late.Causes.Retransmission != 13 {
+		t.Errorf("late %+v, want 13, all behind the retransmission", late)
+	}
+	if d.all.n != 16 {
+		t.Errorf("%d samples, want 16 (15 frames and the held packet)", d.all.n)
+	}
+}
