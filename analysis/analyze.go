@@ -39,6 +39,18 @@ const maxIfaceCounts = 64
 // stamp is a clock jump (clockJump).
 const timeJump = int64(time.Hour)
 
+// maxTime bounds the capture times the analysis works on, ±146 years from the epoch in ns
+// (2116): a damaged file's times, and the clock's accumulated step, are clamped to it, so
+// that no sum or difference of two of them wraps around (a fuzzed pcapng stamped at the
+// reader's MaxInt64 clamp, then stepping back 235 years, made spans negative and the
+// delay baseline loop forever).
+const maxTime = int64(1)<<62 - 1
+
+func clampTime(t int64) int64 { return min(max(t, -maxTime), maxTime) }
+
+// moved returns capture time t moved by the clock's accumulated step (within ±maxTime).
+func moved(t, step int64) int64 { return clampTime(clampTime(t) + step) }
+
 // clockJump says whether a packet stamped t is a clock jump: a corrupt time stamp, not a
 // time the packet was seen. The rule: it lies more than timeJump (an hour) from every
 // neighbour it has in the file, the packet before it and the packet after it. A capture is
@@ -260,8 +272,8 @@ func (a *analyzer) detach() {
 // says when it was seen. So the capture's span, the flows', the streams' and their series
 // are those of the call, not of a corrupt clock.
 func (a *analyzer) packet(p *capture.Packet, dg digests, next int64, hasNext bool) {
-	p.Time += a.shift
-	next += a.shift
+	p.Time = moved(p.Time, a.shift)
+	next = moved(next, a.shift)
 	if clockJump(p.Time, a.prev, next, a.packets > 0, hasNext) {
 		a.clockJumps++
 		if a.packets > 0 {
@@ -287,7 +299,7 @@ func (a *analyzer) packet(p *capture.Packet, dg digests, next int64, hasNext boo
 			a.warnf("capture time jumps by %s at packet %d: the times after it are moved back to follow the packet before",
 				time.Duration(d).Round(time.Second), a.packets)
 		}
-		a.shift -= d
+		a.shift = clampTime(a.shift - clampTime(d))
 		p.Time = a.prev
 	}
 	a.prev = p.Time

@@ -57,7 +57,7 @@ type minRef struct{ key, rel int64 }
 // due reports whether the oldest pending sample is to be judged before a sample arriving
 // at at is pushed: its look-ahead is over, or the pending samples are at their bound.
 func (b *baseline) due(at int64) bool {
-	return b.pending.n > 0 && (b.pending.front().at+baselineWindow <= at || b.pending.n == maxPending)
+	return b.pending.n > 0 && (at-b.pending.front().at >= baselineWindow || b.pending.n == maxPending)
 }
 
 // push adds a sample and returns its index; the caller judges the due ones first.
@@ -91,7 +91,7 @@ func (b *baseline) judge(ahead bool) (bsample, int64) {
 		b.trail.popFront()
 	}
 	b.trail.pushBack(minRef{key: p.at, rel: p.rel})
-	for b.trail.front().key+baselineWindow < p.at {
+	for p.at-b.trail.front().key > baselineWindow { // a difference: times reach MaxInt64 (clamped), a sum would wrap
 		b.trail.popFront()
 	}
 	base := b.trail.front().rel
