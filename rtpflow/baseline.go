@@ -91,7 +91,7 @@ func (b *baseline) judge(ahead bool) (bsample, int64) {
 		b.trail.popFront()
 	}
 	b.trail.pushBack(minRef{key: p.at, rel: p.rel})
-	for p.at-b.trail.front().key > baselineWindow { // a difference: times reach MaxInt64 (clamped), a sum would wrap
+	for p.at-b.trail.front().key > baselineWindow { // a difference: a time near the int64 bound plus the window would wrap
 		b.trail.popFront()
 	}
 	base := b.trail.front().rel
