@@ -206,6 +206,11 @@ func (w *wireCount) classify(data []byte, link layers.LinkType, n int64) {
 			if src.IsValid() {
 				return // IP in IP: the analyzer does not follow tunnels
 			}
+			if l.Version != 4 {
+				// gopacket reads EtherType 0xffff ("Raw") as IPv4 whatever its version
+				// says; for the analyzer the frame is not IP.
+				return
+			}
 			src, _ = netip.AddrFromSlice(l.SrcIP)
 			dst, _ = netip.AddrFromSlice(l.DstIP)
 			v4 = true
