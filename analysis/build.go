@@ -285,14 +285,6 @@ func (a *analyzer) buildStreamsAndDirections(c *report.Capture, streams []*rtpfl
 		d := a.direction(dirID[k], k, ss, legOf, claims)
 		rd := relays[k]
 		d.Relay = rd.rel
-		for _, s := range ss {
-			// At a TURN server, the gaps on the leg to the client that the relay never
-			// received were lost before it, not dropped before TCP (DESIGN: matching the
-			// two legs says on which side a packet vanished).
-			if n := dropped[s]; n != nil && s.Path() == rd.egress {
-				*n = max(*n-rd.lostBefore[s.SSRC()], 0)
-			}
-		}
 		if (atSender[k.src] || oneHost(k.src, k.dst)) && !d.Transport.OverTCP() {
 			senderVantage(d.DelayMS, &d.Late)
 			clear(d.Series.Late)
@@ -307,6 +299,12 @@ func (a *analyzer) buildStreamsAndDirections(c *report.Capture, streams []*rtpfl
 			d.Streams = append(d.Streams, streamID[s])
 			if s.IsMedia() {
 				if n := dropped[s]; n != nil {
+					if s.Path() == rd.egress {
+						// At a TURN server, the gaps on the leg to the client that the relay
+						// never received were lost before it, not dropped before TCP
+						// (DESIGN: matching the two legs says where a packet vanished).
+						*n = max(*n-rd.lostBefore[s.SSRC()], 0)
+					}
 					drop += *n
 				} else {
 					dropKnown = false
