@@ -276,10 +276,6 @@ func (a *analyzer) buildStreamsAndDirections(c *report.Capture, streams []*rtpfl
 		li := s.Path().Leg
 		claims.sends[[2]int{li, a.sideOf(a.flowList[li], s.Path().Src)}] = true
 	}
-	dropped := map[*rtpflow.Stream]*int64{}
-	for i, s := range streams {
-		dropped[s] = c.Streams[i].DroppedBeforeTCP
-	}
 	for _, k := range order {
 		ss := byDir[k]
 		d := a.direction(dirID[k], k, ss, legOf, claims)
@@ -298,7 +294,7 @@ func (a *analyzer) buildStreamsAndDirections(c *report.Capture, streams []*rtpfl
 		for _, s := range ss {
 			d.Streams = append(d.Streams, streamID[s])
 			if s.IsMedia() {
-				if n := dropped[s]; n != nil {
+				if n := c.Streams[streamIndex[s]].DroppedBeforeTCP; n != nil {
 					if s.Path() == rd.egress {
 						// At a TURN server, the gaps on the leg to the client that the relay
 						// never received were lost before it, not dropped before TCP
