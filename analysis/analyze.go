@@ -39,6 +39,14 @@ const maxIfaceCounts = 64
 // stamp is a clock jump (clockJump).
 const timeJump = int64(time.Hour)
 
+// backStep is how far a packet may be stamped before the packet written before it. A
+// capture is written in the order packets were seen: one interface's packets never go back
+// in time, and several interfaces' (tcpdump -i any, dumpcap with several -i) by what their
+// buffers hold, well under a second. A step back of more than that is the clock set back
+// while capturing, or captures concatenated (mergecap -a): a step as one of an hour forward
+// is. Forward, a silence of minutes can be real; backward, nothing of the network is.
+const backStep = int64(time.Second)
+
 // maxTime bounds the capture times the analysis works on, ±146 years from the epoch in ns
 // (2116): a damaged file's times, and the clock's accumulated step, are clamped to it, so
 // that no sum or difference of two of them wraps around (a fuzzed pcapng stamped at the
@@ -58,8 +66,13 @@ func moved(t, step int64) int64 { return clampTime(clampTime(t) + step) }
 // around it was not seen then; a call has no hour-long silences between two packets that
 // are seconds apart. Two or more packets that agree with each other are not jumps: a file
 // merged from captures taken apart is a step in time (a warning and a break in the series),
-// not a corrupt stamp. A capture of one packet has no jump.
+// not a corrupt stamp. A capture of one packet has no jump. Backward the bound is backStep:
+// a packet stamped more than a second before the packet before it, when the packet after
+// it agrees with that one, is a jump too.
 func clockJump(t, prev, next int64, hasPrev, hasNext bool) bool {
+	if hasPrev && hasNext && prev-t > backStep && prev-next <= backStep {
+		return true // behind both by more than a step back, where they agree (backStep)
+	}
 	far := func(u int64) bool { return t-u > timeJump || u-t > timeJump }
 	return (hasPrev || hasNext) && (!hasPrev || far(prev)) && (!hasNext || far(next))
 }
@@ -287,17 +300,21 @@ func (a *analyzer) packet(p *capture.Packet, dg digests, next int64, hasNext boo
 	}
 	a.packets++
 	a.wire += int64(p.FrameLen)
-	if d := p.Time - a.prev; d > timeJump || d < -timeJump {
+	if d := p.Time - a.prev; d > timeJump || d < -backStep {
 		// A step: the packets from here on agree with each other, not with those before (a
-		// file merged from captures taken apart, a clock set while capturing). The hours
-		// between the two were not captured: from here on every time moves by the step, so
+		// file merged from captures taken apart, a clock set while capturing). The time
+		// between the two was not captured: from here on every time moves by the step, so
 		// that the capture's timeline runs on from the packet before it. Durations, rates,
 		// jitter, delays and series then see the call as it was captured, with no hours of
-		// silence in it and no packet before its first second.
+		// silence in it, no packet before its first second, and no seconds counted twice.
 		a.jumps++
 		if a.jumps <= 3 {
-			a.warnf("capture time jumps by %s at packet %d: the times after it are moved back to follow the packet before",
-				time.Duration(d).Round(time.Second), a.packets)
+			unit := time.Second // seconds are enough for a step of hours
+			if d > -int64(time.Minute) && d < int64(time.Minute) {
+				unit = time.Millisecond
+			}
+			a.warnf("capture time jumps by %s at packet %d: the times after it are moved to follow the packet before",
+				time.Duration(d).Round(unit), a.packets)
 		}
 		a.shift = clampTime(a.shift - clampTime(d))
 		p.Time = a.prev

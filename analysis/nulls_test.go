@@ -118,6 +118,12 @@ func TestClockJumps(t *testing.T) {
 		// before the first: the capture covers 9.96 s, and the second span follows the first.
 		{"step of two hours", 250, int64(2 * time.Hour), true, 1, 9.96, 9.96},
 		{"step back 72 hours", 250, -int64(72 * time.Hour), true, 1, 9.96, 9.96},
+		// A clock set 3 s back while capturing, or a second capture concatenated to the
+		// first (mergecap -a): the 3 s are not captured twice (the duration read 6.96 s and
+		// the goodput 1.4 times the rate sent). One packet stamped 3 s early is a jump.
+		{"step back 3 seconds", 250, -int64(3 * time.Second), true, 1, 9.96, 9.96},
+		{"one packet 3 seconds early", 250, -int64(3 * time.Second), false, 1, 9.98, 9.98},
+		{"one packet 900 ms early", 250, -int64(900 * time.Millisecond), false, 0, 9.98, 9.98},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := audio()
@@ -172,7 +178,8 @@ func TestClockJumps(t *testing.T) {
 	}
 }
 
-// The rule, packet by packet: more than an hour from every neighbour it has.
+// The rule, packet by packet: more than an hour from every neighbour it has, or more than a
+// second before both.
 func TestClockJumpRule(t *testing.T) {
 	h := int64(time.Hour)
 	for _, tc := range []struct {
@@ -189,6 +196,10 @@ func TestClockJumpRule(t *testing.T) {
 		{"far from the one before only (a step)", 3 * h, 0, 3*h + 20, true, true, false},
 		{"far from the one after only (a step)", 0, 0, 3 * h, true, true, false},
 		{"first, far from the next", 3 * h, 0, 0, false, true, true},
+		{"2 s before both", 10, 2e9 + 10, 2e9 + 20, true, true, true},
+		{"2 s before the one before, with the next (a step)", 10, 2e9 + 10, 30, true, true, false},
+		{"a second before both exactly", 0, 1e9, 1e9, true, true, false},
+		{"2 s after both (forward steps are an hour)", 2e9, 0, 10, true, true, false},
 		{"last, far from the one before", 3 * h, 0, 0, true, false, true},
 	} {
 		if got := clockJump(tc.t, tc.prev, tc.next, tc.hasPrev, tc.hasNext); got != tc.want {
