@@ -2,6 +2,7 @@ package analysis
 
 import (
 	"net/netip"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -131,6 +132,62 @@ func events() callgen.Stream {
 	return callgen.Stream{Src: alice, Dst: bob, SSRC: 0xE7, PT: 101, ClockRate: 8000,
 		Interval: 50 * time.Millisecond, PayloadSize: 4, Count: 200, StartSeq: 1, Start: 100 * time.Millisecond,
 		TS: func(i int) uint32 { return uint32(9000 + (i/20)*8000) },
+	}
+}
+
+// TestInterleavedEvents: baresip sends a held key's RFC 4733 event packets between its
+// audio packets, one of each every 20 ms, on the audio's SSRC and sequence numbers: here 100
+// audio packets, then 300 each followed 1 ms later by one of the event (payload type 101,
+// the event's start timestamp throughout), then 100 more. The payload type changes on 600
+// of the 799 steps, where the stream rule allowed a fifth: the whole stream was left out of
+// the report. It is one stream of 800 packets, none lost; with SDP naming 101
+// telephone-event, the events take no part in jitter or delay, which are 0 (the audio is
+// on time) over the 500 audio packets.
+func TestInterleavedEvents(t *testing.T) {
+	audioIdx := func(i int) int {
+		switch {
+		case i < 100:
+			return i
+		case i < 700:
+			return 100 + (i-100)/2
+		}
+		return 400 + i - 700
+	}
+	event := func(i int) bool { return i >= 100 && i < 700 && (i-100)%2 == 1 }
+	s := audio()
+	s.Count = 800
+	s.Send = func(i int) time.Duration {
+		d := 100*time.Millisecond + time.Duration(audioIdx(i))*20*time.Millisecond
+		if event(i) {
+			d += time.Millisecond
+		}
+		return d
+	}
+	s.TS = func(i int) uint32 {
+		if event(i) {
+			return 5000 + 160*100
+		}
+		return uint32(5000 + 160*audioIdx(i))
+	}
+	pkts := s.Packets()
+	for i := range pkts {
+		if event(i) {
+			pkts[i].Frame[42+1] = 101
+		}
+	}
+	for _, sdp := range []bool{false, true} {
+		in := pkts
+		if sdp {
+			in = append(slices.Clone(pkts), eventSDP(0))
+		}
+		st := onlyStream(t, analyze(t, pcapOf(t, in), Options{}))
+		if st.Packets != 800 || deref(st.Lost) != 0 || st.Duplicates != 0 || st.Reordered != 0 || st.Kind != "audio" {
+			t.Errorf("sdp %v: packets %d lost %v dup %d reordered %d kind %s; want 800 audio packets, none lost",
+				sdp, st.Packets, deref(st.Lost), st.Duplicates, st.Reordered, st.Kind)
+		}
+		if sdp && (st.JitterMS == nil || st.JitterMS.Max != 0 || st.DelayMS == nil || st.DelayMS.Samples != 500 || st.DelayMS.Max != 0) {
+			t.Errorf("jitter %+v, delay %+v; want 0, and 500 delay samples of 0", st.JitterMS, st.DelayMS)
+		}
 	}
 }
 

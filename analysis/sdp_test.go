@@ -78,6 +78,9 @@ func TestSDPNamesThePayloadType(t *testing.T) {
 		{"hint after the clock decision", bob, 5 * time.Second, figures{"AMR", 8000, true, "audio", true, true}},
 		{"hint for another port", netip.AddrPortFrom(bob.Addr(), 50002), 0, figures{"", 8000, true, "audio", true, true}},
 		{"hint for another address", netip.MustParseAddrPort("198.51.100.10:50000"), 0, figures{"", 8000, true, "audio", true, true}},
+		// Only the sender's own SDP names 97 (an answer that dropped it, as a real one did
+		// for the Opus sipp then sent): it means what its sender named it.
+		{"hint at the sender's own address", alice, 0, figures{"AMR", 8000, false, "audio", true, true}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -1,5 +1,7 @@
 package rtpflow
 
+import "math/bits"
+
 // maxStep is the largest sequence step between consecutive packets that still counts as
 // continuing (a burst of up to maxStep−1 losses, or reordering within it).
 const maxStep = 100
@@ -18,7 +20,8 @@ type continuity struct {
 	cont      int64 // steps within ±maxStep, repeats included
 	repeats   int64 // steps that repeat the previous sequence number
 	ptChanges int64
-	gap       int64 // largest arrival gap, ns
+	pts       [2]uint64 // the payload types seen, a bit each
+	gap       int64     // largest arrival gap, ns
 }
 
 // add accounts one packet arriving at at.
@@ -46,17 +49,25 @@ func (c *continuity) add(seq uint16, pt uint8, at int64) {
 	}
 	c.started = true
 	c.prevSeq, c.prevPT, c.prevAt = seq, pt, at
+	c.pts[pt>>6&1] |= 1 << (pt & 63)
 }
 
 // continuing says whether the steps look like one RTP stream: at least 80% of them
 // continuing, at least half of those that move going forward (a stream whose sequence
-// number never moves is not RTP), and the payload type changing on at most 20% of them
-// (which leaves room for DTMF events or comfort noise on an audio SSRC). Random payloads
-// put a new SSRC on nearly every packet, and non-RTP traffic that keeps its bytes 8-11
-// fixed fails the sequence steps. A single packet has no step and passes.
+// number never moves is not RTP), and the payload type changing on at most 20% of them or
+// taking at most maxPTs values: an audio SSRC carries DTMF events and comfort noise beside
+// its codec, and a sender may interleave an event's packets with the audio's, one of each
+// every 20 ms for as long as the key is held (baresip). Random payloads put a new SSRC on
+// nearly every packet, and non-RTP traffic that keeps its bytes 8-11 fixed fails the
+// sequence steps or takes many payload types. A single packet has no step and passes.
 func (c *continuity) continuing() bool {
 	if c.pairs == 0 {
 		return true
 	}
-	return c.cont*5 >= c.pairs*4 && c.fwd*2 >= c.pairs-c.repeats && c.ptChanges*5 <= c.pairs
+	pts := bits.OnesCount64(c.pts[0]) + bits.OnesCount64(c.pts[1])
+	return c.cont*5 >= c.pairs*4 && c.fwd*2 >= c.pairs-c.repeats && (c.ptChanges*5 <= c.pairs || pts <= maxPTs)
 }
+
+// maxPTs is how many payload types a stream may change between at any rate: a codec,
+// comfort noise (RFC 3389) and telephone events (RFC 4733).
+const maxPTs = 3

@@ -140,8 +140,11 @@ func (ht *hintTable) namesRTX(s *Stream, pt uint8) bool {
 // lookup returns the hint for a stream's first payload type.
 func (ht *hintTable) lookup(s *Stream) (PayloadHint, bool) { return ht.lookupPT(s, s.pt) }
 
-// lookupPT returns the hint for payload type pt of stream s: at its destination, else of
-// its source.
+// lookupPT returns the hint for payload type pt of stream s: what the SDP of its
+// destination says (the types it receives, RFC 3264 5.1), else what SDP says of its SSRC,
+// else what the sender's own SDP names it. Senders number both ways alike, as RFC 3264
+// 6.1 recommends; one that sends a type named only in its own offer (an answer that
+// dropped it, a gateway's re-INVITE) still means what it named.
 func (ht *hintTable) lookupPT(s *Stream, pt uint8) (PayloadHint, bool) {
 	if ht.m == nil {
 		return PayloadHint{}, false
@@ -149,7 +152,10 @@ func (ht *hintTable) lookupPT(s *Stream, pt uint8) (PayloadHint, bool) {
 	if h, ok := ht.m[hintKey{addr: s.path.Dst, pt: pt}]; ok {
 		return h, true
 	}
-	h, ok := ht.m[hintKey{ssrc: s.ssrc, pt: pt}]
+	if h, ok := ht.m[hintKey{ssrc: s.ssrc, pt: pt}]; ok {
+		return h, true
+	}
+	h, ok := ht.m[hintKey{addr: s.path.Src, pt: pt}]
 	return h, ok
 }
 
