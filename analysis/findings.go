@@ -8,6 +8,7 @@ import (
 
 	"github.com/callpcap/callpcap/internal/numfmt"
 	"github.com/callpcap/callpcap/report"
+	"github.com/callpcap/callpcap/rtpflow"
 )
 
 // Thresholds of the findings: where a figure starts to matter to a person on the call. A
@@ -269,7 +270,7 @@ func (f *finder) directions() {
 			f.add(report.FindingSlowRamp, report.SeverityWarn, legs, dirs, figs, fmt.Sprintf("%s: the media bitrate %s.", name, did))
 		}
 		if r := d.Ramp; !fwd && r != nil && d.ActiveS >= minRampDurationS && r.TargetKbps > 0 && r.Stable != nil && !*r.Stable &&
-			r.T90S != nil && d.ActiveS-*r.T90S >= minStabilitySpanS && r.PlateauKbps >= minPlateauKbps {
+			r.T90S != nil && d.ActiveS-*r.T90S >= minStabilitySpanS && r.PlateauKbps >= minPlateauKbps && !pausedOnly(d) {
 			figs := map[string]float64{"plateau_kbps": r.PlateauKbps}
 			cv := ""
 			if r.CVAfterT90 != nil {
@@ -451,3 +452,12 @@ var (
 	fmtRate   = numfmt.Rate
 	fmtSecs   = numfmt.Seconds
 )
+
+// pausedOnly says whether what made d's bitrate unstable after t90 was pauses alone: seconds
+// in which the sender all but stopped (a call on hold, by re-INVITE with a=sendonly), with
+// the bitrate holding in the others (rtpflow.StableBesidePauses). Three SIP calls with a
+// hold each were said to keep "swinging more than 20% around 64 kbps".
+func pausedOnly(d *report.Direction) bool {
+	paused, stable := rtpflow.StableBesidePauses(d.Series.MediaKbps, int(*d.Ramp.T90S))
+	return paused > 0 && stable
+}

@@ -109,3 +109,36 @@ func median(v []float64) float64 {
 	}
 	return (s[n/2-1] + s[n/2]) / 2
 }
+
+// StableBesidePauses says whether the per-second media bitrate kbps held after second t90
+// once the seconds in which the sender all but stopped are left out (under a tenth of the
+// highest second after t90: a call on hold, a mute with silence suppression), with the
+// seconds next to them, which hold the pause's start or end: at least 80% of the others are
+// within ±20% of their median. paused counts the seconds under the tenth. A direction on
+// hold for a while goes between its rate and nothing, and by Ramp's definition is not
+// stable; but that is a pause, not a bitrate that kept swinging.
+func StableBesidePauses(kbps []float64, t90 int) (paused int, stable bool) {
+	if t90 < 0 || t90+1 >= len(kbps) {
+		return 0, false
+	}
+	after := kbps[t90+1:]
+	top := slices.Max(after)
+	low := func(i int) bool { return i >= 0 && i < len(after) && after[i] < top/10 }
+	var on []float64
+	for i, v := range after {
+		switch {
+		case low(i):
+			paused++
+		case !low(i-1) && !low(i+1):
+			on = append(on, v)
+		}
+	}
+	level := median(on)
+	within := 0
+	for _, v := range on {
+		if math.Abs(v-level) <= 0.2*level {
+			within++
+		}
+	}
+	return paused, len(on) > 0 && within*5 >= len(on)*4
+}

@@ -71,3 +71,27 @@ func TestRamp(t *testing.T) {
 		})
 	}
 }
+
+func TestStableBesidePauses(t *testing.T) {
+	for _, tt := range []struct {
+		name   string
+		kbps   []float64
+		t90    int
+		paused int
+		stable bool
+	}{
+		{"steady", []float64{10, 64, 64, 64, 64}, 0, 0, true},
+		// Under 6.4 kbps (a tenth of 64) is a pause; 20.5 and 32 hold its start and end.
+		{"a hold", []float64{64, 64, 64, 20.5, 0, 0, 0.04, 32, 64, 64, 64}, 0, 3, true},
+		{"swinging, no pause", []float64{64, 20, 64, 20, 64, 20}, 0, 0, false},
+		{"a hold, and swinging besides", []float64{64, 20, 64, 20, 64, 0, 0, 0, 64, 20, 64, 20, 64}, 0, 3, false},
+		{"from t90", []float64{0, 0, 0, 64, 64, 64}, 2, 0, true},
+		{"nothing after t90", []float64{64, 64}, 1, 0, false},
+		{"no t90", []float64{64, 64}, -1, 0, false},
+	} {
+		paused, stable := StableBesidePauses(tt.kbps, tt.t90)
+		if paused != tt.paused || stable != tt.stable {
+			t.Errorf("%s: paused %d, stable %v; want %d, %v", tt.name, paused, stable, tt.paused, tt.stable)
+		}
+	}
+}
