@@ -345,10 +345,17 @@ func (a *analyzer) packet(p *capture.Packet, dg digests, next int64, hasNext boo
 		return
 	case capture.KindIPOther:
 		a.ipOther++
+		if p.Repeat {
+			a.repeatedFragment(p)
+		}
 		return
 	}
+	// A datagram rebuilt from fragments is as many packets as the frames that carried it,
+	// for the counts of packets (as tshark's conversations count frames) and of capture
+	// duplicates; its WireLen is their bytes.
+	frames := max(int64(p.Fragments), 1)
 	if a.dedup.seen(p, dg) {
-		a.dups++
+		a.dups += frames
 		return
 	}
 	proto := transport.UDP
@@ -360,11 +367,11 @@ func (a *analyzer) packet(p *capture.Packet, dg digests, next int64, hasNext boo
 	if f == nil {
 		return
 	}
-	f.packets++
+	f.packets += frames
 	f.wire += int64(p.WireLen)
 	f.last = max(f.last, p.Time)
 	s := &f.sides[f.dir(src)]
-	s.packets++
+	s.packets += frames
 	s.wire += int64(p.WireLen)
 
 	if proto == transport.TCP {
@@ -399,6 +406,31 @@ func (a *analyzer) packet(p *capture.Packet, dg digests, next int64, hasNext boo
 // flow finds or starts the flow of a packet; nil beyond the cap. The cache is asked before
 // the map, whose key (two AddrPorts) takes longer to hash than the rest of a packet's
 // bookkeeping.
+// repeatedFragment counts a repeated fragment (the network or the capture wrote it twice,
+// and a receiver discards it) with its datagram's flow: its frame carried that flow. Its
+// bytes are no message: its side's other.
+func (a *analyzer) repeatedFragment(p *capture.Packet) {
+	proto := transport.UDP
+	if p.IPProto == ipProtoTCP {
+		proto = transport.TCP
+	}
+	src, dst := p.SrcAddrPort(), p.DstAddrPort()
+	f := a.flow(src, dst, proto, p.Time)
+	if f == nil {
+		return
+	}
+	n := int64(p.FrameLen)
+	f.packets++
+	f.wire += n
+	s := &f.sides[f.dir(src)]
+	s.packets++
+	s.wire += n
+	s.other += n
+}
+
+// ipProtoTCP is TCP's IP protocol number (RFC 9293).
+const ipProtoTCP = 6
+
 func (a *analyzer) flow(src, dst netip.AddrPort, proto transport.Proto, t int64) *flow {
 	slot := a.cache.slot(src, dst)
 	if f := *slot; f != nil && f.proto == proto && (f.a == src && f.b == dst || f.a == dst && f.b == src) {

@@ -331,7 +331,8 @@ func TestDecodeAs(t *testing.T) {
 // any on a forwarding host, each fragment on the way in and out (SLL2 interface index 2,
 // then 3), one copy right after the other or each interface's fragments together. Each
 // interface's copy is rebuilt from its own fragments, and the second datagram is a capture
-// duplicate: one copy analysed, none left incomplete.
+// duplicate: one copy analysed, none left incomplete. Packets are frames: the 100 duplicate
+// datagrams are 200 duplicate frames, and the flow carried the other 200.
 func TestFragmentCaptureDuplicates(t *testing.T) {
 	for _, interleaved := range []bool{true, false} {
 		s := audio()
@@ -360,13 +361,61 @@ func TestFragmentCaptureDuplicates(t *testing.T) {
 		}
 		c := analyze(t, b.Bytes(), Options{})
 		st := onlyStream(t, c)
-		if c.Packets != 400 || c.CaptureDuplicates != 100 || st.Packets != 100 || st.Duplicates != 0 || deref(st.Lost) != 0 {
-			t.Errorf("interleaved %v: capture packets %d duplicates %d, stream packets %d duplicates %d lost %d; want 400, 100, 100, 0, 0",
+		if c.Packets != 400 || c.CaptureDuplicates != 200 || st.Packets != 100 || st.Duplicates != 0 || deref(st.Lost) != 0 {
+			t.Errorf("interleaved %v: capture packets %d duplicates %d, stream packets %d duplicates %d lost %d; want 400, 200, 100, 0, 0",
 				interleaved, c.Packets, c.CaptureDuplicates, st.Packets, st.Duplicates, deref(st.Lost))
+		}
+		if len(c.Flows) != 1 || c.Flows[0].Packets != 200 {
+			t.Errorf("interleaved %v: flows %+v, want one of 200 packets", interleaved, c.Flows)
 		}
 		if len(c.Warnings) != 0 {
 			t.Errorf("interleaved %v: warnings %q, want none", interleaved, c.Warnings)
 		}
+	}
+}
+
+// TestRepeatedFragments: the datagrams of TestFragmentCaptureDuplicates with each fragment
+// written twice on the same interface, one copy right after the other (a network that
+// duplicated them, or mergecap of a capture with itself). A receiver files each fragment
+// once and rebuilds each datagram once, so the stream has 100 packets and no duplicates, and
+// nothing is a capture duplicate; but every frame was on the wire: the flow and the
+// direction count all 400 and their bytes (the repeats as other). Before, the repeats of the
+// first fragments were in no flow's bytes, and each repeat of the last began a datagram that
+// never completed: 100 "could not be rebuilt" at the end, and a direction short of 200
+// frames.
+func TestRepeatedFragments(t *testing.T) {
+	s := audio()
+	s.PT, s.ClockRate, s.PayloadSize, s.Count = 96, 90000, 2000, 100
+	var b bytes.Buffer
+	w := pcapgen.NewPcap(&b, capture.LinkEthernet, false, false, 0)
+	var frames, repeats int64
+	for i, p := range s.Packets() {
+		udp := pcapgen.UDP(s.Src, s.Dst, s.RTP(i))
+		at := p.T
+		for _, f := range pcapgen.IPv4Fragments(s.Src.Addr(), s.Dst.Addr(), pcapgen.ProtoUDP, uint16(i), udp, 1480) {
+			frame := pcapgen.Ether(f, pcapgen.EtherTypeIPv4)
+			for range 2 {
+				w.Write(at, 0, frame, 0)
+				at += 1000
+				frames += int64(len(frame))
+			}
+			repeats += int64(len(frame))
+		}
+	}
+	c := analyze(t, b.Bytes(), Options{})
+	st := onlyStream(t, c)
+	if c.Packets != 400 || c.CaptureDuplicates != 0 || c.WireBytes != frames || st.Packets != 100 || st.Duplicates != 0 || deref(st.Lost) != 0 {
+		t.Errorf("capture packets %d duplicates %d wire %d, stream packets %d duplicates %d lost %d; want 400, 0, %d, 100, 0, 0",
+			c.Packets, c.CaptureDuplicates, c.WireBytes, st.Packets, st.Duplicates, deref(st.Lost), frames)
+	}
+	if len(c.Flows) != 1 || c.Flows[0].Packets != 400 || c.Flows[0].WireBytes != frames {
+		t.Errorf("flows %+v, want one of 400 packets and %d bytes", c.Flows, frames)
+	}
+	if d := c.Directions[0]; d.WireBytes != frames || d.OverheadBytes.Other != repeats {
+		t.Errorf("direction wire %d, other %d; want %d and %d", d.WireBytes, d.OverheadBytes.Other, frames, repeats)
+	}
+	if len(c.Warnings) != 0 {
+		t.Errorf("warnings %q, want none", c.Warnings)
 	}
 }
 

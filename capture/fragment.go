@@ -74,8 +74,16 @@ type fragEntry struct {
 	valid      int // bytes from 0 actually captured, when the snap length cut a fragment
 	have       int // sum of the spans' lengths (they never overlap)
 	wire       int // sum of the fragments' frame lengths
+	frames     int // fragments filed
 	proto      uint8
 	dead       bool // discarded: swallow its other fragments until it expires
+	// done: rebuilt and handed out; kept until it expires, so that a repeat of one of its
+	// fragments is known for one, not begun as a datagram that never completes.
+	done bool
+	// The datagram's transport ports, from its first fragment when its payload is UDP or
+	// TCP (portsOK), for the repeats of its fragments.
+	portsOK      bool
+	sport, dport uint16
 }
 
 // fragResult is a completed datagram: the captured part of its payload, the payload length
@@ -89,7 +97,11 @@ type fragResult struct {
 // reassembler rebuilds IPv4 and IPv6 datagrams from fragments. Overlapping fragments make
 // the whole datagram discarded, as RFC 5722 requires for IPv6 and current stacks do for
 // IPv4 too: what an endpoint would throw away is not analyzed. An exact repeat of a
-// fragment already held (same offset and length, as capture duplicates are) is ignored.
+// fragment (same offset and length: the network or the capture wrote it twice) is not
+// filed again, as a receiver discards it, but its frame was on the wire, so the packet says
+// whose datagram it repeats (Packet.Repeat), before the datagram is rebuilt or after. A
+// repeat of the last fragment, which comes after, used to begin a datagram that never
+// completed, and no repeat's bytes were any flow's.
 type reassembler struct {
 	index      map[fragKey]int32
 	slots      []fragEntry
@@ -114,7 +126,18 @@ func (f *reassembler) add(p *Packet, key fragKey, off int, more bool, data []byt
 	if length <= 0 {
 		return fragResult{}, false // nothing to hold
 	}
+	end := off + length
 	i, ok := f.index[key]
+	if ok && f.slots[i].done {
+		e := &f.slots[i]
+		if !e.holds(off, end) {
+			f.remove(i) // a new datagram that took the identification again
+			ok = false
+		} else {
+			f.repeat(p, e)
+			return fragResult{}, false
+		}
+	}
 	if !ok {
 		i = f.alloc(key, p.Time)
 	}
@@ -122,7 +145,6 @@ func (f *reassembler) add(p *Packet, key fragKey, off int, more bool, data []byt
 	if e.dead {
 		return fragResult{}, false
 	}
-	end := off + length
 	switch {
 	case end > maxDatagram, len(e.spans) >= maxSpans:
 		f.kill(i)
@@ -133,7 +155,7 @@ func (f *reassembler) add(p *Packet, key fragKey, off int, more bool, data []byt
 	}
 	for _, s := range e.spans {
 		if int(s.off) == off && int(s.end) == end {
-			f.stats.Duplicates++
+			f.repeat(p, e)
 			return fragResult{}, false
 		}
 		if off < int(s.end) && int(s.off) < end || !more && int(s.end) > end {
@@ -158,21 +180,50 @@ func (f *reassembler) add(p *Packet, key fragKey, off int, more bool, data []byt
 	e.spans = append(e.spans, span{int32(off), int32(end)})
 	e.have += length
 	e.wire += p.FrameLen
+	e.frames++
 	if off == 0 {
 		e.proto = proto
+		if (proto == protoUDP || proto == protoTCP) && len(data) >= 4 {
+			e.portsOK = true
+			e.sport, e.dport = uint16(data[0])<<8|uint16(data[1]), uint16(data[2])<<8|uint16(data[3])
+		}
 	}
 	if e.total < 0 || e.have != e.total {
 		return fragResult{}, false
 	}
 	res := fragResult{data: e.buf[:min(e.valid, e.total)], total: e.total, proto: e.proto}
 	p.Reassembled, p.Fragment, p.WireLen = true, false, e.wire
+	p.Fragments = uint16(e.frames) // at most maxSpans
 	// The payload points into the buffer until the next Next: keep it out of the free list.
 	f.last, e.buf = e.buf, nil
 	f.bytes -= cap(f.last)
 	f.stats.Reassembled++
-	f.remove(i)
+	e.done = true
+	f.pending--
 	return res, true
 }
+
+// repeat notes p, a fragment that repeats one of entry e: with the datagram's transport
+// ports once its first fragment told them (Packet.Repeat).
+func (f *reassembler) repeat(p *Packet, e *fragEntry) {
+	f.stats.Duplicates++
+	if e.portsOK {
+		p.Repeat, p.IPProto, p.SrcPort, p.DstPort = true, e.proto, e.sport, e.dport
+	}
+}
+
+// holds reports whether entry e has a fragment of exactly [off, end).
+func (e *fragEntry) holds(off, end int) bool {
+	for _, s := range e.spans {
+		if int(s.off) == off && int(s.end) == end {
+			return true
+		}
+	}
+	return false
+}
+
+// over reports whether entry e is no longer pending: discarded, or rebuilt.
+func (e *fragEntry) over() bool { return e.dead || e.done }
 
 // alloc creates the entry for key, evicting the oldest when the table is full.
 func (f *reassembler) alloc(key fragKey, now int64) int32 {
@@ -180,7 +231,7 @@ func (f *reassembler) alloc(key fragKey, now int64) int32 {
 		f.index = make(map[fragKey]int32)
 	}
 	if len(f.index) >= maxPending {
-		if !f.slots[f.head].dead {
+		if !f.slots[f.head].over() {
 			f.stats.Dropped++
 		}
 		f.remove(f.head)
@@ -194,7 +245,8 @@ func (f *reassembler) alloc(key fragKey, now int64) int32 {
 		i = int32(len(f.slots) - 1)
 	}
 	e := &f.slots[i]
-	e.key, e.first, e.total, e.valid, e.have, e.wire, e.proto, e.dead = key, now, -1, maxDatagram, 0, 0, 0, false
+	e.key, e.first, e.total, e.valid, e.have, e.wire, e.frames, e.proto = key, now, -1, maxDatagram, 0, 0, 0, 0
+	e.dead, e.done, e.portsOK = false, false, false
 	e.spans = e.spans[:0]
 	f.link(i)
 	f.index[key] = i
@@ -244,7 +296,7 @@ func (f *reassembler) grow(i int32, need int) bool {
 			f.kill(i)
 			return false
 		}
-		if !f.slots[j].dead {
+		if !f.slots[j].over() {
 			f.stats.Dropped++
 		}
 		f.remove(j)
@@ -287,7 +339,7 @@ func (f *reassembler) expire(now int64) {
 		if now-e.first <= fragTimeout {
 			return
 		}
-		if e.dead {
+		if e.over() {
 			f.remove(i)
 			continue
 		}
@@ -304,7 +356,7 @@ func (f *reassembler) remove(i int32) {
 	e := &f.slots[i]
 	f.unlink(i)
 	delete(f.index, e.key)
-	if !e.dead {
+	if !e.over() {
 		f.pending--
 	}
 	f.bytes -= cap(e.buf)

@@ -105,6 +105,9 @@ func TestReassembly(t *testing.T) {
 			wire := wireSum(tc.frames)
 			if tc.stats.Duplicates > 0 {
 				wire -= len(tc.frames[1].frame) // the repeat is not part of the datagram
+				if r := ps[2]; !r.Repeat || r.IPProto != 17 || r.SrcPort != 5004 || r.DstPort != 40000 {
+					t.Errorf("repeat: %+v, want Repeat of UDP 5004 -> 40000", summary(r))
+				}
 			}
 			if p.Kind != capture.KindUDP || !p.Reassembled || p.Fragment || p.Snapped ||
 				!bytes.Equal(p.Payload, tc.payload) || p.PayloadLen != len(tc.payload) ||
@@ -147,8 +150,10 @@ func TestReassemblyRejects(t *testing.T) {
 			capture.Stats{Fragments: 4, Expired: 1, Pending: 1}},
 		{"not-expired-at-30s", []timedFrame{in4[0], in4[1], late(in4[2], 29e9), late(in4[3], 29e9)},
 			capture.Stats{Fragments: 4, Reassembled: 1}},
+		// A repeat after the datagram was rebuilt is one, not the start of another that
+		// never completes.
 		{"late-repeat-of-last", []timedFrame{in4[0], in4[1], in4[2], in4[3], in4[3]},
-			capture.Stats{Fragments: 5, Reassembled: 1, Pending: 1}},
+			capture.Stats{Fragments: 5, Reassembled: 1, Duplicates: 1}},
 		{"empty-fragment", []timedFrame{frag(4, 8, true, 0, t0)}, capture.Stats{Fragments: 1}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -164,6 +169,9 @@ func TestReassemblyRejects(t *testing.T) {
 				if p.Kind != capture.KindIPOther && !p.Reassembled {
 					t.Errorf("%+v", summary(p))
 				}
+			}
+			if last := ps[len(ps)-1]; tc.name == "late-repeat-of-last" && (!last.Repeat || last.SrcPort != 5004) {
+				t.Errorf("late repeat: %+v, want Repeat of the datagram from port 5004", summary(last))
 			}
 		})
 	}

@@ -59,6 +59,9 @@ type Packet struct {
 	FrameLen int
 
 	Kind Kind
+	// Fragments is how many frames a reassembled datagram was rebuilt from (repeats of a
+	// fragment are not: see Repeat); 0 for a datagram that came whole.
+	Fragments uint16
 
 	// Set for IP packets (KindIPOther, KindUDP, KindTCP).
 	Src, Dst netip.Addr
@@ -69,6 +72,11 @@ type Packet struct {
 	// Fragment is true for an IP fragment held for reassembly (Kind is KindIPOther). When
 	// its datagram completes, its bytes are counted again in that datagram's WireLen.
 	Fragment bool
+	// Repeat is true for a fragment that repeats one already filed (the network or the
+	// capture wrote it twice; a receiver discards it), of a datagram whose first fragment
+	// said its transport: Kind is KindIPOther, and IPProto, SrcPort and DstPort are the
+	// datagram's, so that its bytes can be counted with the datagram's flow.
+	Repeat bool
 
 	// Set for UDP and TCP.
 	SrcPort, DstPort uint16

@@ -370,7 +370,7 @@ type Stats struct {
 	// Dropped counts datagrams abandoned: overlapping or inconsistent fragments, more than
 	// 64 KiB, too many fragments, or evicted to keep within the limits.
 	Dropped    int64
-	Duplicates int64 // fragments repeating the offset and length of one already held, ignored
+	Duplicates int64 // fragments repeating the offset and length of one already filed: not filed again
 	Pending    int   // datagrams incomplete now; at the end of the file, never completed
 }
 
