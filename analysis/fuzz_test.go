@@ -84,8 +84,9 @@ func checkContract(t *testing.T, c report.Capture) {
 
 // mixedLinks is a seed for the paths around the flows: a pcapng with an Ethernet interface
 // and an SLL2 one, RTP tagged with a VLAN on the first and each packet recorded again on the
-// second 10 µs later (capture duplicates), a UDP datagram in three IPv4 fragments, RTP over
-// IPv6 behind hop-by-hop and destination options, and a TCP SYN.
+// second 10 µs later (capture duplicates), a UDP datagram in three IPv4 fragments whose
+// first and last are written twice (repeats), RTP over IPv6 behind hop-by-hop and
+// destination options, and a TCP SYN.
 func mixedLinks(t testing.TB) []byte {
 	s := audio()
 	s.Count, s.PayloadSize = 4, 40
@@ -98,8 +99,12 @@ func mixedLinks(t testing.TB) []byte {
 		w.Write(at+10e3, 1, pcapgen.SLL2(ip, pcapgen.EtherTypeIPv4, 2), 0)
 	}
 	big := pcapgen.UDP(alice, bob, append(s.RTP(s.Count), make([]byte, 100)...))
-	for i, frag := range pcapgen.IPv4Fragments(alice.Addr(), bob.Addr(), pcapgen.ProtoUDP, 9, big, 48) {
+	frags := pcapgen.IPv4Fragments(alice.Addr(), bob.Addr(), pcapgen.ProtoUDP, 9, big, 48)
+	for i, frag := range frags {
 		w.Write(callgen.Epoch+100e6+int64(i)*1e3, 0, pcapgen.Ether(frag, pcapgen.EtherTypeIPv4), 0)
+		if i == 0 || i == len(frags)-1 {
+			w.Write(callgen.Epoch+100e6+int64(i)*1e3+100, 0, pcapgen.Ether(frag, pcapgen.EtherTypeIPv4), 0)
+		}
 	}
 	a6, b6 := netip.MustParseAddrPort("[2001:db8::1]:5004"), netip.MustParseAddrPort("[2001:db8::2]:5006")
 	ip6 := pcapgen.IPv6(a6.Addr(), b6.Addr(), pcapgen.ProtoUDP, pcapgen.UDP(a6, b6, s.RTP(0)),
