@@ -403,19 +403,12 @@ func (a *analyzer) packet(p *capture.Packet, dg digests, next int64, hasNext boo
 	a.message(f, &m, true)
 }
 
-// flow finds or starts the flow of a packet; nil beyond the cap. The cache is asked before
-// the map, whose key (two AddrPorts) takes longer to hash than the rest of a packet's
-// bookkeeping.
-// repeatedFragment counts a repeated fragment (the network or the capture wrote it twice,
-// and a receiver discards it) with its datagram's flow: its frame carried that flow. Its
-// bytes are no message: its side's other.
+// repeatedFragment counts a repeated fragment of a UDP datagram (the network or the capture
+// wrote it twice, and a receiver discards it) with the datagram's flow: its frame carried
+// that flow. Its bytes are no message: its side's other.
 func (a *analyzer) repeatedFragment(p *capture.Packet) {
-	proto := transport.UDP
-	if p.IPProto == ipProtoTCP {
-		proto = transport.TCP
-	}
 	src, dst := p.SrcAddrPort(), p.DstAddrPort()
-	f := a.flow(src, dst, proto, p.Time)
+	f := a.flow(src, dst, transport.UDP, p.Time)
 	if f == nil {
 		return
 	}
@@ -428,9 +421,9 @@ func (a *analyzer) repeatedFragment(p *capture.Packet) {
 	s.other += n
 }
 
-// ipProtoTCP is TCP's IP protocol number (RFC 9293).
-const ipProtoTCP = 6
-
+// flow finds or starts the flow of a packet; nil beyond the cap. The cache is asked before
+// the map, whose key (two AddrPorts) takes longer to hash than the rest of a packet's
+// bookkeeping.
 func (a *analyzer) flow(src, dst netip.AddrPort, proto transport.Proto, t int64) *flow {
 	slot := a.cache.slot(src, dst)
 	if f := *slot; f != nil && f.proto == proto && (f.a == src && f.b == dst || f.a == dst && f.b == src) {

@@ -80,8 +80,8 @@ type fragEntry struct {
 	// done: rebuilt and handed out; kept until it expires, so that a repeat of one of its
 	// fragments is known for one, not begun as a datagram that never completes.
 	done bool
-	// The datagram's transport ports, from its first fragment when its payload is UDP or
-	// TCP (portsOK), for the repeats of its fragments.
+	// The datagram's UDP ports, from its first fragment (portsOK), for the repeats of its
+	// fragments. TCP sizes its segments to the path and is not followed here.
 	portsOK      bool
 	sport, dport uint16
 }
@@ -183,7 +183,7 @@ func (f *reassembler) add(p *Packet, key fragKey, off int, more bool, data []byt
 	e.frames++
 	if off == 0 {
 		e.proto = proto
-		if (proto == protoUDP || proto == protoTCP) && len(data) >= 4 {
+		if proto == protoUDP && len(data) >= 4 {
 			e.portsOK = true
 			e.sport, e.dport = uint16(data[0])<<8|uint16(data[1]), uint16(data[2])<<8|uint16(data[3])
 		}
@@ -203,12 +203,12 @@ func (f *reassembler) add(p *Packet, key fragKey, off int, more bool, data []byt
 	return res, true
 }
 
-// repeat notes p, a fragment that repeats one of entry e: with the datagram's transport
-// ports once its first fragment told them (Packet.Repeat).
+// repeat notes p, a fragment that repeats one of entry e: with the datagram's UDP ports
+// once its first fragment told them (Packet.Repeat).
 func (f *reassembler) repeat(p *Packet, e *fragEntry) {
 	f.stats.Duplicates++
 	if e.portsOK {
-		p.Repeat, p.IPProto, p.SrcPort, p.DstPort = true, e.proto, e.sport, e.dport
+		p.Repeat, p.SrcPort, p.DstPort = true, e.sport, e.dport
 	}
 }
 

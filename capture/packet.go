@@ -73,9 +73,9 @@ type Packet struct {
 	// its datagram completes, its bytes are counted again in that datagram's WireLen.
 	Fragment bool
 	// Repeat is true for a fragment that repeats one already filed (the network or the
-	// capture wrote it twice; a receiver discards it), of a datagram whose first fragment
-	// said its transport: Kind is KindIPOther, and IPProto, SrcPort and DstPort are the
-	// datagram's, so that its bytes can be counted with the datagram's flow.
+	// capture wrote it twice; a receiver discards it) of a UDP datagram whose first fragment
+	// was seen: Kind is KindIPOther, and SrcPort and DstPort are the datagram's, so that its
+	// bytes can be counted with the datagram's flow.
 	Repeat bool
 
 	// Set for UDP and TCP.
