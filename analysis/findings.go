@@ -455,9 +455,28 @@ var (
 
 // pausedOnly says whether what made d's bitrate unstable after t90 was pauses alone: seconds
 // in which the sender all but stopped (a call on hold, by re-INVITE with a=sendonly), with
-// the bitrate holding in the others (rtpflow.StableBesidePauses). Three SIP calls with a
-// hold each were said to keep "swinging more than 20% around 64 kbps".
+// the bitrate holding in the others (rtpflow.StableBesidePauses), and nothing lost or late
+// in a pause or the seconds around it: a path that stopped delivering (a TCP stall, whose
+// backlog then comes late; an outage, whose packets are lost) is no pause of the sender's.
+// Three SIP calls with a hold each were said to keep "swinging more than 20% around 64
+// kbps".
 func pausedOnly(d *report.Direction) bool {
 	paused, stable := rtpflow.StableBesidePauses(d.Series.MediaKbps, int(*d.Ramp.T90S))
-	return paused > 0 && stable
+	if len(paused) == 0 || !stable {
+		return false
+	}
+	at := func(v []int64, i int) int64 {
+		if i < 0 || i >= len(v) {
+			return 0
+		}
+		return v[i]
+	}
+	for _, i := range paused {
+		for j := i - 1; j <= i+1; j++ {
+			if at(d.Series.Lost, j) > 0 || at(d.Series.Late, j) > 0 {
+				return false
+			}
+		}
+	}
+	return true
 }

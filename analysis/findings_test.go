@@ -175,28 +175,36 @@ func TestNoRampAroundSilence(t *testing.T) {
 // 64 kbps again; the seconds the hold began and ended in hold part of it. By DESIGN's
 // definition the bitrate was not stable after t90 (the JSON says so), but the finding that
 // it "kept swinging" misnamed a pause (three such calls of baresip and sipp). A bitrate
-// that goes between 64 and 20 kbps with no pause still is one.
+// that goes between 64 and 20 kbps with no pause still is one, and so is the same hold
+// where the second after it delivered late packets (a TCP stall's backlog) or lost some
+// (an outage): the path stopped, not the sender.
 func TestHoldIsNoSwing(t *testing.T) {
-	build := func(kbps []float64) *report.Capture {
+	build := func(kbps []float64, lost, late []int64) *report.Capture {
 		t90, cv, stable := 0.0, 0.67, false
 		return &report.Capture{
 			Legs: []report.Leg{{ID: "l1", Transport: report.TransportUDP, Client: "10.21.0.1:6000", Server: "10.21.0.2:20084", Flows: []string{}}},
 			Directions: []report.Direction{{ID: "d1", From: "10.21.0.1:6000", To: "10.21.0.2:20084", Legs: []string{"l1"},
 				Transport: report.TransportUDP, MediaPackets: 1000, WireBytes: 200000, ActiveS: float64(len(kbps)),
-				Series: report.Series{MediaKbps: kbps},
+				Series: report.Series{MediaKbps: kbps, Lost: lost, Late: late},
 				Ramp: &report.Ramp{TargetKbps: 64, TargetSource: "plateau", PlateauKbps: 64, T50S: &t90, T90S: &t90,
 					Stable: &stable, CVAfterT90: &cv}}},
 		}
 	}
 	hold := []float64{64, 64, 64, 64, 64, 64, 64, 64, 64, 64, 20.5, 0, 0, 0, 0, 0, 0.04, 32, 64, 64, 64, 64, 64, 64, 64, 64, 64, 64}
-	checkFindingList(t, Findings(build(hold)), []report.Finding{})
+	unstable := []report.Finding{{Code: "unstable_bitrate", Severity: "warn",
+		Text: "10.21.0.1:6000 -> 10.21.0.2:20084: after ramping up, the media bitrate kept swinging more than 20% around 64 kbps (coefficient of variation 0.67).",
+		Legs: []string{"l1"}, Directions: []string{"d1"}, Figures: map[string]float64{"plateau_kbps": 64, "cv_after_t90": 0.67}}}
+	none := make([]int64, len(hold))
+	checkFindingList(t, Findings(build(hold, none, none)), []report.Finding{})
+	after := slices.Clone(none)
+	after[17] = 40 // the second that ended the pause
+	checkFindingList(t, Findings(build(hold, none, after)), unstable)
+	checkFindingList(t, Findings(build(hold, after, none)), unstable)
 	var swing []float64
 	for i := range 28 {
 		swing = append(swing, []float64{64, 20}[i%2])
 	}
-	checkFindingList(t, Findings(build(swing)), []report.Finding{{Code: "unstable_bitrate", Severity: "warn",
-		Text: "10.21.0.1:6000 -> 10.21.0.2:20084: after ramping up, the media bitrate kept swinging more than 20% around 64 kbps (coefficient of variation 0.67).",
-		Legs: []string{"l1"}, Directions: []string{"d1"}, Figures: map[string]float64{"plateau_kbps": 64, "cv_after_t90": 0.67}}})
+	checkFindingList(t, Findings(build(swing, nil, nil)), unstable)
 }
 
 // TestDroppedBeforeTCPSaysWho: seen from a TURN client, the gaps of its own media were its

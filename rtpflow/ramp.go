@@ -114,12 +114,12 @@ func median(v []float64) float64 {
 // once the seconds in which the sender all but stopped are left out (under a tenth of the
 // highest second after t90: a call on hold, a mute with silence suppression), with the
 // seconds next to them, which hold the pause's start or end: at least 80% of the others are
-// within ±20% of their median. paused counts the seconds under the tenth. A direction on
-// hold for a while goes between its rate and nothing, and by Ramp's definition is not
-// stable; but that is a pause, not a bitrate that kept swinging.
-func StableBesidePauses(kbps []float64, t90 int) (paused int, stable bool) {
+// within ±20% of their median. paused lists the indices in kbps of the seconds under the
+// tenth. A direction on hold for a while goes between its rate and nothing, and by Ramp's
+// definition is not stable; but that is a pause, not a bitrate that kept swinging.
+func StableBesidePauses(kbps []float64, t90 int) (paused []int, stable bool) {
 	if t90 < 0 || t90+1 >= len(kbps) {
-		return 0, false
+		return nil, false
 	}
 	after := kbps[t90+1:]
 	top := slices.Max(after)
@@ -128,7 +128,7 @@ func StableBesidePauses(kbps []float64, t90 int) (paused int, stable bool) {
 	for i, v := range after {
 		switch {
 		case low(i):
-			paused++
+			paused = append(paused, t90+1+i)
 		case !low(i-1) && !low(i+1):
 			on = append(on, v)
 		}

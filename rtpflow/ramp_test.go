@@ -1,6 +1,7 @@
 package rtpflow
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -77,21 +78,21 @@ func TestStableBesidePauses(t *testing.T) {
 		name   string
 		kbps   []float64
 		t90    int
-		paused int
+		paused []int
 		stable bool
 	}{
-		{"steady", []float64{10, 64, 64, 64, 64}, 0, 0, true},
+		{"steady", []float64{10, 64, 64, 64, 64}, 0, nil, true},
 		// Under 6.4 kbps (a tenth of 64) is a pause; 20.5 and 32 hold its start and end.
-		{"a hold", []float64{64, 64, 64, 20.5, 0, 0, 0.04, 32, 64, 64, 64}, 0, 3, true},
-		{"swinging, no pause", []float64{64, 20, 64, 20, 64, 20}, 0, 0, false},
-		{"a hold, and swinging besides", []float64{64, 20, 64, 20, 64, 0, 0, 0, 64, 20, 64, 20, 64}, 0, 3, false},
-		{"from t90", []float64{0, 0, 0, 64, 64, 64}, 2, 0, true},
-		{"nothing after t90", []float64{64, 64}, 1, 0, false},
-		{"no t90", []float64{64, 64}, -1, 0, false},
+		{"a hold", []float64{64, 64, 64, 20.5, 0, 0, 0.04, 32, 64, 64, 64}, 0, []int{4, 5, 6}, true},
+		{"swinging, no pause", []float64{64, 20, 64, 20, 64, 20}, 0, nil, false},
+		{"a hold, and swinging besides", []float64{64, 20, 64, 20, 64, 0, 0, 0, 64, 20, 64, 20, 64}, 0, []int{5, 6, 7}, false},
+		{"from t90", []float64{0, 0, 0, 64, 64, 64}, 2, nil, true},
+		{"nothing after t90", []float64{64, 64}, 1, nil, false},
+		{"no t90", []float64{64, 64}, -1, nil, false},
 	} {
 		paused, stable := StableBesidePauses(tt.kbps, tt.t90)
-		if paused != tt.paused || stable != tt.stable {
-			t.Errorf("%s: paused %d, stable %v; want %d, %v", tt.name, paused, stable, tt.paused, tt.stable)
+		if !slices.Equal(paused, tt.paused) || stable != tt.stable {
+			t.Errorf("%s: paused %v, stable %v; want %v, %v", tt.name, paused, stable, tt.paused, tt.stable)
 		}
 	}
 }
