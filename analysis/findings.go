@@ -455,16 +455,18 @@ var (
 
 // pausedOnly says whether what made d's bitrate unstable after t90 was pauses alone: seconds
 // in which the sender all but stopped (a call on hold, by re-INVITE with a=sendonly), with
-// the bitrate holding in the others (rtpflow.StableBesidePauses), and nothing lost or late
-// in a pause or the seconds around it: a path that stopped delivering (a TCP stall, whose
-// backlog then comes late; an outage, whose packets are lost) is no pause of the sender's.
-// Three SIP calls with a hold each were said to keep "swinging more than 20% around 64
-// kbps".
+// the bitrate holding in the others (rtpflow.StableBesidePauses). A path that stopped
+// delivering is no pause of the sender's: a TCP stall delivers the seconds' backlog late
+// after it, an outage's packets are lost, so a pause with half a second's packets lost or
+// late in it and the seconds around it is the path's (a loss a second, as a lossy path has
+// anywhere, is not). Three SIP calls with a hold each were said to keep "swinging more
+// than 20% around 64 kbps".
 func pausedOnly(d *report.Direction) bool {
 	paused, stable := rtpflow.StableBesidePauses(d.Series.MediaKbps, int(*d.Ramp.T90S))
-	if len(paused) == 0 || !stable {
+	if len(paused) == 0 || !stable || d.ActiveS <= 0 {
 		return false
 	}
+	halfSecond := float64(d.MediaPackets) / d.ActiveS / 2
 	at := func(v []int64, i int) int64 {
 		if i < 0 || i >= len(v) {
 			return 0
@@ -472,10 +474,12 @@ func pausedOnly(d *report.Direction) bool {
 		return v[i]
 	}
 	for _, i := range paused {
+		var held int64
 		for j := i - 1; j <= i+1; j++ {
-			if at(d.Series.Lost, j) > 0 || at(d.Series.Late, j) > 0 {
-				return false
-			}
+			held += at(d.Series.Lost, j) + at(d.Series.Late, j)
+		}
+		if float64(held) >= halfSecond {
+			return false
 		}
 	}
 	return true

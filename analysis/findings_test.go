@@ -176,8 +176,9 @@ func TestNoRampAroundSilence(t *testing.T) {
 // definition the bitrate was not stable after t90 (the JSON says so), but the finding that
 // it "kept swinging" misnamed a pause (three such calls of baresip and sipp). A bitrate
 // that goes between 64 and 20 kbps with no pause still is one, and so is the same hold
-// where the second after it delivered late packets (a TCP stall's backlog) or lost some
-// (an outage): the path stopped, not the sender.
+// where the second after it delivered half a second's packets late (a TCP stall's backlog)
+// or lost them (an outage): the path stopped, not the sender. A loss a second, as on a
+// lossy path, says nothing of the pause.
 func TestHoldIsNoSwing(t *testing.T) {
 	build := func(kbps []float64, lost, late []int64) *report.Capture {
 		t90, cv, stable := 0.0, 0.67, false
@@ -196,10 +197,15 @@ func TestHoldIsNoSwing(t *testing.T) {
 		Legs: []string{"l1"}, Directions: []string{"d1"}, Figures: map[string]float64{"plateau_kbps": 64, "cv_after_t90": 0.67}}}
 	none := make([]int64, len(hold))
 	checkFindingList(t, Findings(build(hold, none, none)), []report.Finding{})
+	// 1,000 packets in 28 s: 18 are half a second's.
 	after := slices.Clone(none)
-	after[17] = 40 // the second that ended the pause
+	after[17] = 18 // the second that ended the pause
 	checkFindingList(t, Findings(build(hold, none, after)), unstable)
 	checkFindingList(t, Findings(build(hold, after, none)), unstable)
+	after[17] = 17
+	checkFindingList(t, Findings(build(hold, none, after)), []report.Finding{})
+	everySecond := slices.Repeat([]int64{1}, len(hold))
+	checkFindingList(t, Findings(build(hold, everySecond, none)), []report.Finding{})
 	var swing []float64
 	for i := range 28 {
 		swing = append(swing, []float64{64, 20}[i%2])
