@@ -3,12 +3,14 @@ package analysis
 import (
 	"cmp"
 	"fmt"
+	"net/netip"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/callpcap/callpcap/internal/testgen/callgen"
+	"github.com/callpcap/callpcap/internal/testgen/pcapgen"
 	"github.com/callpcap/callpcap/report"
 )
 
@@ -192,6 +194,58 @@ func TestLibwebrtcRTX(t *testing.T) {
 
 	if !strings.Contains(got.Finding, "repaired") {
 		t.Errorf("finding %q", got.Finding)
+	}
+}
+
+// TestNACKAnswered: GStreamer's rtpbin asks again by NACK for 10 of alice's 1,000 video
+// packets (0xE1), and each is resent 30 ms after the NACK on the RTX stream (0xE2): all 10
+// are repairs (DESIGN: an RTX packet whose OSN was NACKed), never probes.
+//   - Captured at alice, with bob's RTCP on the port above his RTP's (RFC 3550 11, no
+//     rtcp-mux), a flow of its own: the 10 were lost after the capture point, and the NACKs,
+//     counted on the video, did not reach its sequence numbers: 10 probes.
+//   - Captured at bob, with rtcp-mux, whose jitter buffer NACKs each of the 10 when it is
+//     due, 5 ms after it was sent, before any later packet came (the path delivers it 25
+//     ms late, after two more): the NACK was above the highest number received and was not
+//     remembered, and the original came before the RTX: 10 probes.
+func TestNACKAnswered(t *testing.T) {
+	nacked := []int{100, 200, 300, 400, 500, 600, 700, 800, 900, 950}
+	for _, atSender := range []bool{true, false} {
+		video := callgen.Stream{Src: alice, Dst: bob, SSRC: 0xE1, PT: 96, ClockRate: 90000,
+			Interval: 10 * time.Millisecond, PayloadSize: 1000, Count: 1000, StartSeq: 7000, StartTS: 1}
+		r := callgen.RTX{SSRC: 0xE2, PT: 97}
+		var rtcp []callgen.Packet
+		bobRTCP, aliceRTCP := bob, alice
+		if atSender {
+			bobRTCP, aliceRTCP = netip.AddrPortFrom(bob.Addr(), bob.Port()+1), netip.AddrPortFrom(alice.Addr(), alice.Port()+1)
+		}
+		held := map[int]bool{}
+		for k, i := range nacked {
+			sent := time.Duration(i) * video.Interval
+			nack := append(callgen.RTCPRR(0xF1, 0xE1), callgen.RTCPNACK(0xF1, 0xE1, video.StartSeq+uint16(i))...)
+			rtcp = append(rtcp, callgen.Packet{T: callgen.Epoch + int64(sent+5*time.Millisecond),
+				Frame: pcapgen.EtherUDP(bobRTCP, aliceRTCP, nack)})
+			r.Sends = append(r.Sends, callgen.RTXSend{I: i, At: sent + 35*time.Millisecond, Seq: uint16(100 + k)})
+			held[i] = true
+		}
+		if !atSender {
+			video.Delay = func(i int) time.Duration {
+				if held[i] {
+					return 25 * time.Millisecond
+				}
+				return 0
+			}
+		}
+		pkts := append(video.Packets(), video.RTXPackets(r)...)
+		c := analyze(t, pcapOf(t, append(pkts, rtcp...)), Options{})
+		x := streamBySSRC(c, 0xE2)
+		if x == nil || x.RTX == nil || x.RTX.Repairs != 10 || x.RTX.Probes != 0 || derefS(x.RTXOf) != "0x000000e1" {
+			t.Errorf("at sender %v: rtx stream %+v, want the video's with 10 repairs, no probe", atSender, x)
+			continue
+		}
+		v := streamBySSRC(c, 0xE1)
+		if v == nil || v.RTCP == nil || v.RTCP.Types["nack"] != 10 || deref(v.Lost) != 0 {
+			t.Errorf("at sender %v: video %+v, want 10 NACKs counted and nothing lost", atSender, v)
+		}
 	}
 }
 

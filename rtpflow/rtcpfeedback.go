@@ -8,18 +8,31 @@ import "github.com/pion/rtcp"
 // markNACK notes in the media stream a NACK names which sequence numbers its receiver asked
 // again for, so that an RTX packet resending one counts as a repair even when the capture
 // saw the original (lost after the capture point). The media stream travels against the
-// NACK on the same leg: first the reverse of p, else a stream of that SSRC on the leg sent
-// from the NACK's destination address (RTCP on its own port, without rtcp-mux). The
-// numbers named are also credits of the media path at at (nackLedger), for an RTX stream
-// matched by timestamps.
+// NACK: first the reverse of p, else a stream of that SSRC sent from the NACK's destination
+// address on its leg, else the only one from that address to the NACK's source on another
+// leg (RTCP on the port above the RTP's, RFC 3550 11, a flow of its own: GStreamer's
+// rtpbin without rtcp-mux). The numbers named are also credits of the media path at at
+// (nackLedger), for an RTX stream matched by timestamps.
 func (t *Tracker) markNACK(p Path, nack *rtcp.TransportLayerNack, at int64) {
 	s := t.streams[streamKey{Path{Leg: p.Leg, Src: p.Dst, Dst: p.Src}, nack.MediaSSRC}]
 	if s == nil {
+		var other *Stream
+		others := 0
 		for _, o := range t.order {
-			if o.ssrc == nack.MediaSSRC && !o.evicted && o.path.Leg == p.Leg && o.path.Src.Addr() == p.Dst.Addr() {
+			if o.ssrc != nack.MediaSSRC || o.evicted || o.path.Src.Addr() != p.Dst.Addr() {
+				continue
+			}
+			if o.path.Leg == p.Leg {
 				s = o
 				break
 			}
+			if o.path.Dst.Addr() == p.Src.Addr() {
+				other = o
+				others++
+			}
+		}
+		if s == nil && others == 1 {
+			s = other
 		}
 	}
 	if s == nil {

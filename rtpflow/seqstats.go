@@ -211,7 +211,7 @@ func (q *seqStats) unmarkHole(ext int64) {
 // wanted reports whether the stream wanted original sequence number osn when an RTX packet
 // carrying it came (a repair, rtxmatcher.go): osn, placed nearest the highest, lies in the
 // window of numbers received (not below the lowest nor above the highest) and has not
-// arrived, or the receiver NACKed it (markNACK).
+// arrived, or the receiver NACKed it (markNACK), even before it arrived.
 func (q *seqStats) wanted(osn uint16) bool {
 	if q.win == nil {
 		return false
@@ -220,21 +220,29 @@ func (q *seqStats) wanted(osn uint16) bool {
 	if ext > q.highest || ext <= q.highest-windowBits || ext < q.lowest {
 		return false
 	}
-	return !q.win.has(ext) || q.win.nacked(ext)
+	return !q.win.has(ext) || q.win.nacked(ext) || q.win.nackedAhead(osn)
 }
 
 // markNACK notes that the receiver asked again for seq (RTCP NACK, RFC 4585 6.2.1), for
-// wanted; numbers outside the window are ignored.
+// wanted; numbers below the window are ignored, and those up to maxNACKAhead above the
+// highest received are remembered apart (seqWindow.ahead).
 func (q *seqStats) markNACK(seq uint16) {
 	if q.win == nil {
 		return
 	}
 	ext := q.highest + int64(int16(seq-uint16(q.highest)))
-	if ext > q.highest || ext <= q.highest-windowBits || ext < q.lowest {
-		return
+	switch {
+	case ext > q.highest+maxNACKAhead, ext <= q.highest-windowBits, ext < q.lowest:
+	case ext > q.highest:
+		q.win.nackAheadAdd(seq)
+	default:
+		q.win.nackSet(ext)
 	}
-	q.win.nackSet(ext)
 }
+
+// maxNACKAhead bounds how far above the highest number received a NACK is taken: a
+// receiver asks for the packets it expected by now, a few frames' worth.
+const maxNACKAhead = 1000
 
 // expected is the sum over the segments of highest − lowest + 1, 0 before the first packet.
 func (q *seqStats) expected() int64 {

@@ -326,3 +326,34 @@ func TestSeqStatsSettle(t *testing.T) {
 		})
 	}
 }
+
+// TestWantedNACKed: an RTX packet answers a number the stream did not have, or one the
+// receiver NACKed, whether the NACK came after the number (lost after the capture point)
+// or before it (asked for when due, ahead of the highest number received), up to
+// maxNACKAhead above it.
+func TestWantedNACKed(t *testing.T) {
+	q := newSeqStats()
+	for _, s := range run(100, 5) { // 100..104
+		q.add(s)
+	}
+	q.markNACK(102)                    // had it: lost after the capture point
+	q.markNACK(106)                    // ahead of 104
+	q.markNACK(104 + maxNACKAhead + 1) // too far ahead: ignored
+	for _, s := range run(105, 3) {    // 105..107
+		q.add(s)
+	}
+	for _, tt := range []struct {
+		osn  uint16
+		want bool
+	}{{101, false}, {102, true}, {105, false}, {106, true}, {108, false}} {
+		if got := q.wanted(tt.osn); got != tt.want {
+			t.Errorf("wanted(%d) = %v, want %v", tt.osn, got, tt.want)
+		}
+	}
+	for _, s := range run(108, maxNACKAhead+10) {
+		q.add(s)
+	}
+	if q.wanted(104 + maxNACKAhead + 1) {
+		t.Errorf("a NACK too far ahead was remembered")
+	}
+}

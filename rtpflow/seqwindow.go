@@ -14,7 +14,16 @@ type seqWindow struct {
 	got  []uint64
 	rtx  []uint64 // allocated when the stream is found to have an RTX stream
 	nack []uint64 // allocated with the first NACK about the stream
+	// ahead holds the last numbers NACKed above the highest received, which the window
+	// cannot hold yet: a receiver may ask for a packet when it is due, before any later one
+	// came (GStreamer's jitter buffer does, behind a path that delivers in bursts).
+	ahead  [nackAheadLen]uint16
+	aheadN int // numbers ever put in ahead; the next goes to aheadN % nackAheadLen
 }
+
+// nackAheadLen is how many numbers NACKed ahead are remembered: more than a burst of losses
+// a receiver asks for at once.
+const nackAheadLen = 32
 
 func newSeqWindow() *seqWindow { return &seqWindow{got: make([]uint64, windowBits/64)} }
 
@@ -117,4 +126,20 @@ func (w *seqWindow) nacked(ext int64) bool {
 	}
 	i, m := bitPos(ext)
 	return w.nack[i]&m != 0
+}
+
+// nackAheadAdd remembers seq, NACKed above the highest number received.
+func (w *seqWindow) nackAheadAdd(seq uint16) {
+	w.ahead[w.aheadN%nackAheadLen] = seq
+	w.aheadN++
+}
+
+// nackedAhead reports whether seq is among the numbers last NACKed ahead.
+func (w *seqWindow) nackedAhead(seq uint16) bool {
+	for _, v := range w.ahead[:min(w.aheadN, nackAheadLen)] {
+		if v == seq {
+			return true
+		}
+	}
+	return false
 }
