@@ -104,6 +104,9 @@ type analyzer struct {
 	opts Options
 	// atSenderEP are the capture host's own endpoints (atSender), once the capture is read.
 	atSenderEP map[netip.AddrPort]bool
+	// reportsHere are the streams whose receiver reports were captured where they left
+	// (reportsAtSender), once the capture is read: their round trips are null.
+	reportsHere map[*rtpflow.Stream]bool
 	turn       *demux.Tracker
 	media      *media // the RTP analysis, on a goroutine of its own; its tracker is read after run
 	dedup      dedup

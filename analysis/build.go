@@ -264,9 +264,11 @@ func (a *analyzer) buildStreamsAndDirections(c *report.Capture, streams []*rtpfl
 	}
 	atSender := a.atSender()
 	a.atSenderEP = atSender
+	a.reportsHere = map[*rtpflow.Stream]bool{}
 	for i, s := range streams {
-		if r := c.Streams[i].RTCP; r != nil && a.reportsAtSender(s) {
+		if r := c.Streams[i].RTCP; r != nil && a.reportsAtSender(s, streams) {
 			r.RTTMS = nil
+			a.reportsHere[s] = true
 		}
 	}
 	relays := a.relay.relays(streams, a.first)
@@ -361,26 +363,51 @@ func (a *analyzer) atSender() map[netip.AddrPort]bool {
 }
 
 // reportsAtSender says whether the receiver reports about s were captured as their sender
-// sent them: its receiver is the capture host (atSender), on another host than its
-// sender, or, whatever the capture says of its endpoints, the reports' median round trip
-// is under minReportRTT. A report's round trip (RFC 3550 6.4.1) is the
-// time from the sender report it names to the receiver report's arrival at the sender
-// report's sender, less the delay it says; taken where the receiver report leaves, it is
-// that delay again plus the host's own latency, tens of microseconds: no round trip, null.
-func (a *analyzer) reportsAtSender(s *rtpflow.Stream) bool {
+// sent them. A report's round trip (RFC 3550 6.4.1) is the time from the sender report it
+// names to the receiver report's arrival at the sender report's sender, less the delay it
+// says; taken where the receiver report leaves, it is that delay again plus the host's own
+// latency: no round trip, null. So it is where s's receiver is the capture host
+// (atSender) on another host than its sender; or, whatever the capture says of its
+// endpoints, where the reports' median round trip is under minReportRTT; or where the
+// reports the other way, about a stream from s's receiver to its sender (a call with media
+// both ways), take reportRatio times as long: captured at one end, the reports that end
+// receives measure the path and those it sends its own latency (GStreamer's rtpbin, 0.3 to
+// 0.75 ms at the receiver of a path of 80 ms). In the middle the two share the path.
+func (a *analyzer) reportsAtSender(s *rtpflow.Stream, streams []*rtpflow.Stream) bool {
 	p := s.Path()
-	if a.atSenderEP[p.Dst] && !oneHost(p.Src, p.Dst) {
+	if oneHost(p.Src, p.Dst) {
+		return false
+	}
+	if a.atSenderEP[p.Dst] {
 		return true
 	}
 	med, ok := s.RTCPRTTMedianMS()
-	return ok && med < minReportRTT && !oneHost(p.Src, p.Dst)
+	if !ok {
+		return false
+	}
+	if med < minReportRTT {
+		return true
+	}
+	for _, o := range streams {
+		if op := o.Path(); op.Src.Addr() == p.Dst.Addr() && op.Dst.Addr() == p.Src.Addr() {
+			if back, ok := o.RTCPRTTMedianMS(); ok && back >= reportRatio*med {
+				return true
+			}
+		}
+	}
+	return false
 }
 
-// minReportRTT (ms) is below any round trip between two hosts through their stacks (a
-// switched LAN's is 0.1-0.5 ms) and above most of a receiver report's own delay as the
-// capture sees it leave: DLSR's 1/65536 s, and the host's stack between the capture point
-// and the application, both ways.
-const minReportRTT = 0.1
+// minReportRTT (ms) is above a receiver report's own delay as the capture sees it leave
+// (DLSR's 1/65536 s, and the host between the application and the capture point, both
+// ways: 0.26 to 1.4 ms for GStreamer), and below the round trips worth reporting: a LAN's
+// 0.1-0.5 ms is then null, where it was a figure, rather than a receiver's own latency
+// read as an 80 ms path's round trip.
+const minReportRTT = 1.0
+
+// reportRatio: reports one way that take this many times as long as those the other way
+// measure the path, where the others measure their sender's latency.
+const reportRatio = 10
 
 // oneHost says whether media from src to dst never left one host (loopback, or the same
 // address at both ends): a capture there is at the sender, whichever interface it was on.

@@ -22,7 +22,7 @@ func (a *analyzer) rttSeries(ss []*rtpflow.Stream, t0 int64, n int) report.RTTSe
 	var ice, tcp, rtcp []*secmedian.Series
 	seen := map[int]bool{}
 	for _, s := range ss {
-		if r := s.RTCPRTTSeries(); r != nil && !a.reportsAtSender(s) {
+		if r := s.RTCPRTTSeries(); r != nil && !a.reportsHere[s] {
 			rtcp = append(rtcp, r)
 		}
 		li := s.Path().Leg

@@ -138,15 +138,15 @@ func TestRTCPRTTAtTheReportSender(t *testing.T) {
 }
 
 // TestRTCPRTTAtAnUnknownReportSender: the same reports without ICE, so nothing says which
-// host captured them, and A's receiver reports leave 40 µs after DLSR says (the host's
-// stack both ways): a median round trip under minReportRTT is the reports' own delay at
-// their sender, null. The same reports coming back 185 ms after their sender reports, as
-// in TestRTTSeriesRTCP, keep their 60 ms.
+// host captured them, and A's receiver reports leave 40 µs or 0.5 ms after DLSR says (the
+// host's stack both ways; GStreamer's, 0.3-0.75 ms): a median round trip under
+// minReportRTT is the reports' own delay at their sender, null. The same reports coming
+// back 185 ms after their sender reports, as in TestRTTSeriesRTCP, keep their 60 ms.
 func TestRTCPRTTAtAnUnknownReportSender(t *testing.T) {
 	for _, tc := range []struct {
 		after time.Duration
 		want  bool
-	}{{125*time.Millisecond + 40*time.Microsecond, false}, {185 * time.Millisecond, true}} {
+	}{{125*time.Millisecond + 40*time.Microsecond, false}, {125*time.Millisecond + 500*time.Microsecond, false}, {185 * time.Millisecond, true}} {
 		ab, ba, pkts := rtcpCall()
 		pkts = append(pkts, reportsAbout(t, 0x2222, 0x1111, ab, ba, tc.after)...)
 		c := analyze(t, pcapOf(t, pkts), Options{})
@@ -156,6 +156,33 @@ func TestRTCPRTTAtAnUnknownReportSender(t *testing.T) {
 			}
 			if s.RTCP == nil || s.RTCP.Types["rr"] != 4 || (s.RTCP.RTTMS != nil) != tc.want {
 				t.Errorf("receiver reports %v after their sender reports: stream rtcp %+v, want rtt %v", tc.after, s.RTCP, tc.want)
+			}
+		}
+	}
+}
+
+// TestRTCPRTTBothWays: TestRTTSeriesRTCP's call with reports both ways and nothing that
+// says which host captured them. Captured at A: B's reports about A's stream come back 60
+// ms after DLSR says, A's about B's leave 2 ms after (a receiver's own latency, above
+// minReportRTT): the 2 ms are no round trip (null), the 60 ms are. In the middle, 30 ms each
+// way: each is the round trip of its part of the path, kept.
+func TestRTCPRTTBothWays(t *testing.T) {
+	for _, tc := range []struct {
+		name         string
+		toA, fromA   time.Duration // after their sender reports, less the 125 ms DLSR says
+		wantA, wantB bool          // round trips about A's stream (0x1111), about B's (0x2222)
+	}{
+		{"at A", 60 * time.Millisecond, 2 * time.Millisecond, true, false},
+		{"in the middle", 30 * time.Millisecond, 30 * time.Millisecond, true, true},
+	} {
+		ab, ba, pkts := rtcpCall()
+		pkts = append(pkts, reportsAbout(t, 0x1111, 0x2222, ba, ab, 125*time.Millisecond+tc.toA)...)
+		pkts = append(pkts, reportsAbout(t, 0x2222, 0x1111, ab, ba, 125*time.Millisecond+tc.fromA)...)
+		c := analyze(t, pcapOf(t, pkts), Options{})
+		for _, s := range c.Streams {
+			want := map[string]bool{"0x00001111": tc.wantA, "0x00002222": tc.wantB}[s.SSRC]
+			if s.RTCP == nil || (s.RTCP.RTTMS != nil) != want {
+				t.Errorf("%s: stream %s rtcp %+v, want a round trip %v", tc.name, s.SSRC, s.RTCP, want)
 			}
 		}
 	}
