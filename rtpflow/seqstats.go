@@ -126,6 +126,7 @@ func (q *seqStats) restartAt(first uint16) {
 		clear(q.win.got)
 		clear(q.win.rtx)
 		clear(q.win.nack)
+		q.win.aheadN = 0
 	}
 	q.win.testSet(ext)
 }
