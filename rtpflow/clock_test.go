@@ -10,38 +10,48 @@ import (
 // last packets waited behind a TCP retransmission, the first came in a burst, or a full
 // window held packets 10-37 and let them go together 695 ms after packet 10 was due (more
 // than half of the buffer: the median of the pairs read 32 kHz before held packets were
-// left out).
+// left out); and, over 104 packets, when the first 56 (1.12 s of audio) were the sender's
+// backlog, delivered 0.9 ms apart when its ICE-TCP connection was ready (GStreamer's
+// webrtcbin), and the rest 20 ms after they were due: half of the pairs read 97 kHz, and
+// the clock was taken for 90 kHz before bunched packets were left out.
 func TestInferEarly(t *testing.T) {
 	const ms = int64(1e6)
 	cases := []struct {
 		name string
+		n    int // packets; 50 when 0
 		// arrival of packet i, late by its delay after it was due, or, when held, at
 		// the given time, held by the window
 		delay func(i int) (d int64, held bool)
 	}{
-		{"steady", func(int) (int64, bool) { return 0, false }},
-		{"last packets held 300 ms", func(i int) (int64, bool) {
+		{"steady", 0, func(int) (int64, bool) { return 0, false }},
+		{"last packets held 300 ms", 0, func(i int) (int64, bool) {
 			if i >= 45 {
 				return int64(300-(i-45)*20) * ms, false
 			}
 			return 0, false
 		}},
-		{"first packets in a burst", func(i int) (int64, bool) {
+		{"first packets in a burst", 0, func(i int) (int64, bool) {
 			if i < 10 {
 				return int64(200-i*20) * ms, false
 			}
 			return 0, false
 		}},
-		{"packets 10-37 held by the window", func(i int) (int64, bool) {
+		{"packets 10-37 held by the window", 0, func(i int) (int64, bool) {
 			if i >= 10 && i <= 37 {
 				return int64(10-i)*20*ms + 695*ms, true
 			}
 			return 0, false
 		}},
+		{"a backlog of 56 delivered at once", 104, func(i int) (int64, bool) {
+			if i < 56 {
+				return 1120*ms + int64(i)*9*ms/10 - int64(i)*20*ms, false
+			}
+			return 20 * ms, false
+		}},
 	}
 	for _, c := range cases {
 		var e []early
-		for i := 0; i < 50; i++ {
+		for i := 0; i < max(c.n, 50); i++ {
 			d, held := c.delay(i)
 			hd := holdNone
 			if held {
