@@ -98,24 +98,26 @@ func astToNs(v int64) int64 {
 // half of the pairs. Packets that TCP held up (behind a retransmission or a full window)
 // take no part: a hold in the first second can cover more than half of it (a zero window
 // read 48 kHz as 32 kHz, a retransmission's backlog as 44.1 kHz); those that came on time
-// around it keep the sender's pace. Nor do packets bunched behind the ones taken before
+// around it keep the sender's pace. Nor do packets bunched before the ones taken after
 // them (bunched), while enough others are left: a sender's backlog delivered at once when its
 // connection was ready (WebRTC over ICE-TCP: its first 56 Opus packets, 1.1 s of audio, in
 // 50 ms) made half of the pairs read 97 kHz, and 48 kHz was taken for 90 kHz.
 func inferEarly(early []early) int {
 	var idx [earlyMax]uint16
 	on := idx[:0]
-	first := -1 // the first packet taken of the last timestamp taken
-	for i := range early {
+	// From the last packet back: a backlog's packets are bunched behind the on-time ones
+	// that follow it, and its first packet, the most delayed, would make every packet after
+	// it look bunched. next is the first packet taken of the earliest timestamp taken.
+	next := -1
+	for i := len(early) - 1; i >= 0; i-- {
 		e := &early[i]
-		if e.hd > holdNone || first >= 0 && bunched(&early[first], e) {
+		if e.hd > holdNone || next >= 0 && e.ts != early[next].ts && bunched(e, &early[next]) {
 			continue
 		}
-		if first < 0 || e.ts != early[first].ts {
-			first = i
-		}
+		next = i
 		on = append(on, uint16(i))
 	}
+	slices.Reverse(on)
 	if len(on) < minUnbunched {
 		on = on[:0]
 		for i := range early {
@@ -144,10 +146,10 @@ func inferEarly(early []early) int {
 	return fastest(early, on, InferClockRate(m.dts, m.dns))
 }
 
-// bunched says whether packet b came so soon after a, the first packet taken of the last
-// timestamp taken (a video frame's packets share one, and may take its whole interval to
-// arrive), that no clock explains the step of its timestamp: more than maxClockRatio ticks
-// a second, the bound above which InferClockRate finds no clock.
+// bunched says whether packet b came so soon after packet a that no clock explains the
+// step of their timestamps: more than maxClockRatio ticks a second, the bound above which
+// InferClockRate finds no clock. inferEarly takes as b the first packet of a timestamp: a
+// video frame's packets share one, and may take the frame's interval to arrive.
 func bunched(a, b *early) bool {
 	return b.ts > a.ts && float64(b.ts-a.ts)*1e9 > maxClockRatio*float64(b.at-a.at)
 }

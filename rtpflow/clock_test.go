@@ -101,3 +101,22 @@ func TestInferEarlyTCPStart(t *testing.T) {
 		t.Errorf("%d Hz, want 90000", got)
 	}
 }
+
+// TestInferEarlyVideoBacklog: a 30 fps video stream (90 kHz, a frame a packet) whose first
+// 25 frames, 0.83 s of video, were its sender's backlog, delivered 7 ms apart when its
+// ICE-TCP connection was ready (GStreamer's webrtcbin), then a frame every 33.3 ms. Half
+// of the pairs read beyond any clock, and no clock was taken from the first second: the
+// stream's first 82 packets had no jitter or delay. Without the backlog, 90 kHz.
+func TestInferEarlyVideoBacklog(t *testing.T) {
+	var e []early
+	for i := range 50 {
+		at := int64(i) * 7e6
+		if i >= 25 {
+			at = 175e6 + int64(i-25)*100e6/3
+		}
+		e = append(e, early{at: at, ts: int64(i) * 3000, media: true})
+	}
+	if got := inferEarly(e); got != 90000 {
+		t.Errorf("%d Hz, want 90000", got)
+	}
+}
