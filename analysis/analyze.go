@@ -107,9 +107,9 @@ type analyzer struct {
 	// reportsHere are the streams whose receiver reports were captured where they left
 	// (reportsAtSender), once the capture is read: their round trips are null.
 	reportsHere map[*rtpflow.Stream]bool
-	turn       *demux.Tracker
-	media      *media // the RTP analysis, on a goroutine of its own; its tracker is read after run
-	dedup      dedup
+	turn        *demux.Tracker
+	media       *media // the RTP analysis, on a goroutine of its own; its tracker is read after run
+	dedup       dedup
 
 	flows      map[flowKey]*flow
 	flowList   []*flow
