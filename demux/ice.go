@@ -34,6 +34,10 @@ type bindLeg struct {
 	answered bool
 	success  bool
 	answerAt int64 // arrival of the first response
+	// answerSeen is when the capture saw the first response (FirstSeen): over TCP a
+	// response that left this host arrives (Delivered) when its ACK says, half a round trip
+	// on, and only the capture's time says it was answered here (Tracker.sample).
+	answerSeen int64
 }
 
 // leg returns the leg of p whose request flow is src -> dst, adding it when there is room;
@@ -123,7 +127,7 @@ func (t *Tracker) bindingResponse(m *transport.Message, success bool) {
 	if l == nil || l.answered {
 		return // a retransmitted response: its transaction has its answer
 	}
-	l.answered, l.success, l.answerAt = true, success, arrival(m)
+	l.answered, l.success, l.answerAt, l.answerSeen = true, success, arrival(m), m.FirstSeen
 }
 
 // finalize counts a Binding transaction once: its requests, its answer, its round trip.
@@ -197,7 +201,7 @@ func (t *Tracker) finalize(p *txn) {
 		}
 	case in.answered && in.reqs == 1:
 		if d := in.answerAt - in.at; d >= 0 {
-			t.sample(in, float64(d)/1e6, in.answerAt)
+			t.sample(in, float64(d)/1e6, float64(in.answerSeen-in.at)/1e6, in.answerAt)
 		}
 	}
 	if answer.success && p.useCandidate {

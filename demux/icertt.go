@@ -112,7 +112,7 @@ const (
 // lo's requests (answered by hi), direction 1 hi's.
 type icePair struct {
 	n       [2]int64
-	min     [2]float64
+	min     [2]float64 // the fastest answer as the capture saw it (seenMS)
 	held    [2][]heldRTT
 	wrapped bool            // the checks travel wrapped in TURN (the round trip runs through the relay)
 	proto   transport.Proto // of the flow the checks travel on
@@ -196,8 +196,9 @@ func (r *iceRTT) isLocal(a netip.Addr) bool {
 }
 
 // sample places the round trip ms of a matched, unretransmitted, unrelayed check e, whose
-// answer came at time at.
-func (t *Tracker) sample(e *bindLeg, ms float64, at int64) {
+// answer came at time at; seenMS is the same as the capture saw it (from the request to
+// the response's FirstSeen), which tells where the check was answered.
+func (t *Tracker) sample(e *bindLeg, ms, seenMS float64, at int64) {
 	r := &t.ice
 	f := newRTTFlow(e.src, e.dst, e.proto)
 	if e.via != transport.Direct {
@@ -235,8 +236,8 @@ func (t *Tracker) sample(e *bindLeg, ms float64, at int64) {
 		r.place(k, p, dir, heldRTT{ms, at})
 		return
 	}
-	if p.n[dir] == 0 || ms < p.min[dir] {
-		p.min[dir] = ms
+	if p.n[dir] == 0 || seenMS < p.min[dir] {
+		p.min[dir] = seenMS
 	}
 	p.n[dir]++
 	p.held[dir] = append(p.held[dir], heldRTT{ms, at})

@@ -2,6 +2,7 @@ package demux
 
 import (
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/pion/stun/v3"
@@ -168,5 +169,30 @@ func TestICERelayedAnyOrder(t *testing.T) {
 		if d := cmp.Diff(want, got); d != "" {
 			t.Errorf("order %v: ICE() mismatch (-want +got):\n%s", order, d)
 		}
+	}
+}
+
+// TestICEOverTCPAnsweredHere: checks both ways on an ICE-TCP connection captured at alice,
+// 41 ms from bob (webrtcbin). bob's check, answered by alice 0.3 ms after it arrived: its
+// response left alice, and tcpframe dates its delivery at bob from the ACK, half a round
+// trip on (Delivered 20.8 ms after the request). alice's check: 45 ms, the round trip. The
+// direction answered at the capture is told by when the capture saw the answer (FirstSeen):
+// by Delivered, 20.8 against 45 ms decided nothing, and neither counted.
+func TestICEOverTCPAnsweredHere(t *testing.T) {
+	const alice, bob = "10.24.0.1:59551", "10.24.0.2:48481"
+	tr := NewTracker()
+	var inner transport.Message
+	feed := func(m *transport.Message) { t.Helper(); tr.STUN(m, &inner) }
+	at := func(m *transport.Message, delivered float64) *transport.Message {
+		m.Delivered = int64(delivered * float64(time.Millisecond))
+		return m
+	}
+	feed(tcp(build(t, stun.MethodBinding, stun.ClassRequest, 1), bob, alice, 0))
+	feed(at(tcp(build(t, stun.MethodBinding, stun.ClassSuccessResponse, 1), alice, bob, 0.3), 20.8))
+	feed(tcp(build(t, stun.MethodBinding, stun.ClassRequest, 2), alice, bob, 3))
+	feed(tcp(build(t, stun.MethodBinding, stun.ClassSuccessResponse, 2), bob, alice, 48))
+	want := []report.ICERTTLeg{{Leg: RTTLegHostPeer, RTTMS: one(45)}}
+	if d := cmp.Diff(want, tr.ICE().RTTLegs); d != "" {
+		t.Errorf("RTT legs (-want +got):\n%s", d)
 	}
 }

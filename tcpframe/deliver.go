@@ -132,7 +132,8 @@ func (d *dir) oldCopy(x, y int64, g *dataSeg) {
 // waits while the other direction holds back a message first seen before it, so that the
 // two directions come out in the order the capture saw them (a TURN ChannelBind request
 // before its response, before the ChannelData it enables). Never longer than maxHold, nor
-// beyond half the window.
+// beyond half the window; and what is let go then lets the other direction's older
+// messages go first.
 func (d *dir) emitReady(force bool) bool {
 	if d.qh == len(d.q) {
 		return false
@@ -145,9 +146,11 @@ func (d *dir) emitQueued(force bool) bool {
 	o := d.peer()
 	v := d.vantage() // emitting changes none of what it depends on
 	for d.qh < len(d.q) {
+		first := d.q[d.qh].first
+		older := o.qh < len(o.q) && o.q[o.qh].first < first
 		if !force {
 			m := &d.q[d.qh]
-			wait := o.qh < len(o.q) && o.q[o.qh].first < m.first
+			wait := older
 			switch v {
 			case VantageSender:
 				// The ring's newest entry is ackHigh: some remembered ACK covers m exactly
@@ -159,6 +162,14 @@ func (d *dir) emitQueued(force bool) bool {
 			if wait && d.c.now-m.complete <= maxHold && d.qBytes <= d.c.window/2 {
 				return emitted
 			}
+		}
+		// Whatever lets the head go (maxHold, the window, the end), the other direction's
+		// messages seen before it go first, having waited longer: a Binding request held
+		// while its connection's vantage was unknown came out after its response, which was
+		// released first by a segment of its own direction, and the check was unanswered.
+		for older {
+			o.emitHead()
+			older = o.qh < len(o.q) && o.q[o.qh].first < first
 		}
 		d.emitHead()
 		emitted = true

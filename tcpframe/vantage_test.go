@@ -1,6 +1,9 @@
 package tcpframe
 
-import "testing"
+import (
+	"slices"
+	"testing"
+)
 
 // The delay from a data segment to the ACK covering it, against a 60 ms handshake RTT.
 func TestVantage(t *testing.T) {
@@ -35,5 +38,46 @@ func TestVantage(t *testing.T) {
 				t.Errorf("summary %+v", s.AToB)
 			}
 		})
+	}
+}
+
+// TestUnknownVantageKeepsOrder: an ICE-TCP connection that carries two connectivity checks
+// and nothing else (webrtcbin over a 41 ms round trip, a real capture's times): A's request
+// answered by B at once, then B's request answered by A 45 ms later. With one ACK a
+// direction, neither vantage is known and every message waits, up to maxHold. A's ACK at
+// 1.68 s let A's response go; B's request, first seen before it, waited for a segment of
+// its own direction (the FIN at 25.7 s): the response came out first, and the check was
+// unanswered. Messages come out in the order the capture first saw them.
+func TestUnknownVantageKeepsOrder(t *testing.T) {
+	f := newFeeder(t, Config{})
+	const isnA, isnB = 1000, 5000
+	f.handshake(ms(0), ms(0.03), ms(41.6), isnA, isnB)
+	req, resp := rfc4571(stunMsg(0x0001, 124)), rfc4571(stunMsg(0x0101, 116))
+	a, b := uint32(isnA+1), uint32(isnB+1)
+	f.send(seg(ms(42.56), true, fACK|fPSH, a, b, req)) // A's check
+	a += uint32(len(req))
+	f.send(seg(ms(42.57), false, fACK, b, a, nil))
+	f.send(seg(ms(43.02), false, fACK|fPSH, b, a, resp)) // answered at once
+	b += uint32(len(resp))
+	f.send(seg(ms(46.01), false, fACK|fPSH, b, a, req)) // B's check
+	b += uint32(len(req))
+	f.send(seg(ms(84.1), true, fACK, a, b-uint32(len(req)), nil))
+	f.send(seg(ms(91.06), true, fACK, a, b, nil))
+	f.send(seg(ms(91.21), true, fACK|fPSH, a, b, resp)) // answered after a round trip
+	a += uint32(len(resp))
+	f.send(seg(ms(134.34), false, fACK, b, a, nil))
+	f.send(seg(ms(1680), true, fACK, a, b, nil))
+	f.send(seg(ms(25706), false, fACK|fFIN, b, a, nil))
+	f.send(seg(ms(25749), true, fACK|fFIN, a, b+1, nil))
+	f.close()
+	var dirs []int
+	for _, m := range f.msgs {
+		dirs = append(dirs, m.dir)
+	}
+	if want := []int{0, 1, 1, 0}; !slices.Equal(dirs, want) {
+		t.Errorf("messages from %v (0: A, 1: B), want %v", dirs, want)
+	}
+	if v := [2]Vantage{f.c.dirs[0].vantage(), f.c.dirs[1].vantage()}; v != [2]Vantage{VantageUnknown, VantageUnknown} {
+		t.Errorf("vantages %v, want both unknown", v)
 	}
 }
