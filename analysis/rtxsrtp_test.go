@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"testing"
 	"time"
 
@@ -285,5 +286,35 @@ func TestSRTPRTXOfNoStream(t *testing.T) {
 	s := c.Streams[0]
 	if s.SSRC != "0x00000002" || s.Packets != 13 || s.RTXOf != nil || s.Lost == nil || *s.Lost != 0 {
 		t.Errorf("stream %s: %d packets, rtx_of %v, lost %v; want 0x00000002, 13, null, 0", s.SSRC, s.Packets, s.RTXOf, s.Lost)
+	}
+}
+
+// TestPionRepeatedRTX: pion numbers an RTX packet when it buffers the original (its RTX
+// sequence number is the original's index here, 5000 + i) and resends it under that number
+// every 100 ms for as long as its receiver asks, which pion's does for 5 s, since it never
+// counts the repair. Captured at the receiver: SRTP video (srtpVideo) loses packets 300,
+// 600, 900 and 1200, each resent 50 times from 40 ms after it. The copies of one packet
+// keep coming after the next one's first: its number goes back 300, which RFC 3550 A.1
+// holds on probation, and those copies, resending a frame long gone from the video's
+// recent ones, voted against the video. The RTX stream was left out of the report; it is
+// the video's, matched by timestamps, and the 4 losses are recovered.
+func TestPionRepeatedRTX(t *testing.T) {
+	video := srtpVideo(0xE1, 1_000_000, 1)
+	lost := []int{300, 600, 900, 1200}
+	video.Lose = func(i int) bool { return slices.Contains(lost, i) }
+	r := callgen.RTX{SSRC: 0xE2, PT: 97, Fill: srtpFill(2)}
+	for _, i := range lost {
+		for k := range 50 {
+			at := time.Duration(i)*video.Interval + 40*time.Millisecond + time.Duration(k)*100*time.Millisecond
+			r.Sends = append(r.Sends, callgen.RTXSend{I: i, At: at, Seq: uint16(5000 + i)})
+		}
+	}
+	c := analyze(t, pcapOf(t, append(video.Packets(), video.RTXPackets(r)...)), Options{})
+	x := streamBySSRC(c, 0xE2)
+	if x == nil || x.RTX == nil || derefS(x.RTXOf) != "0x000000e1" || string(x.RTX.MatchedBy) != "timestamp" || x.Packets != 200 {
+		t.Fatalf("rtx stream %+v, want the video's, matched by timestamps, of 200 packets", x)
+	}
+	if v := streamBySSRC(c, 0xE1); v == nil || deref(v.Lost) != 4 || v.RecoveredByRTX == nil || *v.RecoveredByRTX != 4 {
+		t.Errorf("video %+v, want 4 lost, 4 recovered by RTX", v)
 	}
 }

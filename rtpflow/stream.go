@@ -156,7 +156,12 @@ func (s *Stream) add(pk *Packet) {
 	if pk.Extension {
 		s.ext.observe(pk.ExtProfile, pk.ExtBody, &ast) // RFC 8285 ids, abs-send-time candidates, transport-cc
 	}
-	if pk.HasOSN && !ev.dup && (!s.rtx.decided || s.rtx.of != nil) {
+	// A repeat of a number seen votes nothing, nor repairs anything: a duplicate, or a
+	// number far behind the highest, held on probation (pion resends an RTX packet under
+	// the number it gave it when it buffered the original, every 100 ms while the receiver
+	// asks, so that its RTX numbers go back by hundreds: its late copies voted against
+	// the stream their first copies had matched).
+	if pk.HasOSN && !ev.dup && !ev.held && (!s.rtx.decided || s.rtx.of != nil) {
 		s.rtxOSN(pk.OSN, pk.Timestamp, at, pk.Padded, pk.Encrypted) // RTX vote, or a loss its RTX stream recovered
 	}
 	if s.rtx.of == nil {
