@@ -40,6 +40,10 @@ type seqStats struct {
 	doneExpected, doneDistinct int64  // sums over the segments before the last restart
 	badSeq                     uint16 // A.1 bad_seq: valid while bad
 	bad                        bool   // the last packet was a very large jump, held
+	// noProbation: an RTX stream's numbers, which need not follow the order it sends in
+	// (pion numbers an RTX packet when it buffers the original and resends it under that
+	// number as often as asked): a jump is no restart, and a number seen is a duplicate.
+	noProbation bool
 }
 
 func newSeqStats() seqStats { return seqStats{un: Unwrapper{Bits: 16}} }
@@ -66,7 +70,7 @@ func (q *seqStats) add(seq uint16) seqEvent {
 		return seqEvent{}
 	}
 	d := seq - uint16(q.highest)
-	jump := d >= maxDropout && d <= 1<<16-maxMisorder
+	jump := !q.noProbation && d >= maxDropout && d <= 1<<16-maxMisorder
 	if jump && q.bad && seq == q.badSeq {
 		q.bad = false
 		q.restartAt(seq - 1)

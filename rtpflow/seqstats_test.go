@@ -357,3 +357,29 @@ func TestWantedNACKed(t *testing.T) {
 		t.Errorf("a NACK too far ahead was remembered")
 	}
 }
+
+// TestSeqStatsNoProbation: an RTX stream's numbers as pion sends them, each resent under
+// its own number as often as the receiver asks: back 150 is a duplicate, not a packet held
+// on probation (RFC 3550 A.1), and two numbers in a row after it no restart; ahead 5,000 is
+// a step.
+func TestSeqStatsNoProbation(t *testing.T) {
+	q := newSeqStats()
+	q.noProbation = true
+	var dups, held, restarts int
+	for _, s := range []uint16{100, 100, 250, 100, 250, 249, 250, 251, 100, 5251} {
+		ev := q.add(s)
+		if ev.dup {
+			dups++
+		}
+		if ev.held {
+			held++
+		}
+		if ev.restart {
+			restarts++
+		}
+	}
+	if dups != 5 || held != 0 || restarts != 0 || q.highest != 5251 || q.lowest != 100 {
+		t.Errorf("dups %d held %d restarts %d, highest %d lowest %d; want 5, 0, 0, 5251, 100",
+			dups, held, restarts, q.highest, q.lowest)
+	}
+}

@@ -121,6 +121,7 @@ func (s *Stream) linkSignalled() {
 		return
 	}
 	s.rtx.of, s.rtx.signalled = m, true
+	s.seq.noProbation = true
 	m.rtx.hasRTX = true
 	if s.rtx.encrypted {
 		s.rtx.byTS = true
@@ -211,6 +212,7 @@ func (s *Stream) decideRTX(final bool) {
 		return
 	}
 	s.rtx.of = best
+	s.seq.noProbation = true
 	best.rtx.hasRTX = true
 	if byTS {
 		s.rtx.byTS = true
