@@ -99,9 +99,9 @@ func astToNs(v int64) int64 {
 // take no part: a hold in the first second can cover more than half of it (a zero window
 // read 48 kHz as 32 kHz, a retransmission's backlog as 44.1 kHz); those that came on time
 // around it keep the sender's pace. Nor do packets bunched before the ones taken after
-// them (bunched), while enough others are left: a sender's backlog delivered at once when its
-// connection was ready (WebRTC over ICE-TCP: its first 56 Opus packets, 1.1 s of audio, in
-// 50 ms) made half of the pairs read 97 kHz, and 48 kHz was taken for 90 kHz.
+// them (bunched), while enough others are left: a sender's backlog delivered at once when
+// its connection was ready (WebRTC over ICE-TCP: its first 56 Opus packets, 1.1 s of
+// audio, in 50 ms) made half of the pairs read 97 kHz, and 48 kHz was taken for 90 kHz.
 func inferEarly(early []early) int {
 	var idx [earlyMax]uint16
 	on := idx[:0]
@@ -162,9 +162,9 @@ const maxClockRatio = 1.5 * 90000
 // with fewer it takes the bunched ones too.
 const minUnbunched = 8
 
-// fastest refines clock, a rate the median of the pairs chose, from the packets on (indices
-// into pk, in order) that met
-// the least delay: a packet cannot arrive before it was sent, so the fastest ones trace
+// fastest refines clock, a rate the median of the pairs chose, from the packets on
+// (indices into pk, in order) that met the least delay: a packet cannot arrive before it
+// was sent, so the fastest ones trace
 // the sender's clock, and the slope from the fastest of the first third to the fastest of
 // the last third is its rate, whatever delay the others met (the lower envelope, as clock
 // skew is estimated from one-way delays). Over TCP with a long round trip the first second
