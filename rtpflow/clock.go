@@ -164,10 +164,10 @@ const minUnbunched = 8
 
 // fastest refines clock, a rate the median of the pairs chose, from the packets on
 // (indices into pk, in order) that met the least delay: a packet cannot arrive before it
-// was sent, so the fastest ones trace
-// the sender's clock, and the slope from the fastest of the first third to the fastest of
-// the last third is its rate, whatever delay the others met (the lower envelope, as clock
-// skew is estimated from one-way delays). Over TCP with a long round trip the first second
+// was sent, so the fastest ones trace the sender's clock, and the slope from the fastest
+// of the first third to the fastest of the last third is its rate, whatever delay the
+// others met (the lower envelope, as clock skew is estimated from one-way delays). Over
+// TCP with a long round trip the first second
 // can be all bursts: slow start and a repaired loss delivered a video stream's first 256
 // packets a round trip at a time, or from the sender's backlog at the link's rate, and the
 // median read its 90 kHz as 44.1 kHz; the fastest packets, its first and its last, still
