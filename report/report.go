@@ -211,6 +211,9 @@ type Extensions struct {
 	AbsSendTimeID  *int  `json:"abs_send_time_id"`
 	TransportCCID  *int  `json:"transport_cc_id"`
 	TwoByteHeaders bool  `json:"two_byte_headers,omitempty"`
+	// Encrypted: some packets' extensions were encrypted whole (cryptex, RFC 9335): IDs
+	// lists only those read elsewhere, and neither extension could be found in them.
+	Encrypted bool `json:"encrypted,omitempty"`
 }
 
 // Delay is the delay above the stream's baseline transit, in milliseconds.

@@ -26,11 +26,14 @@ const astMaxLag = int64(50e6)
 type extDetector struct {
 	ids     [4]uint64 // bitmap of the ids seen
 	twoByte bool
-	cand    [maxASTCandidates]uint8 // 3-byte element ids, in the order first seen
-	nCand   int
-	chosen  bool  // choose ran: from then on only astID's values are read
-	astID   uint8 // 0: no abs-send-time
-	tw      *twccState
+	// encrypted: some packet's extensions were encrypted whole (cryptex, RFC 9335, which
+	// pion negotiates by default), so the ids and elements of those are not known.
+	encrypted bool
+	cand      [maxASTCandidates]uint8 // 3-byte element ids, in the order first seen
+	nCand     int
+	chosen    bool  // choose ran: from then on only astID's values are read
+	astID     uint8 // 0: no abs-send-time
+	tw        *twccState
 }
 
 // astValues are one packet's 3-byte element values: before the choice, the value of each
@@ -44,6 +47,7 @@ type astValues struct {
 func (e *extDetector) observe(profile uint16, body []byte, ast *astValues) {
 	it, ok := wire.NewExtIter(profile, body)
 	if !ok {
+		e.encrypted = e.encrypted || wire.IsCryptex(profile)
 		return
 	}
 	if it.TwoByte() {
@@ -162,7 +166,7 @@ func chooseAST(early []early, n int) int {
 // summary is the report of the extensions: ids seen, two-byte form, abs-send-time, and
 // the sender's transport-cc id when this stream carried it.
 func (e *extDetector) summary() report.Extensions {
-	out := report.Extensions{IDs: []int{}, TwoByteHeaders: e.twoByte}
+	out := report.Extensions{IDs: []int{}, TwoByteHeaders: e.twoByte, Encrypted: e.encrypted}
 	for id := 0; id < 256; id++ {
 		if e.ids[id>>6]&(1<<(id&63)) != 0 {
 			out.IDs = append(out.IDs, id)

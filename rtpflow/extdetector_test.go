@@ -241,3 +241,23 @@ func TestTwoByteExtensionsAndCSRC(t *testing.T) {
 		t.Errorf("header bytes %d", got.HeaderBytes)
 	}
 }
+
+// TestExtensionsCryptex: a block of a cryptex profile (RFC 9335: 0xC0DE, 0xC2DE) is
+// encrypted whole: no id is read from it, and the stream says its extensions were
+// encrypted, where ids [] alone said it had none (pion's default).
+func TestExtensionsCryptex(t *testing.T) {
+	for _, profile := range []uint16{0xC0DE, 0xC2DE} {
+		e := extDetector{tw: &twccState{}}
+		var ast astValues
+		e.observe(profile, []byte{0x32, 0x12, 0x34, 0x56}, &ast)
+		if got := e.summary(); len(got.IDs) != 0 || !got.Encrypted || got.AbsSendTimeID != nil {
+			t.Errorf("profile %#x: %+v, want no ids, encrypted", profile, got)
+		}
+	}
+	e := extDetector{tw: &twccState{}}
+	var ast astValues
+	e.observe(0xBEDE, []byte{0x32, 0x12, 0x34, 0x56}, &ast)
+	if got := e.summary(); got.Encrypted || len(got.IDs) != 1 || got.IDs[0] != 3 {
+		t.Errorf("one-byte profile: %+v, want id 3, not encrypted", got)
+	}
+}

@@ -37,6 +37,19 @@ func NewExtIter(profile uint16, body []byte) (it ExtIter, ok bool) {
 	return ExtIter{}, false
 }
 
+// Cryptex profiles (RFC 9335, 5.1): the one-byte and two-byte forms with their elements
+// encrypted.
+const (
+	ExtensionProfileCryptexOneByte = 0xC0DE
+	ExtensionProfileCryptexTwoByte = 0xC2DE
+)
+
+// IsCryptex reports whether an extension block of this profile is encrypted whole
+// (RFC 9335): its ids and elements cannot be read.
+func IsCryptex(profile uint16) bool {
+	return profile == ExtensionProfileCryptexOneByte || profile == ExtensionProfileCryptexTwoByte
+}
+
 // TwoByte reports whether the elements have the two-byte form.
 func (it *ExtIter) TwoByte() bool { return it.two }
 
