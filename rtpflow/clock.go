@@ -103,29 +103,28 @@ func astToNs(v int64) int64 {
 // its connection was ready (WebRTC over ICE-TCP: its first 56 Opus packets, 1.1 s of
 // audio, in 50 ms) made half of the pairs read 97 kHz, and 48 kHz was taken for 90 kHz.
 func inferEarly(early []early) int {
-	var idx [earlyMax]uint16
-	on := idx[:0]
+	var idx, all [earlyMax]uint16
+	on, unheld := idx[:0], all[:0]
 	// From the last packet back: a backlog's packets are bunched behind the on-time ones
 	// that follow it, and its first packet, the most delayed, would make every packet after
 	// it look bunched. next is the first packet taken of the earliest timestamp taken.
 	next := -1
 	for i := len(early) - 1; i >= 0; i-- {
 		e := &early[i]
-		if e.hd > holdNone || next >= 0 && e.ts != early[next].ts && bunched(e, &early[next]) {
+		if e.hd > holdNone {
+			continue
+		}
+		unheld = append(unheld, uint16(i))
+		if next >= 0 && e.ts != early[next].ts && bunched(e, &early[next]) {
 			continue
 		}
 		next = i
 		on = append(on, uint16(i))
 	}
-	slices.Reverse(on)
 	if len(on) < minUnbunched {
-		on = on[:0]
-		for i := range early {
-			if early[i].hd <= holdNone {
-				on = append(on, uint16(i))
-			}
-		}
+		on = unheld
 	}
+	slices.Reverse(on)
 	type pair struct{ dts, dns int64 }
 	var buf [earlyMax / 2]pair
 	ps := buf[:0]
