@@ -197,7 +197,10 @@ func (w *wireCount) classify(data []byte, link layers.LinkType, n int64) {
 			if src.IsValid() {
 				return // Ethernet inside IP (a tunnel): the analyzer does not follow it
 			}
-			if followedByTheAnalyzerOnly(l) {
+			switch et := etherTypeOf(l); {
+			case et == 0xffff:
+				return // "Raw" to gopacket, which reads IPv4 into it whatever it holds; not IP to the analyzer
+			case followedByTheAnalyzerOnly(et):
 				w.opaque.add(n)
 				return
 			}
@@ -207,8 +210,9 @@ func (w *wireCount) classify(data []byte, link layers.LinkType, n int64) {
 				return // IP in IP: the analyzer does not follow tunnels
 			}
 			if l.Version != 4 {
-				// gopacket reads EtherType 0xffff ("Raw") as IPv4 whatever its version
-				// says; for the analyzer the frame is not IP.
+				// gopacket stopped inside the header (options running past it, say) and
+				// left the rest unset; the analyzer skips options by the header length.
+				w.opaque.add(n)
 				return
 			}
 			src, _ = netip.AddrFromSlice(l.SrcIP)
@@ -262,11 +266,8 @@ func (w *wireCount) flow(src, dst netip.AddrPort, proto string, n int64) {
 	w.flows[k].add(n)
 }
 
-// followedByTheAnalyzerOnly says whether a link layer hands its payload to a protocol the
-// analyzer decodes and gopacket decodes differently or not at all: PPPoE, MPLS and the
-// pre-standard QinQ tags 0x9100 and 0x9200.
-func followedByTheAnalyzerOnly(l gopacket.Layer) bool {
-	var et layers.EthernetType
+// etherTypeOf is the EtherType a link layer hands its payload to.
+func etherTypeOf(l gopacket.Layer) (et layers.EthernetType) {
 	switch l := l.(type) {
 	case *layers.Ethernet:
 		et = l.EthernetType
@@ -277,6 +278,13 @@ func followedByTheAnalyzerOnly(l gopacket.Layer) bool {
 	case *layers.LinuxSLL2:
 		et = l.ProtocolType
 	}
+	return et
+}
+
+// followedByTheAnalyzerOnly says whether a link layer's EtherType is a protocol the
+// analyzer decodes and gopacket decodes differently or not at all: PPPoE, MPLS and the
+// pre-standard QinQ tags 0x9100 and 0x9200.
+func followedByTheAnalyzerOnly(et layers.EthernetType) bool {
 	switch et {
 	case layers.EthernetTypePPPoESession, layers.EthernetTypeMPLSUnicast, layers.EthernetTypeMPLSMulticast, 0x9100, 0x9200:
 		return true
