@@ -40,6 +40,23 @@ func (a *analyzer) direction(id string, k dirKey, ss []*rtpflow.Stream, legOf ma
 		// from RTP packets (snap length: on the wire, not seen), are other.
 		Other: w.DuplicateBytes + w.Total - w.Headers - w.Framing - w.Retransmitted - w.RTPBytes,
 	}
+	// The bytes besides the streams' RTP that the direction takes below, by second of its
+	// series: its wire series counts every frame attributed to it (DESIGN), as wire_bytes.
+	extra := make([]float64, len(d.Series.WireKbps))
+	inSeries := func(s *side) {
+		if s.secs != nil {
+			s.secs.extra.Spread(extra, m.SeriesT0Ns)
+		}
+	}
+	// Over TCP, of direction i of f's connection: its pure ACKs, or the rest of what no
+	// message accounts for.
+	restInSeries := func(f *flow, i int, acks bool) {
+		a, o := f.conn.RestSeconds(i)
+		if acks {
+			o = a
+		}
+		o.Spread(extra, m.SeriesT0Ns)
+	}
 	seenLeg := map[int]bool{}
 	var tcpPayload, tcpRetx int64
 	for _, s := range ss {
@@ -61,6 +78,7 @@ func (a *analyzer) direction(id string, k dirKey, ss []*rtpflow.Stream, legOf ma
 			o.RTCP += p.rtcp
 			o.STUN += p.stun
 			o.Other += p.other
+			inSeries(p)
 		}
 		d.Legs = append(d.Legs, legOf[li])
 		f := a.flowList[li]
@@ -76,7 +94,8 @@ func (a *analyzer) direction(id string, k dirKey, ss []*rtpflow.Stream, legOf ma
 		o.RTCP += side.rtcp
 		o.STUN += side.stun
 		o.Other += side.other
-		a.addRTCPFlow(&o, f, sd)
+		inSeries(&f.sides[sd])
+		a.addRTCPFlow(&o, f, sd, inSeries)
 		oneWay := false
 		if back := [2]int{li, 1 - sd}; !claims.sends[back] && !claims.taken[back] {
 			// Media one way: the receiver's RTCP and STUN on the leg are this direction's
@@ -87,13 +106,16 @@ func (a *analyzer) direction(id string, k dirKey, ss []*rtpflow.Stream, legOf ma
 			o.RTCP += f.sides[1-sd].rtcp
 			o.STUN += f.sides[1-sd].stun
 			o.Other += f.sides[1-sd].other
-			a.addRTCPFlow(&o, f, 1-sd)
+			inSeries(&f.sides[1-sd])
+			a.addRTCPFlow(&o, f, 1-sd, inSeries)
 		}
 		if f.conn != nil {
 			rest, back := f.conn.Rest(sd), f.conn.Rest(1-sd)
 			o.TCPRetransmissions += rest.Retransmitted
 			o.Other += rest.Control + rest.Unframed
 			o.ACKs += back.ACKs
+			restInSeries(f, sd, false)
+			restInSeries(f, 1-sd, true)
 			if oneWay {
 				// And the rest of the receiver's side, and the sender's own pure ACKs of
 				// it: the SYN/ACK, the handshake's last ACK, FINs. So the leg's frames add
@@ -101,6 +123,8 @@ func (a *analyzer) direction(id string, k dirKey, ss []*rtpflow.Stream, legOf ma
 				o.TCPRetransmissions += back.Retransmitted
 				o.Other += back.Control + back.Unframed
 				o.ACKs += rest.ACKs
+				restInSeries(f, 1-sd, false)
+				restInSeries(f, sd, true)
 			}
 			t := f.conn.Summary()
 			dir := t.AToB
@@ -116,6 +140,9 @@ func (a *analyzer) direction(id string, k dirKey, ss []*rtpflow.Stream, legOf ma
 		d.TCPRetransmittedPct = &p
 	}
 	d.OverheadBytes = o
+	for j, b := range extra {
+		d.Series.WireKbps[j] = numfmt.Round(d.Series.WireKbps[j]+b*8/1000, 3)
+	}
 	d.WireBytes = d.MediaPayloadBytes + o.Sum()
 	d.WireKbps = m.Kbps(d.WireBytes)
 	if m.Unmeasured != "" {
@@ -128,13 +155,14 @@ func (a *analyzer) direction(id string, k dirKey, ss []*rtpflow.Stream, legOf ma
 	return d
 }
 
-// addRTCPFlow adds to o what side sd of leg flow f sent on its RTCP flow, the ports above
-// its RTP's (no rtcp-mux, rtcpFlow): the leg's RTCP too.
-func (a *analyzer) addRTCPFlow(o *report.Overhead, f *flow, sd int) {
+// addRTCPFlow adds to o, and to the series by inSeries, what side sd of leg flow f sent on
+// its RTCP flow, the ports above its RTP's (no rtcp-mux, rtcpFlow): the leg's RTCP too.
+func (a *analyzer) addRTCPFlow(o *report.Overhead, f *flow, sd int, inSeries func(*side)) {
 	if g := a.rtcpFlow(f); g != nil {
-		gs := g.sides[rtcpSide(f, g, sd)]
+		gs := &g.sides[rtcpSide(f, g, sd)]
 		o.RTCP += gs.rtcp
 		o.Other += gs.stun + gs.other
+		inSeries(gs)
 	}
 }
 
@@ -155,6 +183,9 @@ func (a *analyzer) ownPeerPaths(streams []*rtpflow.Stream) {
 			sd.rtcp += s.rtcp
 			sd.stun += s.stun
 			sd.other += s.other
+			if s.secs != nil {
+				sd.seconds().extra.Merge(&s.secs.extra)
+			}
 			delete(f.peers, p)
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"net/netip"
 
 	"github.com/callpcap/callpcap/demux"
+	"github.com/callpcap/callpcap/internal/secmedian"
 	"github.com/callpcap/callpcap/rtpflow"
 	"github.com/callpcap/callpcap/tcpframe"
 	"github.com/callpcap/callpcap/transport"
@@ -40,6 +41,44 @@ type side struct {
 	packets, wire int64
 	rtcp, stun    int64 // whole wire bytes of RTCP and STUN messages
 	other         int64 // wire bytes of DTLS and unclassified messages
+	anchored      bool  // its seconds are anchored at its first RTP message (anchorSeries)
+	// The same by second, for the direction's wire series: made at the first byte. Out of
+	// line: the flow's fields that every packet updates stay on few cache lines.
+	secs *sideSeconds
+}
+
+// sideSeconds is what a side's messages besides RTP carried, by second. Over TCP, the
+// bytes no message accounts for are by second in the Conn (RestSeconds).
+type sideSeconds struct{ extra secmedian.Sums }
+
+// seconds returns s.secs, made if need be.
+func (s *side) seconds() *sideSeconds {
+	if s.secs == nil {
+		s.secs = &sideSeconds{}
+	}
+	return s.secs
+}
+
+// carried counts n wire bytes besides RTP that the side carried at at in c, its rtcp, stun
+// or other.
+func (s *side) carried(c *int64, at, n int64) {
+	*c += n
+	s.seconds().extra.Add(at, n)
+}
+
+// anchorSeries anchors the seconds of what side i carries besides RTP, and of the other
+// side's pure ACKs, at at: its first RTP message, which is, but for a probe or a leg that
+// started later, the first media packet of its call direction, whose series' grid
+// starts there (secmedian.Sums).
+func (f *flow) anchorSeries(i int, at int64) {
+	f.sides[i].anchored = true
+	f.sides[i].seconds().extra.Anchor(at)
+	if f.conn != nil {
+		_, other := f.conn.RestSeconds(i)
+		other.Anchor(at)
+		acks, _ := f.conn.RestSeconds(1 - i)
+		acks.Anchor(at)
+	}
 }
 
 // flow is one UDP 5-tuple or TCP connection; a is the endpoint that sent first.

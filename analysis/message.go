@@ -21,7 +21,8 @@ func (a *analyzer) tcpMessage(m *transport.Message) {
 		// A TLS record's fragment is encrypted (TURN over TLS, or any other TLS): its bytes
 		// are no RTP, QUIC or anything else a first byte could say.
 		f.saw(demux.ClassOther)
-		f.sides[f.dir(m.Src)].other += m.Wire.Total
+		s := &f.sides[f.dir(m.Src)]
+		s.carried(&s.other, m.Delivered, m.Wire.Total)
 		f.tls.add(m.Delivered)
 		return
 	}
@@ -50,7 +51,7 @@ func (a *analyzer) message(f *flow, m *transport.Message, udp bool) {
 	// fails validation, or in QUIC's (SIP/2.0 responses, UPDATE, PRACK).
 	if (cls == demux.ClassOther || cls == demux.ClassQUIC) && demux.IsSIP(m.Payload) {
 		f.sip = true
-		s.other += m.Wire.Total
+		s.carried(&s.other, m.Delivered, m.Wire.Total)
 		a.sdp(m)
 		return
 	}
@@ -65,26 +66,28 @@ func (a *analyzer) message(f *flow, m *transport.Message, udp bool) {
 		a.relay.allocated(a)
 		if unwrapped {
 			f.turn = true
-			a.wrapped(f, &a.inner)
+			a.wrapped(f, s, &a.inner)
 			return
 		}
-		s.stun += m.Wire.Total
+		s.carried(&s.stun, m.Delivered, m.Wire.Total)
 	case demux.ClassChannelData:
 		if a.turn.ChannelData(m, &a.inner) {
 			f.turn = true
-			a.wrapped(f, &a.inner)
+			a.wrapped(f, s, &a.inner)
 			return
 		}
-		s.other += m.Wire.Total
+		s.carried(&s.other, m.Delivered, m.Wire.Total)
 	case demux.ClassRTP:
 		if !a.rtpPacket(f, rtpflow.Path{Leg: f.idx, Src: m.Src, Dst: m.Dst}, m) {
-			s.other += m.Wire.Total
+			s.carried(&s.other, m.Delivered, m.Wire.Total)
+		} else if !s.anchored {
+			f.anchorSeries(f.dir(m.Src), m.Delivered)
 		}
 	case demux.ClassRTCP:
 		a.media.rtcp(rtpflow.Path{Leg: f.idx, Src: m.Src, Dst: m.Dst}, m)
-		s.rtcp += m.Wire.Total
+		s.carried(&s.rtcp, m.Delivered, m.Wire.Total)
 	default:
-		s.other += m.Wire.Total
+		s.carried(&s.other, m.Delivered, m.Wire.Total)
 	}
 }
 
@@ -138,9 +141,10 @@ func (a *analyzer) tcpText(f *flow, src netip.AddrPort, b []byte) {
 	f.sip = f.sip || s.SIP()
 }
 
-// wrapped handles a datagram unwrapped from TURN: its path runs between the TURN client and
-// the peer, whichever way it travelled, and what is not RTP counts on that path (flow.peer).
-func (a *analyzer) wrapped(f *flow, m *transport.Message) {
+// wrapped handles a datagram unwrapped from TURN, which side s of flow f carried: its path
+// runs between the TURN client and the peer, whichever way it travelled, and what is not
+// RTP counts on that path (flow.peer).
+func (a *analyzer) wrapped(f *flow, s *side, m *transport.Message) {
 	client := a.clientOf(f)
 	path := rtpflow.Path{Leg: f.idx, Src: client, Dst: m.Peer}
 	if m.Src != client {
@@ -153,19 +157,25 @@ func (a *analyzer) wrapped(f *flow, m *transport.Message) {
 	case demux.ClassRTP:
 		a.relay.wrapped(f, client, path, m)
 		if a.rtpPacket(f, path, m) {
+			if !s.anchored {
+				f.anchorSeries(a.sideOf(f, m.Src), m.Delivered)
+			}
 			return
 		}
 	case demux.ClassRTCP:
 		a.media.rtcp(path, m)
-		f.peer(path, m.Src).rtcp += m.Wire.Total
+		p := f.peer(path, m.Src)
+		p.carried(&p.rtcp, m.Delivered, m.Wire.Total)
 		return
 	case demux.ClassSTUN:
 		// ICE checks between the client and its peer, through the relay.
 		a.turn.STUN(m, &a.nested)
-		f.peer(path, m.Src).stun += m.Wire.Total
+		p := f.peer(path, m.Src)
+		p.carried(&p.stun, m.Delivered, m.Wire.Total)
 		return
 	}
-	f.peer(path, m.Src).other += m.Wire.Total
+	p := f.peer(path, m.Src)
+	p.carried(&p.other, m.Delivered, m.Wire.Total)
 }
 
 // clientOf says which end of a TURN flow is the client: the sender of an Allocate when the

@@ -352,7 +352,7 @@ type Series struct {
 	T0S               float64    `json:"t0_s"`
 	StepS             float64    `json:"step_s"`
 	MediaKbps         []float64  `json:"media_kbps"`
-	WireKbps          []float64  `json:"wire_kbps"` // the RTP packets' frames only: not RTCP, STUN or reverse ACKs
+	WireKbps          []float64  `json:"wire_kbps"` // every frame attributed to the direction, as wire_bytes (the schema says what is left out)
 	RTXKbps           []float64  `json:"rtx_kbps"`
 	Lost              []int64    `json:"lost"`
 	Late              []int64    `json:"late"`

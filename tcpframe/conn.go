@@ -251,6 +251,13 @@ func (c *Conn) Framing() Framing {
 // Rest returns, for direction 0 (a to b) or 1 (b to a), the wire bytes no message accounts for.
 func (c *Conn) Rest(i int) Rest { return c.dirs[i&1].rest }
 
+// RestSeconds returns Rest(i) by second, at the capture of the segments that made it: its
+// pure ACKs, and the rest. The caller may anchor them (secmedian.Sums.Anchor).
+func (c *Conn) RestSeconds(i int) (acks, other *secmedian.Sums) {
+	d := &c.dirs[i&1]
+	return &d.restACKs, &d.restOther
+}
+
 // RTTSeries returns the round trips of direction 0 (a to b) or 1 (b to a) by second, the
 // samples of its rtt_ms: nil unless the direction was captured at its sender (see
 // dir.rttSummary), where alone they measure the path.

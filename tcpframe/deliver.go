@@ -121,7 +121,7 @@ func (d *dir) oldCopy(x, y int64, g *dataSeg) {
 		if i < len(q) {
 			ye = min(y, q[i].start)
 		}
-		d.rest.Retransmitted += ye - pos + share(g.hdr, g.size, g.start, pos, ye)
+		d.addRest(&d.rest.Retransmitted, ye-pos+share(g.hdr, g.size, g.start, pos, ye))
 		pos = ye
 	}
 }

@@ -74,6 +74,8 @@ type dir struct {
 
 	stats stats
 	rest  Rest
+	// The same by second (Conn.RestSeconds): its pure ACKs, and the rest of Rest.
+	restACKs, restOther secmedian.Sums
 }
 
 type stats struct {
@@ -156,25 +158,26 @@ func (d *dir) segment(p *capture.Packet) {
 		switch {
 		case !syn && !fin && !rst && (off == d.st.highest-1 || d.ackSeen && off == d.ackHigh-1):
 			d.probe(peerZeroWin)
-			d.rest.Control += w
+			d.addRest(&d.rest.Control, w)
 		case syn || fin || rst:
-			d.rest.Control += w
+			d.addRest(&d.rest.Control, w)
 		default:
 			d.stats.pureAcks++
 			d.rest.ACKs += w
+			d.restACKs.Add(d.c.now, w)
 		}
 	case pl == 1 && !syn && !fin && off == d.st.highest-1:
 		// Keep-alive with one garbage byte (the byte below the next expected one).
 		d.probe(peerZeroWin)
 		d.stats.payloadBytes += pl
-		d.rest.Control += w
+		d.addRest(&d.rest.Control, w)
 	case peerZeroWin && pl == 1 && !syn && !fin && off == d.st.highest:
 		// A zero-window probe with the next byte (BSD, Windows; Linux's has none): counted,
 		// not delivered (DESIGN). Its byte is held aside (heldProbe), in case the receiver
 		// took it after all.
 		d.probe(true)
 		d.stats.payloadBytes += pl
-		d.rest.Control += w
+		d.addRest(&d.rest.Control, w)
 		d.zwp = heldProbe{set: true, off: off, w: w, t: t}
 		d.zwp.n = copy(d.zwp.b[:], p.Payload)
 	default:
@@ -268,7 +271,7 @@ func (d *dir) close() {
 	if d.ackSeen && d.ackHigh < d.st.highest {
 		d.skipHolesTo(d.ackHigh)
 		d.frame(stopEnd)
-		d.rest.Unframed += d.st.dropBeyond()
+		d.addRest(&d.rest.Unframed, d.st.dropBeyond())
 		return
 	}
 	d.skipHolesTo(d.st.highest)
@@ -324,4 +327,11 @@ func (d *dir) summary() report.TCPDir {
 		HOLDelayMS:                 d.hol.Summary(),
 		WindowStalls:               d.rw.summary(),
 	}
+}
+
+// addRest counts n bytes no message accounts for in c, one of d.rest's but ACKs, and in
+// restOther at the time of the segment being read.
+func (d *dir) addRest(c *int64, n int64) {
+	*c += n
+	d.restOther.Add(d.c.now, n)
 }

@@ -15,11 +15,11 @@ func (d *dir) data(g *dataSeg) {
 	s, e := g.start, g.end()
 	st := &d.st
 	if d.ended || d.finSeen && s >= d.finOff {
-		d.rest.Unframed += g.size + g.hdr
+		d.addRest(&d.rest.Unframed, g.size+g.hdr)
 		return
 	}
 	if d.tooFar(s, e) {
-		d.rest.Unframed += g.size + g.hdr
+		d.addRest(&d.rest.Unframed, g.size+g.hdr)
 		return
 	}
 	d.makeRoom(e)
@@ -55,7 +55,7 @@ func (d *dir) data(g *dataSeg) {
 		seen += st.insert(g, lo, hi, late, d.c.borrow)
 	}
 	if hi < e {
-		d.rest.Unframed += e - hi + share(g.hdr, g.size, s, hi, e)
+		d.addRest(&d.rest.Unframed, e-hi+share(g.hdr, g.size, s, hi, e))
 	}
 
 	retx := seen > 0 || holeNew > 0 && late

@@ -88,7 +88,7 @@ func (d *dir) frame(until stop) {
 		case adv == 0:
 			return
 		case msg == nil && until == stopEnd:
-			d.rest.Unframed += d.st.drop(d.st.framed + int64(adv)) // a frame cut by the end
+			d.addRest(&d.rest.Unframed, d.st.drop(d.st.framed+int64(adv))) // a frame cut by the end
 			data = data[adv:]
 		case msg == nil:
 			d.discard(int64(adv), false)
@@ -105,7 +105,7 @@ func (d *dir) frame(until stop) {
 // discard drops n in-order bytes that no message carries: resync skips, or payload of a
 // framing no one knows (other).
 func (d *dir) discard(n int64, other bool) {
-	d.rest.Unframed += d.st.drop(d.st.framed + n)
+	d.addRest(&d.rest.Unframed, d.st.drop(d.st.framed+n))
 	switch {
 	case other:
 		d.stats.other += n

@@ -1,6 +1,7 @@
 // Package secmedian keeps samples of a measure (round-trip times) per second of capture time
 // in bounded memory, and gives their median per second of any 1-second grid, such as a call
-// direction's, whose origin is known only when the report is built.
+// direction's, whose origin is known only when the report is built; and, the same way, sums
+// (wire bytes) per second (Sums).
 //
 // Each second of the clock (Unix seconds) holds at most binSize samples with their times.
 // When a second has had more, it keeps an even spread of them: every 2nd, then every 4th...
