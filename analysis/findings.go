@@ -225,9 +225,12 @@ func (f *finder) directions() {
 		// relay's figures (relayLoss), not again by the other leg's.
 		relay := d.Relay != nil && f.hasCounterpart(d.ID)
 		counterpart := f.relayed[d.ID] != nil
+		lost := f.networkLoss(d)
 		if relay {
 			f.relayLoss(d, legs)
-		} else if lost := f.networkLoss(d); !counterpart && d.Loss.Pct != nil && lost > 0 && d.Loss.Expected > 0 {
+		} else if !counterpart && lost == 0 {
+			f.reportedLoss(d, name, legs, dirs)
+		} else if !counterpart && d.Loss.Pct != nil && lost > 0 && d.Loss.Expected > 0 {
 			pct := 100 * float64(lost) / float64(d.Loss.Expected)
 			figs := map[string]float64{"lost": float64(lost), "expected": float64(d.Loss.Expected), "loss_pct": numfmt.Round(pct, 3)}
 			text := fmt.Sprintf("%s: %s of %s media packets %s lost (%s)", name, thousands(lost),
@@ -291,6 +294,32 @@ func (f *finder) directions() {
 				fmt.Sprintf("%s: audio stream %s had a mean interarrival jitter of %.1f ms (max %.1f ms).", name, s.SSRC, s.JitterMS.Mean, s.JitterMS.Max))
 		}
 	}
+}
+
+// reportedLoss raises rtp_loss from what the receiver of a direction reported in its RTCP
+// receiver reports during the capture, where the capture itself saw no loss: it was taken
+// before the loss, at the sender or on the way (the loss counters of a capture at the
+// sender read zero). The figures are the growth of the reported cumulative lost and of
+// the extended highest sequence number, summed over the direction's media streams.
+func (f *finder) reportedLoss(d *report.Direction, name string, legs, dirs []string) {
+	var lost, expected int64
+	for _, id := range d.Streams {
+		s := f.streams[id]
+		if s == nil || s.Lost == nil || s.RTCP == nil || s.RTCP.ReportedLost == nil || s.RTCP.ReportedExpected == nil {
+			continue
+		}
+		lost += max(*s.RTCP.ReportedLost, 0)
+		expected += *s.RTCP.ReportedExpected
+	}
+	if lost == 0 || expected <= 0 {
+		return
+	}
+	pct := 100 * float64(lost) / float64(expected)
+	f.add(report.FindingRTPLoss, grade(pct, lossWarnPct, lossBadPct), legs, dirs,
+		map[string]float64{"receiver_reported_lost": float64(lost), "receiver_reported_expected": float64(expected),
+			"loss_pct": numfmt.Round(pct, 3)},
+		fmt.Sprintf("%s: the receiver reported %s of %s media packets lost (%s) in its RTCP receiver reports; the capture saw none of them lost, so they were lost after this point.",
+			name, thousands(lost), thousands(expected), fmtPct(pct)))
 }
 
 // overhead raises low_efficiency for the avoidable part of a direction's overhead only

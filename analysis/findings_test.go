@@ -5,11 +5,13 @@ import (
 	"fmt"
 	"net/netip"
 	"slices"
+	"sort"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/pion/rtcp"
 
 	"github.com/callpcap/callpcap/internal/testgen/callgen"
 	"github.com/callpcap/callpcap/report"
@@ -504,5 +506,45 @@ func TestMediaOverTCPNamesItsCosts(t *testing.T) {
 	}
 	if !strings.Contains(text, "TCP's ACKs and framing took") || strings.Contains(text, "retransmissions") {
 		t.Errorf("media_over_tcp %q: want its ACKs and framing named, no retransmissions", text)
+	}
+}
+
+// TestLossReportedByTheReceiver: a capture at the sender of an audio stream (500 packets,
+// none lost in the capture) holds the receiver's RTCP receiver reports at 2 s, 5 s and 9 s:
+// cumulative lost 3, 10 and 28 at extended highest sequence numbers 1,090, 1,240 and
+// 1,440. Between its first and last report the receiver expected 350 packets and lost 25
+// of them (7.1%): the loss was after the capture point, which rtp_loss says, with the
+// receiver's figures. A capture that saw loss itself says its own (the other case).
+func TestLossReportedByTheReceiver(t *testing.T) {
+	rr := func(lost, highest uint32) []byte {
+		b, err := (&rtcp.ReceiverReport{SSRC: 0xb0b, Reports: []rtcp.ReceptionReport{{
+			SSRC: 0x1a2b3c4d, TotalLost: lost, LastSequenceNumber: highest}}}).Marshal()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	withReports := func(s callgen.Stream) []callgen.Packet {
+		pkts := s.Packets()
+		pkts = append(pkts, s.RTCPAt(2*time.Second, rr(3, 1090)), s.RTCPAt(5*time.Second, rr(10, 1240)),
+			s.RTCPAt(9*time.Second, rr(28, 1440)))
+		sort.SliceStable(pkts, func(i, j int) bool { return pkts[i].T < pkts[j].T })
+		return pkts
+	}
+	c := analyze(t, pcapOf(t, withReports(audio())), Options{})
+	st := onlyStream(t, c)
+	if st.RTCP == nil || deref(st.RTCP.ReportedLost) != 25 || deref(st.RTCP.ReportedExpected) != 350 {
+		t.Fatalf("stream RTCP %+v, want reported lost 25 of 350", st.RTCP)
+	}
+	checkFindingList(t, c.Findings, []report.Finding{{Code: report.FindingRTPLoss, Severity: report.SeverityBad,
+		Legs: []string{"l1"}, Directions: []string{"d1"},
+		Figures: map[string]float64{"receiver_reported_lost": 25, "receiver_reported_expected": 350, "loss_pct": 7.143},
+		Text:    c.Directions[0].From + " -> " + c.Directions[0].To + ": the receiver reported 25 of 350 media packets lost (7.1%) in its RTCP receiver reports; the capture saw none of them lost, so they were lost after this point."}})
+
+	lossy := audio()
+	lossy.Lose = func(i int) bool { return i == 100 }
+	c = analyze(t, pcapOf(t, withReports(lossy)), Options{})
+	if len(c.Findings) != 1 || c.Findings[0].Figures["lost"] != 1 {
+		t.Errorf("a capture that saw a loss: findings %+v, want its own rtp_loss of 1", c.Findings)
 	}
 }

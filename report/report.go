@@ -273,11 +273,17 @@ type RTCP struct {
 	RTTMS          *Quantiles       `json:"rtt_ms"`
 	FractionLost   *float64         `json:"fraction_lost_pct"` // last reported by the receiver, 0-100
 	CumulativeLost *int64           `json:"cumulative_lost"`   // last reported by the receiver
-	JitterMS       *float64         `json:"jitter_ms"`         // last reported by the receiver
-	NACKedPackets  *int64           `json:"nacked_packets"`    // null when SRTCP hides the NACKs' lists (RFC 3711 3.4)
-	PLI            int64            `json:"pli"`
-	FIR            int64            `json:"fir"`
-	REMBKbps       *float64         `json:"remb_kbps"` // last REMB estimate
+	// The loss the receiver reported during the capture, and the packets it expected: the
+	// growth of its cumulative lost and of its extended highest sequence number from its
+	// first report block in the capture to its last. A capture at the sender, or anywhere
+	// before the loss, sees none of it in the RTP.
+	ReportedLost     *int64   `json:"reported_lost"`
+	ReportedExpected *int64   `json:"reported_expected"`
+	JitterMS         *float64 `json:"jitter_ms"`      // last reported by the receiver
+	NACKedPackets    *int64   `json:"nacked_packets"` // null when SRTCP hides the NACKs' lists (RFC 3711 3.4)
+	PLI              int64    `json:"pli"`
+	FIR              int64    `json:"fir"`
+	REMBKbps         *float64 `json:"remb_kbps"` // last REMB estimate
 }
 
 // Direction is the media from one endpoint to the other.

@@ -89,11 +89,17 @@ type rtcpState struct {
 	hasRB     bool
 	fraction  uint8
 	cumLost   int32
-	jitter    uint32
-	nacked    int64
-	pli, fir  int64
-	hasREMB   bool
-	remb      float64 // bps
+	highest   uint32 // extended highest sequence number received
+	// The first report block's cumulative lost and extended highest sequence number, and
+	// whether a later one came: the loss reported during the capture.
+	cumLost0 int32
+	highest0 uint32
+	rbAgain  bool
+	jitter   uint32
+	nacked   int64
+	pli, fir int64
+	hasREMB  bool
+	remb     float64 // bps
 }
 
 func (r *rtcpTracker) init(max int) {
@@ -239,8 +245,14 @@ func (r *rtcpTracker) blocks(st *rtcpState, leg int, ssrc uint32, rbs []rtcp.Rec
 		if rb.SSRC != ssrc {
 			continue
 		}
+		cum := int32(rb.TotalLost<<8) >> 8
+		if !st.hasRB {
+			st.cumLost0, st.highest0 = cum, rb.LastSequenceNumber
+		} else {
+			st.rbAgain = true
+		}
 		st.hasRB = true
-		st.fraction, st.cumLost, st.jitter = rb.FractionLost, int32(rb.TotalLost<<8)>>8, rb.Jitter
+		st.fraction, st.cumLost, st.highest, st.jitter = rb.FractionLost, cum, rb.LastSequenceNumber, rb.Jitter
 		if rb.LastSenderReport == 0 {
 			continue
 		}
@@ -317,6 +329,12 @@ func (r *rtcpTracker) summary(s *Stream, clock int) *report.RTCP {
 		f := numfmt.Round(float64(st.fraction)*100/256, 3)
 		c := int64(st.cumLost)
 		out.FractionLost, out.CumulativeLost = &f, &c
+		if st.rbAgain {
+			// Differences of the wrapping 24-bit count and 32-bit sequence number.
+			lost := int64(int32((st.cumLost-st.cumLost0)<<8) >> 8)
+			exp := int64(st.highest - st.highest0)
+			out.ReportedLost, out.ReportedExpected = &lost, &exp
+		}
 		if clock > 0 {
 			j := numfmt.Round(float64(st.jitter)*1000/float64(clock), 3)
 			out.JitterMS = &j

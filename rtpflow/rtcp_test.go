@@ -29,8 +29,10 @@ func TestRTCP(t *testing.T) {
 	tr.RTCP(pathA, msg(marshal(t, &rtcp.SenderReport{SSRC: 0xA1, NTPTime: ntp}), T0+1e9))
 	// Bob's RR about 0xA1: LSR = that SR, DLSR = 8192/65536 s = 125 ms, arriving 165 ms
 	// after the SR: RTT 40 ms. Fraction lost 64/256, 12 lost, jitter 80 units (10 ms).
+	// Its extended highest sequence number is about to wrap.
 	rr := &rtcp.ReceiverReport{SSRC: 0xB2, Reports: []rtcp.ReceptionReport{{
-		SSRC: 0xA1, FractionLost: 64, TotalLost: 12, Jitter: 80, LastSenderReport: 0x12345678, Delay: 8192}}}
+		SSRC: 0xA1, FractionLost: 64, TotalLost: 12, Jitter: 80, LastSenderReport: 0x12345678, Delay: 8192,
+		LastSequenceNumber: 0xffff_fff0}}}
 	nack := &rtcp.TransportLayerNack{SenderSSRC: 0xB2, MediaSSRC: 0xA1, Nacks: []rtcp.NackPair{
 		{PacketID: 100, LostPackets: 0b101}, {PacketID: 200}}} // 3 + 1 packets
 	pli := &rtcp.PictureLossIndication{SenderSSRC: 0xB2, MediaSSRC: 0xA1}
@@ -42,8 +44,10 @@ func TestRTCP(t *testing.T) {
 		RecvDeltas:   []*rtcp.RecvDelta{{Type: rtcp.TypeTCCPacketReceivedSmallDelta, Delta: 250}}}
 	twcc.Header = rtcp.Header{Padding: true, Count: rtcp.FormatTCC, Type: rtcp.TypeTransportSpecificFeedback,
 		Length: uint16(twcc.MarshalSize()/4 - 1)}
+	// A second report block, no SR named (no RTT): 100 packets expected since the first
+	// (across the wrap), 8 more lost.
 	rr2 := &rtcp.ReceiverReport{SSRC: 0xB2, Reports: []rtcp.ReceptionReport{{
-		SSRC: 0xA1, FractionLost: 64, TotalLost: 12, Jitter: 80}}} // no SR yet: no RTT
+		SSRC: 0xA1, FractionLost: 64, TotalLost: 20, Jitter: 80, LastSequenceNumber: 0x54}}}
 	tr.RTCP(pathB, msg(marshal(t, rr2, pli, remb), T0+2e9))
 	tr.RTCP(pathB, msg(marshal(t, fir), T0+2e9))
 	tr.RTCP(pathB, msg(marshal(t, twcc), T0+2e9))
@@ -53,14 +57,16 @@ func TestRTCP(t *testing.T) {
 		Packets: 9,
 		Types: map[string]int64{"sr": 1, "rr": 2, "sdes": 0, "bye": 0, "app": 0, "nack": 1, "pli": 2,
 			"fir": 1, "remb": 1, "twcc": 1, "xr": 0, "other": 0},
-		RTTMS:          &report.Quantiles{Samples: 1, Min: 40, P50: 40, P95: 40, P99: 40, Max: 40},
-		FractionLost:   f64(25),
-		CumulativeLost: i64(12),
-		JitterMS:       f64(10),
-		NACKedPackets:  i64(4),
-		PLI:            2,
-		FIR:            1,
-		REMBKbps:       f64(1500),
+		RTTMS:            &report.Quantiles{Samples: 1, Min: 40, P50: 40, P95: 40, P99: 40, Max: 40},
+		FractionLost:     f64(25),
+		CumulativeLost:   i64(20),
+		ReportedLost:     i64(8),
+		ReportedExpected: i64(100),
+		JitterMS:         f64(10),
+		NACKedPackets:    i64(4),
+		PLI:              2,
+		FIR:              1,
+		REMBKbps:         f64(1500),
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("RTCP (-want +got):\n%s", diff)
@@ -225,10 +231,12 @@ func TestRTCPByLeg(t *testing.T) {
 	rrs := func(p Path, frac uint8, lost, jitter uint32, n int) rtcpAt {
 		return rtcpAt{p, rrAbout(0xA1, frac, lost, jitter, 0, 0), T0 + 1500*ms1, n}
 	}
+	// The repeated reports say the same: nothing lost or expected between the first and the
+	// last.
 	rr1 := &report.RTCP{Packets: 3, Types: rtcpTypes(map[string]int64{"rr": 3}),
-		FractionLost: f64(0), CumulativeLost: i64(0), JitterMS: f64(1), NACKedPackets: i64(0)}
+		FractionLost: f64(0), CumulativeLost: i64(0), ReportedLost: i64(0), ReportedExpected: i64(0), JitterMS: f64(1), NACKedPackets: i64(0)}
 	rr2 := &report.RTCP{Packets: 5, Types: rtcpTypes(map[string]int64{"rr": 5}),
-		FractionLost: f64(25), CumulativeLost: i64(10), JitterMS: f64(10), NACKedPackets: i64(0)}
+		FractionLost: f64(25), CumulativeLost: i64(10), ReportedLost: i64(0), ReportedExpected: i64(0), JitterMS: f64(10), NACKedPackets: i64(0)}
 	for _, tc := range []struct {
 		name   string
 		rtcp   []rtcpAt
