@@ -48,14 +48,18 @@ func (a *analyzer) direction(id string, k dirKey, ss []*rtpflow.Stream, legOf ma
 			s.secs.extra.Spread(extra, m.SeriesT0Ns)
 		}
 	}
-	// Over TCP, of direction i of f's connection: its pure ACKs, or the rest of what no
-	// message accounts for.
+	// Over TCP, of direction i of f's connection, what no message accounts for: its pure
+	// ACKs, or the rest, its retransmitted copies in the retransmission series too.
+	retx := make([]float64, len(extra))
 	restInSeries := func(f *flow, i int, acks bool) {
-		a, o := f.conn.RestSeconds(i)
+		r := f.conn.RestSeconds(i)
 		if acks {
-			o = a
+			r.ACKs.Spread(extra, m.SeriesT0Ns)
+			return
 		}
-		o.Spread(extra, m.SeriesT0Ns)
+		r.Other.Spread(extra, m.SeriesT0Ns)
+		r.Retransmitted.Spread(extra, m.SeriesT0Ns)
+		r.Retransmitted.Spread(retx, m.SeriesT0Ns)
 	}
 	seenLeg := map[int]bool{}
 	var tcpPayload, tcpRetx int64
@@ -140,8 +144,9 @@ func (a *analyzer) direction(id string, k dirKey, ss []*rtpflow.Stream, legOf ma
 		d.TCPRetransmittedPct = &p
 	}
 	d.OverheadBytes = o
-	for j, b := range extra {
-		d.Series.WireKbps[j] = numfmt.Round(d.Series.WireKbps[j]+b*8/1000, 3)
+	for j := range extra {
+		d.Series.WireKbps[j] = numfmt.Round(d.Series.WireKbps[j]+extra[j]*8/1000, 3)
+		d.Series.RetransmittedKbps[j] = numfmt.Round(d.Series.RetransmittedKbps[j]+retx[j]*8/1000, 3)
 	}
 	d.WireBytes = d.MediaPayloadBytes + o.Sum()
 	d.WireKbps = m.Kbps(d.WireBytes)

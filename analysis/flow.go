@@ -74,10 +74,10 @@ func (f *flow) anchorSeries(i int, at int64) {
 	f.sides[i].anchored = true
 	f.sides[i].seconds().extra.Anchor(at)
 	if f.conn != nil {
-		_, other := f.conn.RestSeconds(i)
-		other.Anchor(at)
-		acks, _ := f.conn.RestSeconds(1 - i)
-		acks.Anchor(at)
+		r := f.conn.RestSeconds(i)
+		r.Retransmitted.Anchor(at)
+		r.Other.Anchor(at)
+		f.conn.RestSeconds(1 - i).ACKs.Anchor(at)
 	}
 }
 

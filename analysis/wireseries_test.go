@@ -114,3 +114,30 @@ func TestWireSeriesOverTCP(t *testing.T) {
 		}
 	}
 }
+
+// TestRetransmittedSeriesOverTCP: over TURN/TCP, a direction's series of retransmitted
+// bytes holds every retransmission its overhead counts. From the client: the copy of tick
+// 50's first segment, lost after the capture, whose bytes went to the messages it
+// repaired, and the spurious copy of tick 100's second segment (92 bytes and its 54 of
+// headers), which repaired nothing (impairedCall): 1,200 + 54 + 146. From the server, a
+// segment lost before the capture, seen once: no copy.
+func TestRetransmittedSeriesOverTCP(t *testing.T) {
+	c := analyze(t, pcapOf(t, impairedCall().Packets(turnTCPWrites(nil))), Options{})
+	if len(c.Directions) != 2 {
+		t.Fatalf("%d directions, want 2", len(c.Directions))
+	}
+	for _, d := range c.Directions {
+		var sum float64
+		for _, k := range d.Series.RetransmittedKbps {
+			sum += k * 1000 / 8
+		}
+		want := int64(0)
+		if d.From == tcpClient.String() {
+			want = 1200 + 54 + 146
+		}
+		if got := int64(sum + 0.5); got != want || d.OverheadBytes.TCPRetransmissions != want {
+			t.Errorf("direction %s: the series hold %d retransmitted bytes, the overhead %d; want %d",
+				d.ID, got, d.OverheadBytes.TCPRetransmissions, want)
+		}
+	}
+}

@@ -251,12 +251,13 @@ func (c *Conn) Framing() Framing {
 // Rest returns, for direction 0 (a to b) or 1 (b to a), the wire bytes no message accounts for.
 func (c *Conn) Rest(i int) Rest { return c.dirs[i&1].rest }
 
-// RestSeconds returns Rest(i) by second, at the capture of the segments that made it: its
-// pure ACKs, and the rest. The caller may anchor them (secmedian.Sums.Anchor).
-func (c *Conn) RestSeconds(i int) (acks, other *secmedian.Sums) {
-	d := &c.dirs[i&1]
-	return &d.restACKs, &d.restOther
-}
+// RestSeconds is a direction's Rest by second, at the capture of the segments that made it:
+// its pure ACKs, its retransmitted copies, and the rest (Control and Unframed).
+type RestSeconds struct{ ACKs, Retransmitted, Other secmedian.Sums }
+
+// RestSeconds returns Rest(i) by second. The caller may anchor its sums
+// (secmedian.Sums.Anchor).
+func (c *Conn) RestSeconds(i int) *RestSeconds { return &c.dirs[i&1].restSecs }
 
 // RTTSeries returns the round trips of direction 0 (a to b) or 1 (b to a) by second, the
 // samples of its rtt_ms: nil unless the direction was captured at its sender (see

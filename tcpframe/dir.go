@@ -72,10 +72,9 @@ type dir struct {
 		gen  uint64 // Conn.rttGen when v was last asked for
 	}
 
-	stats stats
-	rest  Rest
-	// The same by second (Conn.RestSeconds): its pure ACKs, and the rest of Rest.
-	restACKs, restOther secmedian.Sums
+	stats    stats
+	rest     Rest
+	restSecs RestSeconds // the same by second
 }
 
 type stats struct {
@@ -164,7 +163,7 @@ func (d *dir) segment(p *capture.Packet) {
 		default:
 			d.stats.pureAcks++
 			d.rest.ACKs += w
-			d.restACKs.Add(d.c.now, w)
+			d.restSecs.ACKs.Add(d.c.now, w)
 		}
 	case pl == 1 && !syn && !fin && off == d.st.highest-1:
 		// Keep-alive with one garbage byte (the byte below the next expected one).
@@ -329,9 +328,13 @@ func (d *dir) summary() report.TCPDir {
 	}
 }
 
-// addRest counts n bytes no message accounts for in c, one of d.rest's but ACKs, and in
-// restOther at the time of the segment being read.
+// addRest counts n bytes no message accounts for in c, one of d.rest's but ACKs, and by
+// second at the time of the segment being read.
 func (d *dir) addRest(c *int64, n int64) {
 	*c += n
-	d.restOther.Add(d.c.now, n)
+	if c == &d.rest.Retransmitted {
+		d.restSecs.Retransmitted.Add(d.c.now, n)
+	} else {
+		d.restSecs.Other.Add(d.c.now, n)
+	}
 }
