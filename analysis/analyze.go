@@ -421,7 +421,7 @@ func (a *analyzer) repeatedFragment(p *capture.Packet) {
 	s := &f.sides[f.dir(src)]
 	s.packets++
 	s.wire += n
-	s.carried(&s.other, p.Time, n)
+	f.carried(s, &s.other, p.Time, n)
 }
 
 // flow finds or starts the flow of a packet; nil beyond the cap. The cache is asked before

@@ -53,6 +53,9 @@ func (a *analyzer) direction(id string, k dirKey, ss []*rtpflow.Stream, legOf ma
 	retx := make([]float64, len(extra))
 	restInSeries := func(f *flow, i int, acks bool) {
 		r := f.conn.RestSeconds(i)
+		if r == nil {
+			return
+		}
 		if acks {
 			r.ACKs.Spread(extra, m.SeriesT0Ns)
 			return

@@ -41,7 +41,8 @@ type side struct {
 	packets, wire int64
 	rtcp, stun    int64 // whole wire bytes of RTCP and STUN messages
 	other         int64 // wire bytes of DTLS and unclassified messages
-	anchored      bool  // its seconds are anchored at its first RTP message (anchorSeries)
+	anchored      bool  // its seconds are anchored at anchorAt, its first RTP message (anchorSeries)
+	anchorAt      int64
 	// The same by second, for the direction's wire series: made at the first byte. Out of
 	// line: the flow's fields that every packet updates stay on few cache lines.
 	secs *sideSeconds
@@ -59,11 +60,15 @@ func (s *side) seconds() *sideSeconds {
 	return s.secs
 }
 
-// carried counts n wire bytes besides RTP that the side carried at at in c, its rtcp, stun
-// or other.
-func (s *side) carried(c *int64, at, n int64) {
+// carried counts n wire bytes besides RTP that side s of f carried at at in c, its rtcp,
+// stun or other; by second once the flow has carried RTP or RTCP. Before, they precede any
+// media on it and so its directions' series, and the other flows (DNS, web, ICE checks
+// never chosen, up to the flow cap) keep no seconds.
+func (f *flow) carried(s *side, c *int64, at, n int64) {
 	*c += n
-	s.seconds().extra.Add(at, n)
+	if f.content&(1<<demux.ClassRTP|1<<demux.ClassRTCP) != 0 {
+		s.seconds().extra.Add(at, n)
+	}
 }
 
 // anchorSeries anchors the seconds of what side i carries besides RTP, and of the other
@@ -71,9 +76,10 @@ func (s *side) carried(c *int64, at, n int64) {
 // started later, the first media packet of its call direction, whose series' grid
 // starts there (secmedian.Sums).
 func (f *flow) anchorSeries(i int, at int64) {
-	f.sides[i].anchored = true
+	f.sides[i].anchored, f.sides[i].anchorAt = true, at
 	f.sides[i].seconds().extra.Anchor(at)
 	if f.conn != nil {
+		f.conn.CountRestSeconds()
 		r := f.conn.RestSeconds(i)
 		r.Retransmitted.Anchor(at)
 		r.Other.Anchor(at)
@@ -173,9 +179,10 @@ func turnPort(p uint16) bool {
 const maxPeerPaths = 64
 
 // peer returns what the flow carried besides RTP on path p, a path through TURN whose
-// datagrams the flow carried from src. The direction of that peer takes it, or else the
-// flow's side (analyzer.ownPeerPaths).
-func (f *flow) peer(p rtpflow.Path, src netip.AddrPort) *side {
+// datagrams side via of the flow carried from src. The direction of that peer takes it, or
+// else the flow's side (analyzer.ownPeerPaths). Its seconds are anchored as via's: the
+// path's first RTP message is, but for a second peer, via's.
+func (f *flow) peer(p rtpflow.Path, src netip.AddrPort, via *side) *side {
 	s := f.peers[p]
 	if s == nil {
 		if len(f.peers) >= maxPeerPaths {
@@ -186,6 +193,10 @@ func (f *flow) peer(p rtpflow.Path, src netip.AddrPort) *side {
 		}
 		s = &side{}
 		f.peers[p] = s
+	}
+	if via.anchored && !s.anchored {
+		s.anchored, s.anchorAt = true, via.anchorAt
+		s.seconds().extra.Anchor(via.anchorAt)
 	}
 	return s
 }

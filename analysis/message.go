@@ -22,7 +22,7 @@ func (a *analyzer) tcpMessage(m *transport.Message) {
 		// are no RTP, QUIC or anything else a first byte could say.
 		f.saw(demux.ClassOther)
 		s := &f.sides[f.dir(m.Src)]
-		s.carried(&s.other, m.Delivered, m.Wire.Total)
+		f.carried(s, &s.other, m.Delivered, m.Wire.Total)
 		f.tls.add(m.Delivered)
 		return
 	}
@@ -51,7 +51,7 @@ func (a *analyzer) message(f *flow, m *transport.Message, udp bool) {
 	// fails validation, or in QUIC's (SIP/2.0 responses, UPDATE, PRACK).
 	if (cls == demux.ClassOther || cls == demux.ClassQUIC) && demux.IsSIP(m.Payload) {
 		f.sip = true
-		s.carried(&s.other, m.Delivered, m.Wire.Total)
+		f.carried(s, &s.other, m.Delivered, m.Wire.Total)
 		a.sdp(m)
 		return
 	}
@@ -69,25 +69,25 @@ func (a *analyzer) message(f *flow, m *transport.Message, udp bool) {
 			a.wrapped(f, s, &a.inner)
 			return
 		}
-		s.carried(&s.stun, m.Delivered, m.Wire.Total)
+		f.carried(s, &s.stun, m.Delivered, m.Wire.Total)
 	case demux.ClassChannelData:
 		if a.turn.ChannelData(m, &a.inner) {
 			f.turn = true
 			a.wrapped(f, s, &a.inner)
 			return
 		}
-		s.carried(&s.other, m.Delivered, m.Wire.Total)
+		f.carried(s, &s.other, m.Delivered, m.Wire.Total)
 	case demux.ClassRTP:
 		if !a.rtpPacket(f, rtpflow.Path{Leg: f.idx, Src: m.Src, Dst: m.Dst}, m) {
-			s.carried(&s.other, m.Delivered, m.Wire.Total)
+			f.carried(s, &s.other, m.Delivered, m.Wire.Total)
 		} else if !s.anchored {
 			f.anchorSeries(f.dir(m.Src), m.Delivered)
 		}
 	case demux.ClassRTCP:
 		a.media.rtcp(rtpflow.Path{Leg: f.idx, Src: m.Src, Dst: m.Dst}, m)
-		s.carried(&s.rtcp, m.Delivered, m.Wire.Total)
+		f.carried(s, &s.rtcp, m.Delivered, m.Wire.Total)
 	default:
-		s.carried(&s.other, m.Delivered, m.Wire.Total)
+		f.carried(s, &s.other, m.Delivered, m.Wire.Total)
 	}
 }
 
@@ -164,18 +164,18 @@ func (a *analyzer) wrapped(f *flow, s *side, m *transport.Message) {
 		}
 	case demux.ClassRTCP:
 		a.media.rtcp(path, m)
-		p := f.peer(path, m.Src)
-		p.carried(&p.rtcp, m.Delivered, m.Wire.Total)
+		p := f.peer(path, m.Src, s)
+		f.carried(p, &p.rtcp, m.Delivered, m.Wire.Total)
 		return
 	case demux.ClassSTUN:
 		// ICE checks between the client and its peer, through the relay.
 		a.turn.STUN(m, &a.nested)
-		p := f.peer(path, m.Src)
-		p.carried(&p.stun, m.Delivered, m.Wire.Total)
+		p := f.peer(path, m.Src, s)
+		f.carried(p, &p.stun, m.Delivered, m.Wire.Total)
 		return
 	}
-	p := f.peer(path, m.Src)
-	p.carried(&p.other, m.Delivered, m.Wire.Total)
+	p := f.peer(path, m.Src, s)
+	f.carried(p, &p.other, m.Delivered, m.Wire.Total)
 }
 
 // clientOf says which end of a TURN flow is the client: the sender of an Allocate when the

@@ -255,9 +255,20 @@ func (c *Conn) Rest(i int) Rest { return c.dirs[i&1].rest }
 // its pure ACKs, its retransmitted copies, and the rest (Control and Unframed).
 type RestSeconds struct{ ACKs, Retransmitted, Other secmedian.Sums }
 
-// RestSeconds returns Rest(i) by second. The caller may anchor its sums
-// (secmedian.Sums.Anchor).
-func (c *Conn) RestSeconds(i int) *RestSeconds { return &c.dirs[i&1].restSecs }
+// CountRestSeconds makes the connection count its Rest by second from now on, both ways
+// (RestSeconds): a caller asks once the connection carries media, so that the others (web
+// traffic, up to the flow cap) keep no seconds.
+func (c *Conn) CountRestSeconds() {
+	for i := range c.dirs {
+		if c.dirs[i].restSecs == nil {
+			c.dirs[i].restSecs = &RestSeconds{}
+		}
+	}
+}
+
+// RestSeconds returns Rest(i) by second since CountRestSeconds; nil before. The caller may
+// anchor its sums (secmedian.Sums.Anchor).
+func (c *Conn) RestSeconds(i int) *RestSeconds { return c.dirs[i&1].restSecs }
 
 // RTTSeries returns the round trips of direction 0 (a to b) or 1 (b to a) by second, the
 // samples of its rtt_ms: nil unless the direction was captured at its sender (see

@@ -1,9 +1,12 @@
 package tcpframe
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/callpcap/callpcap/internal/secmedian"
 )
 
 func TestTURNFraming(t *testing.T) {
@@ -59,5 +62,52 @@ func TestTURNFraming(t *testing.T) {
 	// framing_bytes: the padding and every ChannelData header (3 in a to b, 2 in b to a).
 	if s.AToB.Messages != 4 || s.AToB.FramingBytes != 5+3*4 || s.BToA.Messages != 3 || s.BToA.FramingBytes != 2*4 {
 		t.Errorf("summary %+v %+v", s.AToB, s.BToA)
+	}
+}
+
+// TestRestSeconds: a connection counts what no message accounts for by second from the
+// moment a direction's framing is found to be a media framing (TURN's here): the pure ACKs
+// after it, by their second, and a FIN as other; not the handshake before it. A
+// connection of another framing (text) keeps no seconds.
+func TestRestSeconds(t *testing.T) {
+	f := newFeeder(t, Config{})
+	f.handshake(0, ms(1), ms(2), 1000, 5000)
+	if f.c.RestSeconds(0) != nil {
+		t.Fatal("seconds counted before any framing")
+	}
+	cd := channelData(0x4000, 100, true, 0xAA) // 104 bytes
+	f.send(seg(ms(10), true, fACK|fPSH, 1001, 5001, cd))
+	f.send(seg(ms(30), false, fACK, 5001, 1001+104, nil))      // a pure ACK
+	f.send(seg(ms(1500), true, fACK|fPSH, 1001+104, 5001, cd)) // in second 1
+	f.send(seg(ms(1520), false, fACK, 5001, 1001+208, nil))    // a pure ACK
+	f.send(seg(ms(2500), true, fACK|fFIN, 1001+208, 5001, nil))
+	f.close()
+	a, b := f.c.RestSeconds(0), f.c.RestSeconds(1)
+	if a == nil || b == nil {
+		t.Fatal("no seconds after a TURN framing")
+	}
+	read := func(s *secmedian.Sums) []float64 {
+		got := make([]float64, 3)
+		s.Spread(got, 0)
+		return got
+	}
+	if got, want := read(&b.ACKs), []float64{54, 54, 0}; !slices.Equal(got, want) {
+		t.Errorf("b's pure ACKs by second %v, want %v", got, want)
+	}
+	if got, want := read(&a.Other), []float64{0, 0, 54}; !slices.Equal(got, want) {
+		t.Errorf("a's other by second %v, want %v (its FIN; its SYN came before)", got, want)
+	}
+	if r := f.c.Rest(0); r.Control != 2*54 {
+		t.Errorf("a's control %d, want its SYN and FIN", r.Control)
+	}
+
+	text := newFeeder(t, Config{})
+	text.handshake(0, ms(1), ms(2), 1000, 5000)
+	req := []byte("GET / HTTP/1.1\r\nHost: example\r\n\r\n")
+	text.send(seg(ms(10), true, fACK|fPSH, 1001, 5001, req))
+	text.send(seg(ms(30), false, fACK, 5001, 1001+uint32(len(req)), nil))
+	text.close()
+	if text.c.RestSeconds(0) != nil || text.c.RestSeconds(1) != nil {
+		t.Error("a text connection keeps seconds")
 	}
 }

@@ -74,7 +74,7 @@ type dir struct {
 
 	stats    stats
 	rest     Rest
-	restSecs RestSeconds // the same by second
+	restSecs *RestSeconds // the same by second, once asked for (Conn.CountRestSeconds)
 }
 
 type stats struct {
@@ -163,7 +163,9 @@ func (d *dir) segment(p *capture.Packet) {
 		default:
 			d.stats.pureAcks++
 			d.rest.ACKs += w
-			d.restSecs.ACKs.Add(d.c.now, w)
+			if d.restSecs != nil {
+				d.restSecs.ACKs.Add(d.c.now, w)
+			}
 		}
 	case pl == 1 && !syn && !fin && off == d.st.highest-1:
 		// Keep-alive with one garbage byte (the byte below the next expected one).
@@ -329,12 +331,14 @@ func (d *dir) summary() report.TCPDir {
 }
 
 // addRest counts n bytes no message accounts for in c, one of d.rest's but ACKs, and by
-// second at the time of the segment being read.
+// second (when counted) at the time of the segment being read.
 func (d *dir) addRest(c *int64, n int64) {
 	*c += n
-	if c == &d.rest.Retransmitted {
+	switch {
+	case d.restSecs == nil:
+	case c == &d.rest.Retransmitted:
 		d.restSecs.Retransmitted.Add(d.c.now, n)
-	} else {
+	default:
 		d.restSecs.Other.Add(d.c.now, n)
 	}
 }

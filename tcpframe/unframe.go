@@ -33,14 +33,14 @@ func (d *dir) frame(until stop) {
 		case FramingNone:
 			exactOK := d.synSeen && st.framed == 0
 			if pk := d.peer().fr.kind; pk != FramingNone && pk != FramingUnknown {
-				d.fr.kind, d.fr.sync = pk, exactOK
+				d.framed(pk, exactOK)
 				continue
 			}
 			k, skip, ok := Detect(data, atEOF, exactOK)
 			if !ok {
 				return
 			}
-			d.fr.kind, d.fr.sync = k, k != FramingUnknown
+			d.framed(k, k != FramingUnknown)
 			if skip > 0 {
 				d.discard(int64(skip), false)
 				data = data[skip:]
@@ -151,4 +151,15 @@ func (d *dir) taken(adv, off, payLen int64) *pending {
 	m.start, m.end, m.pay, m.payLen, m.gaps = start, start+adv, start+off, payLen, d.gaps
 	d.st.take(start+adv, &m.piece)
 	return m
+}
+
+// framed sets the direction's framing. A media framing (TURN's, RFC 4571's) makes the
+// connection count what no message accounts for by second (CountRestSeconds) from here:
+// from before its first media message, whose delivery the pure ACKs that follow it may
+// precede.
+func (d *dir) framed(k Framing, sync bool) {
+	d.fr.kind, d.fr.sync = k, sync
+	if k == FramingTURN || k == FramingRFC4571 {
+		d.c.CountRestSeconds()
+	}
 }
