@@ -56,25 +56,9 @@ type Series struct {
 // Add records the value ms measured at capture time at (ns since the Unix epoch).
 func (s *Series) Add(at int64, ms float64) {
 	sec, off := floorDiv(at, 1e9), at-floorDiv(at, 1e9)*1e9
-	if len(s.bins) == 0 {
-		s.base = sec
-		s.bins = append(s.bins, bin{})
-	}
-	i := sec - s.base
-	switch {
-	case i < 0:
-		if -i > breakSeconds || int64(len(s.bins))-i > maxSeconds {
-			return
-		}
-		s.bins = slices.Insert(s.bins, 0, make([]bin, -i)...)
-		s.base, i = sec, 0
-	case i >= int64(len(s.bins)):
-		if i-int64(len(s.bins)) > breakSeconds || i >= maxSeconds {
-			return
-		}
-		n := len(s.bins)
-		s.bins = slices.Grow(s.bins, int(i)+1-n)[:i+1]
-		clear(s.bins[n:])
+	i, ok := hold(&s.bins, &s.base, sec)
+	if !ok {
+		return
 	}
 	s.n++
 	s.bins[i].add(sample{off: int32(off), ms: float32(ms)})
@@ -152,6 +136,31 @@ func Medians(t0 int64, n int, series ...*Series) []*float64 {
 		out[i] = &m
 	}
 	return out
+}
+
+// hold grows secs, whose first is second *base, either way to hold second k, and returns
+// its index; false when k lies beyond the bounds (maxSeconds, breakSeconds).
+func hold[T any](secs *[]T, base *int64, k int64) (int, bool) {
+	if len(*secs) == 0 {
+		*base = k
+	}
+	i, n := k-*base, int64(len(*secs))
+	switch {
+	case i < 0:
+		// An earlier second (unsorted input).
+		if -i > breakSeconds || n-i > maxSeconds {
+			return 0, false
+		}
+		*secs = slices.Insert(*secs, 0, make([]T, -i)...)
+		*base, i = k, 0
+	case i >= n:
+		if i-n > breakSeconds || i >= maxSeconds {
+			return 0, false
+		}
+		*secs = slices.Grow(*secs, int(i+1-n))[:i+1]
+		clear((*secs)[n:])
+	}
+	return int(i), true
 }
 
 func floorDiv(a, b int64) int64 {

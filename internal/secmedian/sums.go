@@ -1,7 +1,5 @@
 package secmedian
 
-import "slices"
-
 // Sums adds up a quantity (wire bytes) by second, to be read (Spread) on a 1-second grid
 // whose origin is known only when the report is built: a call direction's, anchored at its
 // first media packet. Until Anchor gives the time the caller expects that origin at, the
@@ -90,25 +88,9 @@ func (b *Sums) bin(at, n int64) {
 
 // addSecond adds c to grid second k.
 func (b *Sums) addSecond(k int64, c sumSecond) {
-	if len(b.secs) == 0 {
-		b.base = k
-	}
-	i := k - b.base
-	switch {
-	case i < 0:
-		// An earlier second (unsorted input): the sums grow backwards.
-		if -i > breakSeconds || int64(len(b.secs))-i > maxSeconds {
-			return
-		}
-		b.secs = slices.Insert(b.secs, 0, make([]sumSecond, -i)...)
-		b.base, i = k, 0
-	case i >= int64(len(b.secs)):
-		if i-int64(len(b.secs)) > breakSeconds || i >= maxSeconds {
-			return
-		}
-		n := len(b.secs)
-		b.secs = slices.Grow(b.secs, int(i)+1-n)[:i+1]
-		clear(b.secs[n:])
+	i, ok := hold(&b.secs, &b.base, k)
+	if !ok {
+		return
 	}
 	b.last = b.origin + (b.base+int64(len(b.secs))-1)*1e9
 	s := &b.secs[i]
