@@ -43,8 +43,9 @@ type side struct {
 	other         int64 // wire bytes of DTLS and unclassified messages
 	anchored      bool  // its seconds are anchored at anchorAt, its first RTP message (anchorSeries)
 	anchorAt      int64
-	// The same by second, for the direction's wire series: made at the first byte. Out of
-	// line: the flow's fields that every packet updates stay on few cache lines.
+	// The same by second, for the direction's wire series: made at the side's anchor or
+	// first byte counted (carried). Out of line: the flow's fields that every packet updates
+	// stay on few cache lines.
 	secs *sideSeconds
 }
 
@@ -76,6 +77,9 @@ func (f *flow) carried(s *side, c *int64, at, n int64) {
 // started later, the first media packet of its call direction, whose series' grid
 // starts there (secmedian.Sums).
 func (f *flow) anchorSeries(i int, at int64) {
+	if f.sides[i].anchored {
+		return
+	}
 	f.sides[i].anchored, f.sides[i].anchorAt = true, at
 	f.sides[i].seconds().extra.Anchor(at)
 	if f.conn != nil {

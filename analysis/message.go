@@ -66,14 +66,14 @@ func (a *analyzer) message(f *flow, m *transport.Message, udp bool) {
 		a.relay.allocated(a)
 		if unwrapped {
 			f.turn = true
-			a.wrapped(f, s, &a.inner)
+			a.wrapped(f, s, m, &a.inner)
 			return
 		}
 		f.carried(s, &s.stun, m.Delivered, m.Wire.Total)
 	case demux.ClassChannelData:
 		if a.turn.ChannelData(m, &a.inner) {
 			f.turn = true
-			a.wrapped(f, s, &a.inner)
+			a.wrapped(f, s, m, &a.inner)
 			return
 		}
 		f.carried(s, &s.other, m.Delivered, m.Wire.Total)
@@ -141,10 +141,10 @@ func (a *analyzer) tcpText(f *flow, src netip.AddrPort, b []byte) {
 	f.sip = f.sip || s.SIP()
 }
 
-// wrapped handles a datagram unwrapped from TURN, which side s of flow f carried: its path
-// runs between the TURN client and the peer, whichever way it travelled, and what is not
-// RTP counts on that path (flow.peer).
-func (a *analyzer) wrapped(f *flow, s *side, m *transport.Message) {
+// wrapped handles a datagram unwrapped from TURN, which flow f carried in message outer, on
+// its side s: its path runs between the TURN client and the peer, whichever way it
+// travelled, and what is not RTP counts on that path (flow.peer).
+func (a *analyzer) wrapped(f *flow, s *side, outer, m *transport.Message) {
 	client := a.clientOf(f)
 	path := rtpflow.Path{Leg: f.idx, Src: client, Dst: m.Peer}
 	if m.Src != client {
@@ -158,7 +158,7 @@ func (a *analyzer) wrapped(f *flow, s *side, m *transport.Message) {
 		a.relay.wrapped(f, client, path, m)
 		if a.rtpPacket(f, path, m) {
 			if !s.anchored {
-				f.anchorSeries(a.sideOf(f, m.Src), m.Delivered)
+				f.anchorSeries(f.dir(outer.Src), m.Delivered)
 			}
 			return
 		}
