@@ -256,8 +256,9 @@ func (c *Conn) Rest(i int) Rest { return c.dirs[i&1].rest }
 type RestSeconds struct{ ACKs, Retransmitted, Other secmedian.Sums }
 
 // CountRestSeconds makes the connection count its Rest by second from now on, both ways
-// (RestSeconds): a caller asks once the connection carries media, so that the others (web
-// traffic, up to the flow cap) keep no seconds.
+// (RestSeconds). A connection asks it itself when a direction's framing is a media
+// framing (dir.framed), a caller when it finds media there; the others (web traffic, up to
+// the flow cap) keep no seconds.
 func (c *Conn) CountRestSeconds() {
 	for i := range c.dirs {
 		if c.dirs[i].restSecs == nil {
