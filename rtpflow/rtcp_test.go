@@ -218,6 +218,10 @@ func TestRTCPByLeg(t *testing.T) {
 		// RTCP on the next ports, a third leg, between the addresses of leg 2 or of leg 1.
 		l3Back = Path{Leg: 3, Src: netip.AddrPortFrom(carol.Addr(), 8001), Dst: netip.AddrPortFrom(sfuOut.Addr(), 7002)}
 		l4Back = Path{Leg: 4, Src: netip.AddrPortFrom(sfuIn.Addr(), 7003), Dst: netip.AddrPortFrom(alice.Addr(), 5001)}
+		// GStreamer's defaults: the sender's SRs from an ephemeral port to RTP + 1, the
+		// receiver's reports between its RTP + 5 and the sender's: two legs of their own.
+		l5     = Path{Leg: 5, Src: netip.AddrPortFrom(sfuOut.Addr(), 45220), Dst: netip.AddrPortFrom(carol.Addr(), 8001)}
+		l6Back = Path{Leg: 6, Src: netip.AddrPortFrom(carol.Addr(), 8005), Dst: netip.AddrPortFrom(sfuOut.Addr(), 8005)}
 	)
 	// alice's SR on leg 1 at 1 s, forwarded unchanged on leg 2 at 1.010 s: NTP middle 32
 	// bits 0x12345678 on both.
@@ -260,6 +264,11 @@ func TestRTCPByLeg(t *testing.T) {
 		{"RTCP on its own port", []rtcpAt{rrs(l3Back, 64, 10, 80, 5)}, nil, rr2},
 		{"RTCP on its own port and on the leg", []rtcpAt{rrs(l3Back, 64, 10, 80, 5), rrs(l1Back, 0, 0, 8, 3)}, rr1, rr2},
 		{"RTCP on its own port, each leg", []rtcpAt{rrs(l3Back, 64, 10, 80, 5), rrs(l4Back, 0, 0, 8, 3)}, rr1, rr2},
+		// Merged: both legs' counts, the receiver reports' figures; no round trip, the SR
+		// and the reports naming it being on different legs.
+		{"SRs and receiver reports each on a port of their own", []rtcpAt{{l5, sr, T0 + 1e9, 2}, rrs(l6Back, 64, 10, 80, 5)}, nil,
+			&report.RTCP{Packets: 7, Types: rtcpTypes(map[string]int64{"sr": 2, "rr": 5}), FractionLost: f64(25),
+				CumulativeLost: i64(10), ReportedLost: i64(0), ReportedExpected: i64(0), JitterMS: f64(10), NACKedPackets: i64(0)}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tr := NewTracker(Config{})

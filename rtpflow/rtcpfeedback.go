@@ -1,6 +1,10 @@
 package rtpflow
 
-import "github.com/pion/rtcp"
+import (
+	"slices"
+
+	"github.com/pion/rtcp"
+)
 
 // Which stream each feedback message is about: NACKs marked in their media stream,
 // encrypted feedback attributed once at the end, and RTCP lent across legs.
@@ -110,11 +114,13 @@ func (t *Tracker) attributeFeedback(out []*Stream) {
 	}
 }
 
-// lend gives the RTCP that came on a leg carrying no stream of its SSRC to the one stream
-// of that SSRC between the same two addresses that has no RTCP on its own leg: without
-// rtcp-mux (RFC 5761), RTCP goes between other ports, a flow and so a leg of its own. It
-// is given to no stream where it could be meant for several, or a stream could take it
-// from several legs. It runs once.
+// lend gives the RTCP that came on legs carrying no stream of its SSRC to the one stream of
+// that SSRC between the same two addresses that has no RTCP on its own leg: without
+// rtcp-mux (RFC 5761), RTCP goes between other ports, a flow and so a leg of its own, and
+// the sender's reports and the receiver's may each take one (GStreamer's defaults: SRs
+// from an ephemeral port to RTP + 1, receiver reports between the receiver's RTP + 5 and
+// the sender's). A stream that takes RTCP from several legs gets them merged (merged). RTCP
+// is given to no stream where it could be meant for several. It runs once.
 func (r *rtcpTracker) lend(out []*Stream) {
 	if r.lendDone {
 		return
@@ -129,7 +135,7 @@ func (r *rtcpTracker) lend(out []*Stream) {
 			wants[s.ssrc] = append(wants[s.ssrc], s)
 		}
 	}
-	given := make(map[*Stream]*rtcpState)
+	given := make(map[*Stream][]rtcpKey)
 	for k, st := range r.byKey {
 		if own[k] {
 			continue
@@ -143,21 +149,56 @@ func (r *rtcpTracker) lend(out []*Stream) {
 				n++
 			}
 		}
-		if n != 1 {
-			continue
-		}
-		if _, dup := given[to]; dup {
-			given[to] = nil
-			continue
-		}
-		given[to] = st
-	}
-	for s, st := range given {
-		if st != nil {
-			if r.lent == nil {
-				r.lent = make(map[rtcpKey]*rtcpState)
-			}
-			r.lent[rtcpKey{s.path.Leg, s.ssrc}] = st
+		if n == 1 {
+			given[to] = append(given[to], k)
 		}
 	}
+	for s, ks := range given {
+		if r.lent == nil {
+			r.lent = make(map[rtcpKey]*rtcpState)
+		}
+		r.lent[rtcpKey{s.path.Leg, s.ssrc}] = r.merged(ks)
+	}
+}
+
+// merged is the RTCP of several legs about one stream, taken in the order of the legs: the
+// counts of all; the report blocks' figures, and the round trips, of the first leg that has
+// them (receiver reports travel one way: one leg has them). A single leg's state is itself.
+func (r *rtcpTracker) merged(ks []rtcpKey) *rtcpState {
+	if len(ks) == 1 {
+		return r.byKey[ks[0]]
+	}
+	slices.SortFunc(ks, func(x, y rtcpKey) int { return x.leg - y.leg })
+	sts := make([]*rtcpState, len(ks))
+	for i, k := range ks {
+		sts[i] = r.byKey[k]
+	}
+	m := *sts[0]
+	for _, st := range sts {
+		if st.hasRB {
+			m.hasRB, m.fraction, m.cumLost, m.highest, m.jitter = true, st.fraction, st.cumLost, st.highest, st.jitter
+			m.cumLost0, m.highest0, m.rbAgain = st.cumLost0, st.highest0, st.rbAgain
+			break
+		}
+	}
+	for _, st := range sts {
+		if st.rtt.N() > 0 {
+			m.rtt, m.rtts = st.rtt, st.rtts
+			break
+		}
+	}
+	for _, st := range sts[1:] {
+		m.packets += st.packets
+		m.encrypted = m.encrypted || st.encrypted
+		for i := range m.types {
+			m.types[i] += st.types[i]
+		}
+		m.nacked += st.nacked
+		m.pli += st.pli
+		m.fir += st.fir
+		if st.hasREMB && !m.hasREMB {
+			m.hasREMB, m.remb = true, st.remb
+		}
+	}
+	return &m
 }
