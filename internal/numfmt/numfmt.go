@@ -45,17 +45,18 @@ func Rate(kbps float64) string {
 	return fmt.Sprintf("%.0f kbps", kbps)
 }
 
-// Pct formats a percentage (0-100); one too small for two decimals is "<0.01%", never a
-// "0.00%" that reads as none.
+// Pct formats a percentage (0-100): two decimals below 0.1%, one below 10%, none above,
+// chosen by the value as rounded (9.98% is "10%", as 10.06% is, not "10.0%"); one too small
+// for two decimals is "<0.01%", never a "0.00%" that reads as none.
 func Pct(p float64) string {
 	switch {
 	case p == 0:
 		return "0%"
 	case p < 0.01:
 		return "<0.01%"
-	case p < 0.1:
+	case p < 0.0995:
 		return fmt.Sprintf("%.2f%%", p)
-	case p < 10:
+	case p < 9.95:
 		return fmt.Sprintf("%.1f%%", p)
 	}
 	return fmt.Sprintf("%.0f%%", p)
