@@ -157,10 +157,15 @@ func formatFromName(name string) string {
 
 // parseRate reads a bitrate such as 2500kbps, 2.5Mbps, 2500k or 2500000 (bit/s) and returns
 // kbit/s. A number without a unit is bit/s, as iperf reads it; under minPlainRate it is
-// refused: "2500" is 2.5 kbps, below any media's rate, and was surely meant as kbps.
+// refused: "2500" is 2.5 kbps, below any media's rate, and was surely meant as kbps. A byte
+// rate (1MB/s, 1MBps, 300KB: a capital B) is refused rather than read as bits, 8 times too
+// low.
 func parseRate(s string) (float64, error) {
-	t := strings.ToLower(strings.TrimSpace(s))
-	t = strings.TrimSuffix(strings.TrimSuffix(t, "/s"), "ps")
+	t := strings.TrimSuffix(strings.TrimSuffix(strings.TrimSpace(s), "/s"), "ps")
+	if strings.HasSuffix(t, "B") {
+		return 0, fmt.Errorf("%q is a byte rate: give a bitrate (2500kbps, 2.5Mbps)", s)
+	}
+	t = strings.ToLower(t)
 	t = strings.TrimSuffix(t, "bit")
 	t = strings.TrimSuffix(t, "b")
 	mult := 0.001 // plain bit/s

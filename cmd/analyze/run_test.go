@@ -210,14 +210,15 @@ func TestStdinAndOutputFileCorpus(t *testing.T) {
 }
 
 func TestParseRate(t *testing.T) {
-	for in, want := range map[string]float64{"2500kbps": 2500, "2.5Mbps": 2500, "2500k": 2500, "64000": 64, "1Gbps": 1e6} {
+	for in, want := range map[string]float64{"2500kbps": 2500, "2.5Mbps": 2500, "2500k": 2500, "64000": 64, "1Gbps": 1e6,
+		"2.5Mbit/s": 2500, "800kb/s": 800} {
 		got, err := parseRate(in)
 		if err != nil || got != want {
 			t.Errorf("parseRate(%q) = %v, %v; want %v", in, got, err, want)
 		}
 	}
-	// "2500" without a unit is 2.5 kbps: meant as kbps, refused.
-	for _, in := range []string{"", "fast", "-5kbps", "0", "2500"} {
+	// "2500" without a unit is 2.5 kbps: meant as kbps, refused; a byte rate is no bitrate.
+	for _, in := range []string{"", "fast", "-5kbps", "0", "2500", "1MB/s", "1MBps", "300KB", "100B/s"} {
 		if _, err := parseRate(in); err == nil {
 			t.Errorf("parseRate(%q) succeeded", in)
 		}
