@@ -228,9 +228,14 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	var stopped error // the interruption that stopped the reading
 	for _, name := range cfg.files {
 		if ctx.Err() != nil {
-			// The files after the one being read when the signal came are not read.
+			// The files after the one being read when the signal came are not read: the
+			// report lists them so, as it lists a file it could not read (exit 130 or 143
+			// all the same).
 			stopped = context.Cause(ctx)
-			break
+			c := report.Capture{File: name, Error: fmt.Sprintf("not read: the reading was interrupted by %v", stopped)}
+			fmt.Fprintf(stderr, "analyze: %s: %s\n", name, c.Error)
+			rep.Captures = append(rep.Captures, c)
+			continue
 		}
 		c, err := analyzeFile(ctx, name, stdin, stderr, cfg)
 		if err != nil {
