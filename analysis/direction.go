@@ -49,8 +49,7 @@ func (a *analyzer) direction(id string, k dirKey, ss []*rtpflow.Stream, legOf ma
 		}
 	}
 	// Over TCP, of direction i of f's connection, what no message accounts for: its pure
-	// ACKs, or the rest, its retransmitted copies in the retransmission series too.
-	retx := make([]float64, len(extra))
+	// ACKs, or the rest.
 	restInSeries := func(f *flow, i int, acks bool) {
 		r := f.conn.RestSeconds(i)
 		if r == nil {
@@ -62,7 +61,19 @@ func (a *analyzer) direction(id string, k dirKey, ss []*rtpflow.Stream, legOf ma
 		}
 		r.Other.Spread(extra, m.SeriesT0Ns)
 		r.Retransmitted.Spread(extra, m.SeriesT0Ns)
-		r.Retransmitted.Spread(retx, m.SeriesT0Ns)
+	}
+	// The retransmission series is the payload its TCP directions retransmitted, as their
+	// retransmitted_bytes and tcp_retransmitted_pct count it: at a capture after the loss, a
+	// segment seen once that filled a hole late is a retransmission too, though no copy of
+	// it crossed the capture point (the RTP messages' Wire.Retransmitted counts copies).
+	var retx []float64
+	tcpRetxInSeries := func(f *flow, i int) {
+		if r := f.conn.RestSeconds(i); r != nil {
+			if retx == nil {
+				retx = make([]float64, len(extra))
+			}
+			r.RetransmittedPayload.Spread(retx, m.SeriesT0Ns)
+		}
 	}
 	seenLeg := map[int]bool{}
 	var tcpPayload, tcpRetx int64
@@ -123,6 +134,7 @@ func (a *analyzer) direction(id string, k dirKey, ss []*rtpflow.Stream, legOf ma
 			o.ACKs += back.ACKs
 			restInSeries(f, sd, false)
 			restInSeries(f, 1-sd, true)
+			tcpRetxInSeries(f, sd)
 			if oneWay {
 				// And the rest of the receiver's side, and the sender's own pure ACKs of
 				// it: the SYN/ACK, the handshake's last ACK, FINs. So the leg's frames add
@@ -149,7 +161,9 @@ func (a *analyzer) direction(id string, k dirKey, ss []*rtpflow.Stream, legOf ma
 	d.OverheadBytes = o
 	for j := range extra {
 		d.Series.WireKbps[j] = numfmt.Round(d.Series.WireKbps[j]+extra[j]*8/1000, 3)
-		d.Series.RetransmittedKbps[j] = numfmt.Round(d.Series.RetransmittedKbps[j]+retx[j]*8/1000, 3)
+	}
+	for j := range retx {
+		d.Series.RetransmittedKbps[j] = numfmt.Round(retx[j]*8/1000, 3)
 	}
 	d.WireBytes = d.MediaPayloadBytes + o.Sum()
 	d.WireKbps = m.Kbps(d.WireBytes)

@@ -87,6 +87,7 @@ func (f *flow) anchorSeries(i int, at int64) {
 		r := f.conn.RestSeconds(i)
 		r.Retransmitted.Anchor(at)
 		r.Other.Anchor(at)
+		r.RetransmittedPayload.Anchor(at)
 		f.conn.RestSeconds(1 - i).ACKs.Anchor(at)
 	}
 }

@@ -116,28 +116,30 @@ func TestWireSeriesOverTCP(t *testing.T) {
 }
 
 // TestRetransmittedSeriesOverTCP: over TURN/TCP, a direction's series of retransmitted
-// bytes holds every retransmission its overhead counts. From the client: the copy of tick
-// 50's first segment, lost after the capture, whose bytes went to the messages it
-// repaired, and the spurious copy of tick 100's second segment (92 bytes and its 54 of
-// headers), which repaired nothing (impairedCall): 1,200 + 54 + 146. From the server, a
-// segment lost before the capture, seen once: no copy.
+// bytes holds the payload its TCP direction retransmitted, as tcp.retransmitted_bytes
+// counts it (impairedCall). From the client, captured at its sender: the copy of tick 50's
+// first segment, lost after the capture (1,200 bytes), and the spurious copy of tick 100's
+// second (92). From the server, captured after the loss: tick 50's first segment, lost
+// before the capture and seen once, late, filling its hole (1,200), though no copy of it
+// crossed the capture point (its overhead has no retransmission).
 func TestRetransmittedSeriesOverTCP(t *testing.T) {
 	c := analyze(t, pcapOf(t, impairedCall().Packets(turnTCPWrites(nil))), Options{})
-	if len(c.Directions) != 2 {
-		t.Fatalf("%d directions, want 2", len(c.Directions))
+	if len(c.Directions) != 2 || len(c.Flows) != 1 || c.Flows[0].TCP == nil {
+		t.Fatalf("%d directions, %d flows, want 2 and one TCP flow", len(c.Directions), len(c.Flows))
 	}
+	tcp := c.Flows[0].TCP
 	for _, d := range c.Directions {
 		var sum float64
 		for _, k := range d.Series.RetransmittedKbps {
 			sum += k * 1000 / 8
 		}
-		want := int64(0)
+		want, wire, flowRetx := int64(1200), int64(0), tcp.BToA.RetransmittedBytes
 		if d.From == tcpClient.String() {
-			want = 1200 + 54 + 146
+			want, wire, flowRetx = 1200+92, 1200+54+92+54, tcp.AToB.RetransmittedBytes
 		}
-		if got := int64(sum + 0.5); got != want || d.OverheadBytes.TCPRetransmissions != want {
-			t.Errorf("direction %s: the series hold %d retransmitted bytes, the overhead %d; want %d",
-				d.ID, got, d.OverheadBytes.TCPRetransmissions, want)
+		if got := int64(sum + 0.5); got != want || flowRetx != want || d.OverheadBytes.TCPRetransmissions != wire {
+			t.Errorf("direction %s: the series hold %d retransmitted bytes, its TCP direction %d, its overhead %d; want %d, %d, %d",
+				d.ID, got, flowRetx, d.OverheadBytes.TCPRetransmissions, want, want, wire)
 		}
 	}
 }

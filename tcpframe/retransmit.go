@@ -63,6 +63,9 @@ func (d *dir) data(g *dataSeg) {
 	case retx:
 		d.stats.retxSegments++
 		d.stats.retxBytes += seen + holeNew
+		if d.restSecs != nil {
+			d.restSecs.RetransmittedPayload.Add(g.t, seen+holeNew)
+		}
 		var spurious int64
 		if d.ackSeen && seen > 0 {
 			spurious = min(seen, max(0, min(e, d.ackHigh)-s))
