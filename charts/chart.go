@@ -118,6 +118,9 @@ func (c *Chart) build(esc func(string) string) chart.Chart {
 		},
 	}
 	ch.YAxis.GridLines = gridLines(c.y.ticks)
+	// Without a secondary axis, go-chart still lays out one over an empty range: its tick
+	// labels land at y = -9.2e18 (NaN made an integer), off the canvas but in the SVG.
+	ch.YAxisSecondary = chart.YAxis{Style: chart.Hidden()}
 	if c.y2.name != "" {
 		// go-chart v2.1.2 takes the secondary axis' range from the primary axis' ticks once
 		// it is given ticks of its own, so the secondary axis is drawn in the primary's
