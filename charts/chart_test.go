@@ -23,7 +23,7 @@ func stepDirection() *report.Direction {
 			media[i] = 2000
 		}
 	}
-	return &report.Direction{ID: "d1", Transport: report.TransportUDP,
+	return &report.Direction{ID: "d1", Transport: report.TransportUDP, GoodputKbps: f64(1500),
 		Ramp:   &report.Ramp{T50S: f64(0), T90S: f64(10)},
 		Series: report.Series{StepS: 1, MediaKbps: media}}
 }
@@ -186,7 +186,7 @@ func callDirection() *report.Direction {
 	}
 	media[20], late[0], late[20] = 18.24, 0, 3
 	return &report.Direction{ID: "d1", Transport: report.TransportTURNTCP, MediaPackets: 3000,
-		FirstS: 0.34, LastS: 20.62, ActiveS: 20.28,
+		FirstS: 0.34, LastS: 20.62, ActiveS: 20.28, GoodputKbps: f64(899),
 		Ramp: &report.Ramp{T50S: f64(0), T90S: f64(0)},
 		Series: report.Series{T0S: 0.34, StepS: 1, MediaKbps: media, Late: late,
 			DelayP50MS: []*float64{f64(0), f64(0)}, DelayMaxMS: []*float64{f64(300), f64(300)}}}
@@ -311,5 +311,21 @@ func TestRampsOverlay(t *testing.T) {
 	}
 	if _, ok := Ramps([]string{"A"}, []*report.Direction{nil}); ok {
 		t.Error("a chart without any media series")
+	}
+}
+
+// TestNoBitrateChartWithoutARate: a direction whose packets span too little time for a rate
+// (goodput null, "n/a" in the reports) has no bitrate chart of the one second its series
+// holds; its other charts stay.
+func TestNoBitrateChartWithoutARate(t *testing.T) {
+	d := callDirection()
+	d.GoodputKbps = nil
+	for _, c := range ForDirection(d, 150) {
+		if c.Kind == KindBitrate {
+			t.Errorf("a bitrate chart for a direction without a rate")
+		}
+	}
+	if n := len(ForDirection(d, 150)); n == 0 {
+		t.Error("no chart at all: the delay chart is gone too")
 	}
 }

@@ -44,7 +44,9 @@ func ForDirection(d *report.Direction, budgetMS float64) []Chart {
 	xEnd, xTicks := timeTicks(float64(n) * step)
 	base := Chart{Direction: d.ID, xName: "seconds since this direction's first media packet", xEnd: xEnd, xTicks: xTicks}
 	var out []Chart
-	if len(s.MediaKbps) > 0 || len(s.WireKbps) > 0 {
+	if (len(s.MediaKbps) > 0 || len(s.WireKbps) > 0) && d.GoodputKbps != nil {
+		// A direction whose packets span too little time has no rate (goodput null, "n/a"):
+		// no bitrate chart of its one second either.
 		out = append(out, bitrate(base, d, &s, step))
 	}
 	if len(s.Lost) > 0 || len(s.RetransmittedKbps) > 0 {
