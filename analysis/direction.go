@@ -60,7 +60,6 @@ func (a *analyzer) direction(id string, k dirKey, ss []*rtpflow.Stream, legOf ma
 			return
 		}
 		r.Other.Spread(extra, m.SeriesT0Ns)
-		r.Retransmitted.Spread(extra, m.SeriesT0Ns)
 	}
 	// The retransmission series is the payload its TCP directions retransmitted, as their
 	// retransmitted_bytes and tcp_retransmitted_pct count it: at a capture after the loss, a

@@ -85,7 +85,6 @@ func (f *flow) anchorSeries(i int, at int64) {
 	if f.conn != nil {
 		f.conn.CountRestSeconds()
 		r := f.conn.RestSeconds(i)
-		r.Retransmitted.Anchor(at)
 		r.Other.Anchor(at)
 		r.RetransmittedPayload.Anchor(at)
 		f.conn.RestSeconds(1 - i).ACKs.Anchor(at)

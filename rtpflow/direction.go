@@ -46,8 +46,9 @@ func (dm *DirectionMetrics) Kbps(bytes int64) *float64 {
 //     the grid every stream of the direction shares), for as many seconds as the
 //     longest stream's series (at most 6 hours). media_kbps is the payload of non-duplicate
 //     packets of media streams; rtx_kbps the payload of RTX streams plus all padding;
-//     wire_kbps and retransmitted_kbps the m.Wire.Total and m.Wire.Retransmitted of every
-//     stream's messages; lost and late are media packets; delay_p50_ms is the
+//     wire_kbps the m.Wire.Total of every stream's messages (the caller adds what the
+//     direction's legs carried besides, and fills retransmitted_kbps, which is TCP's and
+//     held by tcpframe: zero here); lost and late are media packets; delay_p50_ms is the
 //     packet-weighted median of the media streams' per-second medians (exact with one media
 //     stream in that second) and delay_max_ms the exact maximum;
 //   - goodput is MediaPayloadBytes over LastNs − FirstNs, null (with Unmeasured saying
@@ -200,7 +201,6 @@ func (t *Tracker) series(streams, timed []*Stream, t0 int64) (report.Series, int
 			}
 			c := &s.series.secs[i]
 			wire[j] += float64(c.wire)
-			retr[j] += float64(c.retrans)
 			if !s.IsMedia() {
 				rtx[j] += float64(c.payload + c.padding)
 				continue

@@ -20,7 +20,7 @@ const (
 // stream's delayStats, under the same index.
 type second struct {
 	payload, padding int64 // of non-duplicate packets
-	wire, retrans    int64 // m.Wire.Total and m.Wire.Retransmitted
+	wire             int64 // m.Wire.Total
 	lost             int64
 }
 

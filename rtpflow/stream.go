@@ -281,7 +281,6 @@ func (s *Stream) account(pk *Packet, sec int, dup bool) {
 	}
 	if c := s.series.at(sec); c != nil {
 		c.wire += pk.Wire.Total
-		c.retrans += pk.Wire.Retransmitted
 		if !dup {
 			c.payload += int64(pk.PayloadLen)
 			c.padding += padLen

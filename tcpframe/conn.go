@@ -252,10 +252,10 @@ func (c *Conn) Framing() Framing {
 func (c *Conn) Rest(i int) Rest { return c.dirs[i&1].rest }
 
 // RestSeconds is a direction's Rest by second, at the capture of the segments that made it:
-// its pure ACKs, its retransmitted copies, and the rest (Control and Unframed); and beside
-// them the payload bytes its summary counts retransmitted (RetransmittedBytes), copies and
-// the bytes of holes filled late alike.
-type RestSeconds struct{ ACKs, Retransmitted, Other, RetransmittedPayload secmedian.Sums }
+// its pure ACKs, and the rest (Retransmitted, Control and Unframed); and beside them the
+// payload bytes its summary counts retransmitted (RetransmittedBytes), copies and the bytes
+// of holes filled late alike.
+type RestSeconds struct{ ACKs, Other, RetransmittedPayload secmedian.Sums }
 
 // CountRestSeconds makes the connection count its Rest by second from now on, both ways
 // (RestSeconds). A connection asks it itself when a direction's framing is a media

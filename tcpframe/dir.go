@@ -334,11 +334,7 @@ func (d *dir) summary() report.TCPDir {
 // second (when counted) at the time of the segment being read.
 func (d *dir) addRest(c *int64, n int64) {
 	*c += n
-	switch {
-	case d.restSecs == nil:
-	case c == &d.rest.Retransmitted:
-		d.restSecs.Retransmitted.Add(d.c.now, n)
-	default:
+	if d.restSecs != nil {
 		d.restSecs.Other.Add(d.c.now, n)
 	}
 }
