@@ -38,9 +38,6 @@ type sumSecond struct {
 	v      [2]int64
 }
 
-// Anchored reports whether Anchor was called.
-func (b *Sums) Anchored() bool { return b.anchored }
-
 // Anchor moves the grid to origin t (ns), once: what was added before is put on it, the
 // additions kept whole exactly, the older ones shared out as Spread would.
 func (b *Sums) Anchor(t int64) {

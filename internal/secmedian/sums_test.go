@@ -104,8 +104,8 @@ func TestSumsAnchor(t *testing.T) {
 	for _, b := range []*Sums{&free, &anchored, &clock} {
 		adds(b)
 	}
-	if !anchored.Anchored() || free.Anchored() {
-		t.Fatalf("anchored %v, free %v", anchored.Anchored(), free.Anchored())
+	if !anchored.anchored || free.anchored {
+		t.Fatalf("anchored %v, free %v", anchored.anchored, free.anchored)
 	}
 	for name, b := range map[string]*Sums{"not anchored": &free, "anchored": &anchored} {
 		got := make([]float64, 2)
