@@ -175,7 +175,7 @@ func (s *Stream) add(pk *Packet) {
 		s.delay.restep()
 	}
 	hd := holdOf(pk)
-	media := s.media(pk.PT)
+	media := s.media(pk.PT) && !s.eventShaped(pk)
 	if ev.held { // on probation: timed only if the next packet confirms a restart
 		s.held = heldPacket{ok: true, at: at, ts: pk.Timestamp, seq: pk.Seq, media: media, hd: hd, ext: pk.Extension, ast: ast, sec: sec,
 			len: pk.Len, headerLen: int64(pk.HeaderLen), payloadLen: int64(pk.PayloadLen), padLen: int64(pk.PadLen)}
@@ -333,6 +333,20 @@ func (s *Stream) lateHeld(dup bool) {
 		s.series.loss(h.sec, seqEvent{filled: true})
 	}
 	s.timing(h.at, s.tsUn.Unwrap(h.ts), h.seq, h.media, h.hd, h.ext, &h.ast, h.sec)
+}
+
+// eventShaped says whether pk looks like an RFC 4733 telephone event where no SDP names
+// its payload type: a dynamic type other than the stream's first, carrying one 4-byte event
+// (code, E bit, R bit clear, volume, duration; RFC 4733 2.3) in plain RTP. Phones send DTMF
+// on their audio's SSRC under a type only the SDP names (101 by custom, which Wireshark
+// decodes as events by default); its packets repeat the event's start timestamp, which
+// jitter and delay would otherwise read as the audio's own.
+func (s *Stream) eventShaped(pk *Packet) bool {
+	if pk.PT == s.pt || pk.PT < 96 || pk.PayloadLen != 4 || !pk.HasOSN || pk.Encrypted || pk.OSN&0x40 != 0 {
+		return false
+	}
+	_, named := s.t.hints.lookupPT(s, pk.PT)
+	return !named
 }
 
 // media reports whether payload type pt carries media: not an RFC 4733 event nor comfort
