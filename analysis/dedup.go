@@ -17,7 +17,7 @@ const dupWindow = 2_000_000 // 2 ms
 // type differs). A byte-identical frame on the same interface is a copy the network made and
 // is not a capture duplicate.
 type dedup struct {
-	table [1 << dedupBits][2]dupEntry // two ways, by slotOf(digest)
+	table [1 << dedupBits][dedupWays]dupEntry // by slotOf(digest)
 }
 
 type dupEntry struct {
@@ -49,36 +49,49 @@ func (d *dedup) seen(p *capture.Packet, dg digests) bool {
 	if p.Kind != capture.KindUDP && p.Kind != capture.KindTCP {
 		return false
 	}
-	// Two ways: a burst written twice (in n, in n+1, out n, out n+1) keeps both originals
-	// when their slots meet.
+	// Several ways: a copy may be written well after its original, past other packets
+	// (dumpcap writes each interface's packets in blocks: copies came up to 36 records
+	// late), some of which share its slot. It is recognised while fewer than dedupWays
+	// other packets of its slot came between.
 	b := &d.table[slotOf(dg.sum)]
-	copyOf := func(e *dupEntry) bool {
-		return e.valid && e.sum == dg.sum && abs(p.Time-e.t) <= dupWindow && e.link != dg.link
+	for i := range b {
+		if e := &b[i]; e.valid && e.sum == dg.sum && abs(p.Time-e.t) <= dupWindow && e.link != dg.link {
+			return true
+		}
 	}
-	if copyOf(&b[0]) || copyOf(&b[1]) {
-		return true
-	}
-	// Replace this packet's own entry (a repeat on the same interface), else an empty or
-	// the older one.
+	// Replace this packet's own entry (a repeat on the same interface), else an empty one,
+	// else the one stamped earliest.
 	v := &b[0]
-	switch {
-	case b[1].valid && b[1].sum == dg.sum, b[0].valid && b[0].sum != dg.sum && (!b[1].valid || b[1].t < b[0].t):
-		v = &b[1]
+	for i := range b {
+		e := &b[i]
+		if e.valid && e.sum == dg.sum {
+			v = e
+			break
+		}
+		if v.valid && (!e.valid || e.t < v.t) {
+			v = e
+		}
 	}
 	*v = dupEntry{t: p.Time, sum: dg.sum, link: dg.link, valid: true}
 	return false
 }
 
-// slotOf is the table slot of a digest: its bits mixed by a multiplication, the top ones
-// taken (Fibonacci hashing). The digest's low bits would not do: FNV's multiplications carry
-// each word's bits upward only, so its low ten bits depend on the low ten bits of each word
-// hashed, where neither the ports nor the addresses lie, and every packet of a stream (of
-// every stream whose SSRC shares a first byte) fell in one slot: a copy was recognised only
-// right after its original, not in a forwarded burst (in n, in n+1, out n, out n+1).
-func slotOf(sum uint64) uint64 { return (sum * 0x9E3779B97F4A7C15) >> (64 - dedupBits) }
+// slotOf is the table slot of a digest: its bits mixed (MurmurHash3's 64-bit finaliser),
+// the top ones taken. FNV's multiplications carry each word's bits upward only, so the
+// digest's low bits depend on the low bits of each word hashed alone; a multiplication by
+// the golden ratio alone still put three of five segments of one TCP stream in one slot.
+func slotOf(sum uint64) uint64 {
+	sum ^= sum >> 33
+	sum *= 0xff51afd7ed558ccd
+	sum ^= sum >> 33
+	return sum >> (64 - dedupBits)
+}
 
-// dedupBits sizes the table: 512 pairs of slots.
-const dedupBits = 9
+// dedupBits and dedupWays size the table: 1024 slots of four entries (128 KiB).
+const (
+	dedupBits = 10
+	dedupWays = 4
+)
 
 // digestPacket hashes what a forwarded copy keeps: addresses, ports, lengths, the TCP
 // sequence numbers and up to 16 payload bytes (TTL and checksums change hop by hop); for

@@ -49,3 +49,36 @@ func TestDigestPacket(t *testing.T) {
 		})
 	}
 }
+
+// TestDedupLateCopy: dumpcap writes each interface's packets in blocks, so a forwarded
+// copy may follow its original past other packets, some in its slot. Here the original of
+// a TCP segment, then packets 20, 40 and 100 ms later whose digests share its slot, then
+// its copy on the other interface, stamped 5.6 µs after it (a capture of three namespaces
+// where the table's two ways lost the original to the third). The copy is recognised while
+// fewer than dedupWays other packets of its slot came between; a repeat on the same
+// interface never is one.
+func TestDedupLateCopy(t *testing.T) {
+	const t0 = int64(1_796_211_423_935_521_721)
+	orig := digests{sum: 0x443e18c98309e938, link: 1}
+	var others []uint64
+	for s := uint64(1); len(others) < dedupWays; s++ {
+		if s != orig.sum && slotOf(s) == slotOf(orig.sum) {
+			others = append(others, s)
+		}
+	}
+	at := func(t int64) *capture.Packet { return &capture.Packet{Kind: capture.KindTCP, Time: t} }
+	for between := 0; between <= dedupWays; between++ {
+		var d dedup
+		d.seen(at(t0), orig)
+		for i, s := range others[:between] {
+			d.seen(at(t0+int64(i+1)*20_000_000), digests{sum: s, link: 1})
+		}
+		want := between < dedupWays
+		if got := d.seen(at(t0+5_611), digests{sum: orig.sum, link: 2}); got != want {
+			t.Errorf("%d packets of its slot between: copy seen %v, want %v", between, got, want)
+		}
+		if want && d.seen(at(t0+6_000), orig) {
+			t.Errorf("%d between: a repeat on the original's interface taken for a capture duplicate", between)
+		}
+	}
+}
