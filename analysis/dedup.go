@@ -17,14 +17,17 @@ const dupWindow = 2_000_000 // 2 ms
 // type differs). A byte-identical frame on the same interface is a copy the network made and
 // is not a capture duplicate.
 type dedup struct {
-	table [1 << dedupBits][dedupWays]dupEntry // by slotOf(digest)
+	table [1 << dedupBits]dupSlot // by slotOf(digest)
 }
 
-type dupEntry struct {
-	t     int64
-	sum   uint64 // digest of the transport headers and payload
-	link  uint64 // digest of the link header and interface
-	valid bool
+// dupSlot holds the last dedupWays packets of one slot, replaced in turn (next): the
+// digest of the transport headers and payload (0: empty; a digest is 0 once in 2^64), the
+// time, and the digest of the link header and interface.
+type dupSlot struct {
+	sum  [dedupWays]uint64
+	t    [dedupWays]int64
+	link [dedupWays]uint64
+	next uint8
 }
 
 // digests are what dedup needs of a packet. They are taken on the reading goroutine (see
@@ -52,29 +55,43 @@ func (d *dedup) seen(p *capture.Packet, dg digests) bool {
 	// Several ways: a copy may be written well after its original, past other packets
 	// (dumpcap writes each interface's packets in blocks: copies came up to 36 records
 	// late), some of which share its slot. It is recognised while fewer than dedupWays
-	// other packets of its slot came between.
-	b := &d.table[slotOf(dg.sum)]
-	for i := range b {
-		if e := &b[i]; e.valid && e.sum == dg.sum && abs(p.Time-e.t) <= dupWindow && e.link != dg.link {
+	// other packets of its slot came between. A repeat on the same interface replaces its
+	// own entry.
+	sl := &d.table[slotOf(dg.sum)]
+	v := -1
+	if s := &sl.sum; s[0] == dg.sum || s[1] == dg.sum || s[2] == dg.sum || s[3] == dg.sum {
+		v = sl.match(p, dg)
+		if v == matched {
 			return true
 		}
 	}
-	// Replace this packet's own entry (a repeat on the same interface), else an empty one,
-	// else the one stamped earliest.
-	v := &b[0]
-	for i := range b {
-		e := &b[i]
-		if e.valid && e.sum == dg.sum {
-			v = e
-			break
-		}
-		if v.valid && (!e.valid || e.t < v.t) {
-			v = e
-		}
+	if v < 0 {
+		v = int(sl.next)
+		sl.next = (sl.next + 1) % dedupWays
 	}
-	*v = dupEntry{t: p.Time, sum: dg.sum, link: dg.link, valid: true}
+	sl.sum[v], sl.t[v], sl.link[v] = dg.sum, p.Time, dg.link
 	return false
 }
+
+// match looks in sl for p's digests: matched when p is a copy of a packet there, else the
+// way of p's own earlier entry (a repeat on the same interface), else -1.
+func (sl *dupSlot) match(p *capture.Packet, dg digests) int {
+	own := -1
+	for i := range sl.sum {
+		if sl.sum[i] == dg.sum {
+			if sl.link[i] != dg.link && abs(p.Time-sl.t[i]) <= dupWindow {
+				return matched
+			}
+			own = i
+		}
+	}
+	return own
+}
+
+const matched = -2
+
+// seen's first look names the four ways: a compile error if dedupWays changes.
+var _ = [1]int{}[dedupWays-4]
 
 // slotOf is the table slot of a digest: its bits mixed (MurmurHash3's 64-bit finaliser),
 // the top ones taken. FNV's multiplications carry each word's bits upward only, so the
@@ -87,7 +104,7 @@ func slotOf(sum uint64) uint64 {
 	return sum >> (64 - dedupBits)
 }
 
-// dedupBits and dedupWays size the table: 1024 slots of four entries (128 KiB).
+// dedupBits and dedupWays size the table: 1024 slots of four entries (104 KiB).
 const (
 	dedupBits = 10
 	dedupWays = 4
