@@ -354,3 +354,36 @@ func TestEncryptedFeedbackUnattributed(t *testing.T) {
 		t.Errorf("warnings %q, want one starting %q", c.Warnings, want)
 	}
 }
+
+// TestEncryptedRTCPOfNoStream: bob only receives, and sends his SRTCP as SSRC 1 (as
+// libwebrtc does with nothing to send): 3 receiver reports, 2 REMB and 4 transport-cc
+// feedback packets. Their clear headers name only bob's SSRC, which sent no stream, and
+// what they are about is encrypted: alice's video gets none of them, and a warning counts
+// them by type, in the report's order of types. They used to vanish without a word.
+func TestEncryptedRTCPOfNoStream(t *testing.T) {
+	video := callgen.Stream{Src: alice, Dst: bob, SSRC: 0xC1, PT: 96, ClockRate: 90000,
+		Interval: 10 * time.Millisecond, PayloadSize: 1000, Count: 500, StartSeq: 30000, StartTS: 1}
+	pkts := video.Packets()
+	var k time.Duration
+	add := func(n int, pt, fmtN byte) {
+		for range n {
+			k++
+			pkts = append(pkts, video.RTCPAt(k*400*time.Millisecond, srtcpFeedback(pt, fmtN, 1)))
+		}
+	}
+	add(4, 205, 15) // transport-cc (RTPFB, FMT 15)
+	add(3, 201, 0)  // receiver report, no blocks in the clear
+	add(2, 206, 15) // REMB (PSFB, FMT 15: application layer feedback)
+	c := analyze(t, pcapOf(t, pkts), Options{})
+	if v := streamBySSRC(c, 0xC1); v == nil || v.RTCP != nil {
+		t.Errorf("video %+v, want no RTCP", v)
+	}
+	want := "9 encrypted RTCP packets (3 rr, 2 remb, 4 twcc) came from SSRCs that sent no RTP stream here"
+	found := false
+	for _, w := range c.Warnings {
+		found = found || strings.HasPrefix(w, want)
+	}
+	if !found {
+		t.Errorf("warnings %q, want one starting %q", c.Warnings, want)
+	}
+}

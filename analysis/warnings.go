@@ -79,6 +79,16 @@ func (a *analyzer) unanalysed(rd *capture.Reader) {
 			numfmt.Count(rc.RTCPUnattributed, "encrypted feedback message", "encrypted feedback messages"))
 	}
 
+	if len(rc.RTCPNoStream) > 0 {
+		var n int64
+		var parts []string
+		for _, tc := range rc.RTCPNoStream {
+			n += tc.N
+			parts = append(parts, fmt.Sprintf("%d %s", tc.N, tc.Type))
+		}
+		a.warnf("%s (%s) came from SSRCs that sent no RTP stream here; SRTCP leaves only the sender's SSRC readable: counted on no stream",
+			numfmt.Count(n, "encrypted RTCP packet", "encrypted RTCP packets"), strings.Join(parts, ", "))
+	}
 	ds := a.turn.Stats()
 	if ds.Malformed > 0 {
 		a.warnf("%d messages classified as STUN did not decode: counted as STUN, not interpreted", ds.Malformed)

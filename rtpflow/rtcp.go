@@ -71,6 +71,10 @@ type rtcpTracker struct {
 	// lent gives a stream the RTCP of another leg, RTCP on a port of its own (lend).
 	lent     map[rtcpKey]*rtcpState
 	lendDone bool
+	// noStream counts by type the SRTCP packets whose sender SSRC, the only one SRTCP
+	// leaves readable, sent no stream, on its leg or lent (lend): a receive-only endpoint's
+	// receiver reports, REMB and transport-cc feedback (libwebrtc sends them as SSRC 1).
+	noStream [nTypes]int64
 
 	// Encrypted feedback (NACK, PLI, FIR) by the path of the media it is about (the reverse
 	// of its own), attributed at the end (attributeFeedback).
@@ -300,6 +304,23 @@ func (r *rtcpTracker) of(s *Stream) *rtcpState {
 		return st
 	}
 	return r.lent[k]
+}
+
+// noStreamCounts returns noStream's types with a count, in the report's order of types.
+func (r *rtcpTracker) noStreamCounts() []TypeCount {
+	var out []TypeCount
+	for i, x := range r.noStream {
+		if x > 0 {
+			out = append(out, TypeCount{typeKeys[i], x})
+		}
+	}
+	return out
+}
+
+// TypeCount is how many RTCP packets of one type ("rr", "remb", ...) were counted.
+type TypeCount struct {
+	Type string
+	N    int64
 }
 
 // summary is the report of what RTCP said about stream s; clock converts reported jitter.

@@ -151,6 +151,10 @@ func (r *rtcpTracker) lend(out []*Stream) {
 		}
 		if n == 1 {
 			given[to] = append(given[to], k)
+		} else if st.encrypted {
+			for i, x := range st.types {
+				r.noStream[i] += x
+			}
 		}
 	}
 	for s, ks := range given {

@@ -299,13 +299,17 @@ type Counts struct {
 	// RTCPUnattributed counts encrypted NACKs, PLIs and FIRs whose media stream could not
 	// be told: their path carried no video stream, or several.
 	RTCPUnattributed int64
+	// RTCPNoStream counts by type the SRTCP packets whose sender SSRC sent no stream:
+	// what they are about is encrypted. Set once Streams has run.
+	RTCPNoStream []TypeCount
 }
 
 // Counts returns the tracker's bound counters.
 func (t *Tracker) Counts() Counts {
 	return Counts{Untracked: t.untracked, Evicted: t.evicted,
 		RTCPPackets: t.rtcp.packets, RTCPEncrypted: t.rtcp.encrypted, RTCPInvalid: t.rtcp.invalid,
-		RTCPUntracked: t.rtcp.untracked, RTCPUnattributed: t.rtcp.unattributed}
+		RTCPUntracked: t.rtcp.untracked, RTCPUnattributed: t.rtcp.unattributed,
+		RTCPNoStream: t.rtcp.noStreamCounts()}
 }
 
 // Streams returns the streams that qualify (see Stream.qualifies), in first-seen order,
