@@ -490,3 +490,48 @@ func TestSnappedInsideHeaders(t *testing.T) {
 		t.Errorf("warnings %q: none says the headers were cut", c.Warnings)
 	}
 }
+
+// TestRepeatedDatagram: the datagrams of TestRepeatedFragments sent whole twice on the same
+// interface, the second copy's fragments 1 ms after the first's, with the same
+// identification (a network that duplicated the datagram): a receiver rebuilds and delivers
+// both, so the stream has 200 packets, 100 of them duplicates, and nothing is a capture
+// duplicate. The same in reverse order of fragments (as some stacks send them), and, with
+// each fragment written twice in a row in that order, a repeat of fragments as in
+// TestRepeatedFragments: 100 packets, no duplicate, nothing left incomplete. Before, the
+// second copy's fragments were taken for repeats of the first's: 100 packets, no duplicate.
+func TestRepeatedDatagram(t *testing.T) {
+	for _, tc := range []struct {
+		name                string
+		order               []int // fragment indexes, in the order written
+		packets, dups, flow int
+	}{
+		{"whole, in order", []int{0, 1, 0, 1}, 200, 100, 400},
+		// The repeat of the last fragment comes before the first fragment has told whose
+		// datagram it is (the ports): it is in the capture's packets, in no flow's.
+		{"each twice, reversed", []int{1, 1, 0, 0}, 100, 0, 300},
+		{"whole, reversed", []int{1, 0, 1, 0}, 200, 100, 400},
+	} {
+		s := audio()
+		s.PT, s.ClockRate, s.PayloadSize, s.Count = 96, 90000, 2000, 100
+		var b bytes.Buffer
+		w := pcapgen.NewPcap(&b, capture.LinkEthernet, false, false, 0)
+		for i, p := range s.Packets() {
+			udp := pcapgen.UDP(s.Src, s.Dst, s.RTP(i))
+			frags := pcapgen.IPv4Fragments(s.Src.Addr(), s.Dst.Addr(), pcapgen.ProtoUDP, uint16(i), udp, 1480)
+			at := p.T
+			for _, j := range tc.order {
+				w.Write(at, 0, pcapgen.Ether(frags[j], pcapgen.EtherTypeIPv4), 0)
+				at += 500_000
+			}
+		}
+		c := analyze(t, b.Bytes(), Options{})
+		st := onlyStream(t, c)
+		if c.Packets != 400 || c.CaptureDuplicates != 0 || st.Packets != int64(tc.packets) || st.Duplicates != int64(tc.dups) || deref(st.Lost) != 0 {
+			t.Errorf("%s: capture packets %d duplicates %d, stream packets %d duplicates %d lost %d; want 400, 0, %d, %d, 0",
+				tc.name, c.Packets, c.CaptureDuplicates, st.Packets, st.Duplicates, deref(st.Lost), tc.packets, tc.dups)
+		}
+		if len(c.Flows) != 1 || c.Flows[0].Packets != int64(tc.flow) || len(c.Warnings) != 0 {
+			t.Errorf("%s: flows %+v, warnings %q; want one flow of %d packets, no warning", tc.name, c.Flows, c.Warnings, tc.flow)
+		}
+	}
+}

@@ -69,12 +69,12 @@ type fragEntry struct {
 	first      int64 // capture time of the first fragment
 	prev, next int32 // creation order
 	buf        []byte
-	spans      []span
-	total      int // payload length once the last fragment is seen, else -1
-	valid      int // bytes from 0 actually captured, when the snap length cut a fragment
-	have       int // sum of the spans' lengths (they never overlap)
-	wire       int // sum of the fragments' frame lengths
-	frames     int // fragments filed
+	spans      []span // in order of arrival
+	total      int    // payload length once the last fragment is seen, else -1
+	valid      int    // bytes from 0 actually captured, when the snap length cut a fragment
+	have       int    // sum of the spans' lengths (they never overlap)
+	wire       int    // sum of the fragments' frame lengths
+	frames     int    // fragments filed
 	proto      uint8
 	dead       bool // discarded: swallow its other fragments until it expires
 	// done: rebuilt and handed out; kept until it expires, so that a repeat of one of its
@@ -130,8 +130,14 @@ func (f *reassembler) add(p *Packet, key fragKey, off int, more bool, data []byt
 	i, ok := f.index[key]
 	if ok && f.slots[i].done {
 		e := &f.slots[i]
-		if !e.holds(off, end) {
-			f.remove(i) // a new datagram that took the identification again
+		if !e.holds(off, end) || e.spans[0] == (span{int32(off), int32(end)}) {
+			// A new datagram: one that took the identification again, or the same one sent
+			// again whole (the network duplicated it), which begins again with the fragment
+			// that came first (spans are in order of arrival) after the first copy was
+			// rebuilt: a receiver, the first copy delivered, files it afresh and delivers a
+			// second (an RTP duplicate, or a capture duplicate on another interface). A
+			// repeat of a later fragment, each written twice in a row, is a repeat.
+			f.remove(i)
 			ok = false
 		} else {
 			f.repeat(p, e)
