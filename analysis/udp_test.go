@@ -7,6 +7,7 @@ import (
 	"errors"
 	"math"
 	"net/netip"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -533,5 +534,26 @@ func TestRepeatedDatagram(t *testing.T) {
 		if len(c.Flows) != 1 || c.Flows[0].Packets != int64(tc.flow) || len(c.Warnings) != 0 {
 			t.Errorf("%s: flows %+v, warnings %q; want one flow of %d packets, no warning", tc.name, c.Flows, c.Warnings, tc.flow)
 		}
+	}
+}
+
+// TestNothingIP: a BSD loopback capture whose 40 packets name an address family that is
+// not IP (99), and the same with one ARP frame among RTP over Ethernet. The first says why
+// its report is empty; the second, whose IP packets were analysed, says nothing of its ARP.
+func TestNothingIP(t *testing.T) {
+	var b bytes.Buffer
+	w := pcapgen.NewPcap(&b, capture.LinkNull, false, false, 0)
+	s := audio()
+	for i, p := range s.Packets()[:40] {
+		w.Write(p.T, 0, pcapgen.Null(pcapgen.IPv4(s.Src.Addr(), s.Dst.Addr(), pcapgen.ProtoUDP, pcapgen.UDP(s.Src, s.Dst, s.RTP(i))), 99), 0)
+	}
+	c := analyze(t, b.Bytes(), Options{})
+	want := []string{"none of the 40 decoded packets carried IP (link headers that name another protocol or address family): nothing to analyse"}
+	if c.Packets != 40 || len(c.Flows) != 0 || !slices.Equal(c.Warnings, want) {
+		t.Errorf("packets %d, flows %d, warnings %q; want 40, 0, %q", c.Packets, len(c.Flows), c.Warnings, want)
+	}
+	pkts := append(s.Packets(), callgen.Packet{T: callgen.Epoch, Frame: pcapgen.Ether(make([]byte, 28), pcapgen.EtherTypeARP)})
+	if c := analyze(t, pcapOf(t, pkts), Options{}); c.Packets != 501 || len(c.Warnings) != 0 {
+		t.Errorf("with ARP: packets %d, warnings %q; want 501, none", c.Packets, c.Warnings)
 	}
 }

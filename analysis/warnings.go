@@ -31,6 +31,15 @@ func (a *analyzer) unanalysed(rd *capture.Reader) {
 	if a.unknownLink > 0 {
 		a.warnf("%d packets on link types this tool does not decode were counted, not analysed", a.unknownLink)
 	}
+	if a.nonIP > 0 && a.nonIP == a.packets-a.unknownLink-a.undecodable {
+		// Non-IP frames beside IP ones (ARP, LLDP) are no news; a capture of nothing else
+		// is, and would otherwise be an empty report with no word of why.
+		what := fmt.Sprintf("none of the %d decoded packets carried IP", a.nonIP)
+		if a.nonIP == 1 {
+			what = "the one decoded packet did not carry IP"
+		}
+		a.warnf("%s (link headers that name another protocol or address family): nothing to analyse", what)
+	}
 	if a.flowsOver > 0 {
 		a.warnf("%d packets of flows beyond the first %d were counted, not analysed", a.flowsOver, a.opts.maxFlows())
 	}

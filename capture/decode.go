@@ -90,15 +90,18 @@ func (r *Reader) decode(p *Packet, t int64, ifIndex int, link LinkType, data []b
 		r.ipv6(p, 0)
 	case LinkNull, LinkLoop:
 		// A 4-byte address family: LOOP in network order, NULL in the capturing host's
-		// order, which need not be the file's: a value above 16 bits is byte-swapped.
+		// order, which need not be the file's: a value above 16 bits is byte-swapped. So
+		// is LOOP's, whose writers have put it in host order too (tshark then decodes
+		// nothing): no family needs more than 16 bits.
 		if len(data) < nullLen {
 			short(p)
 			return
 		}
-		var fam uint32
+		fam := binary.LittleEndian.Uint32(data)
 		if link == LinkLoop {
 			fam = binary.BigEndian.Uint32(data)
-		} else if fam = binary.LittleEndian.Uint32(data); fam > 0xffff {
+		}
+		if fam > 0xffff {
 			fam = bits.ReverseBytes32(fam)
 		}
 		switch fam {

@@ -90,6 +90,7 @@ func TestLinkTypes(t *testing.T) {
 		{"null-28", capture.LinkNull, pcapgen.Null(ip6, 28), udp6(4 + 48)},
 		{"null-30-swapped", capture.LinkNull, swapped(pcapgen.Null(ip6, 30)), udp6(4 + 48)},
 		{"loop", capture.LinkLoop, pcapgen.Loop(ip4, 2), udp4(4 + 28)},
+		{"loop-host-order", capture.LinkLoop, pcapgen.Null(ip6, 24), udp6(4 + 48)},
 		{"nflog", capture.LinkNFLOG, nflog(ip4), udp4(16 + 28)},
 		{"null-other-family", capture.LinkNull, pcapgen.Null(ip4, 7),
 			decoded{Kind: capture.KindNonIP, WireLen: 4 + 33, FrameLen: 4 + 33}},
