@@ -425,7 +425,7 @@ func TestFindingsNameTheirCall(t *testing.T) {
 	loss := report.Finding{Code: "rtp_loss", Severity: "warn", Text: c1.String() + " -> " + p1.String() +
 		" through the relay: 3 of 150 media packets were lost (2.0%): 3 that reached it and never left it.",
 		Legs: []string{"l2", "l5"}, Directions: []string{"d5", "d8"},
-		Figures: map[string]float64{"lost": 3, "expected": 150, "loss_pct": 2, "lost_before_relay": 0, "lost_after_relay": 3}}
+		Figures: map[string]float64{"lost": 3, "expected": 150, "loss_pct": 2, "lost_after_relay": 3}}
 	checkFindingList(t, c.Findings, []report.Finding{bad, loss,
 		cleanTCPFinding(c0, p0, []string{"l1", "l4"}, []string{"d7", "d10"}, wire("d7", "d10")),
 		cleanTCPFinding(c2, p2, []string{"l3", "l6"}, []string{"d9", "d12"}, wire("d9", "d12"))})

@@ -134,8 +134,15 @@ func (f *finder) relayLoss(d *report.Direction, legs []string) {
 		return
 	}
 	pct := 100 * float64(lost) / float64(expected)
-	figs := map[string]float64{"lost": float64(lost), "expected": float64(expected), "loss_pct": numfmt.Round(pct, 3),
-		"lost_before_relay": float64(before), "lost_after_relay": float64(after)}
+	// The relay's figures as the direction's relay object has them: the sentence's loss
+	// leaves out the packets that never entered TCP, said by dropped_before_tcp's finding.
+	figs := map[string]float64{"lost": float64(lost), "expected": float64(expected), "loss_pct": numfmt.Round(pct, 3)}
+	for k, v := range map[string]int64{"lost_before_relay": r.LostBeforeRelay, "lost_after_relay": r.LostAfterRelay,
+		"dropped_before_tcp": r.LostBeforeRelay + r.LostAfterRelay - lost} {
+		if v > 0 {
+			figs[k] = float64(v)
+		}
+	}
 	var where []string
 	if before > 0 {
 		where = append(where, fmt.Sprintf("%s before the relay", thousands(before)))
