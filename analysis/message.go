@@ -23,6 +23,10 @@ func (a *analyzer) tcpMessage(m *transport.Message) {
 		f.saw(demux.ClassOther)
 		s := &f.sides[f.dir(m.Src)]
 		f.carried(s, &s.other, m.Delivered, m.Wire.Total)
+		if f.tls.n < 4 && !f.tls.turnALPN {
+			// A client hello offering TURN over TLS by name (RFC 7443), on any port.
+			f.tls.turnALPN = tcpframe.OffersALPN(m.Payload, "stun.turn")
+		}
 		f.tls.add(m.Delivered)
 		return
 	}

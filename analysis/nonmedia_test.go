@@ -13,6 +13,7 @@ import (
 
 	"github.com/callpcap/callpcap/capture"
 	"github.com/callpcap/callpcap/internal/testgen/callgen"
+	"github.com/callpcap/callpcap/internal/testgen/pcapgen"
 	"github.com/callpcap/callpcap/render"
 	"github.com/callpcap/callpcap/report"
 	"github.com/callpcap/callpcap/tcpframe"
@@ -168,8 +169,21 @@ func TestTCPMediaRule(t *testing.T) {
 // hidden: no streams, an encrypted_media finding naming the leg, and the TCP figures of its
 // flow. Anything else is an other flow. Before, no TLS connection was ever a leg: TURN over
 // TLS was not reported at all; and then 443's was a tls leg, where DESIGN puts TURN over TLS
-// "on 443/5349".
+// "on 443/5349". A client hello that offers "stun.turn" by ALPN (RFC 7443) says TURN over
+// TLS on any port, as 5349 does (before, coturn's client on 443 was no leg when its records
+// paused for 10 s before it closed).
 func TestTLSWhereMediaWouldBe(t *testing.T) {
+	// hello puts before ws the client's hello, a handshake record offering ALPN names a
+	// and b (b left out when empty), 10 ms before at.
+	hello := func(at time.Duration, a, b string, ws []callgen.TCPWrite) []callgen.TCPWrite {
+		names := []string{a}
+		if b != "" {
+			names = append(names, b)
+		}
+		ch := pcapgen.TLSClientHello(names...)
+		rec := append([]byte{22, 3, 1, byte(len(ch) >> 8), byte(len(ch))}, ch...)
+		return append([]callgen.TCPWrite{{T: at - 10*time.Millisecond, Dir: 0, Data: rec}}, ws...)
+	}
 	at := 600 * time.Millisecond
 	// download keeps every record from the server and one in a hundred from the client.
 	download := func(ws []callgen.TCPWrite) []callgen.TCPWrite {
@@ -195,6 +209,12 @@ func TestTLSWhereMediaWouldBe(t *testing.T) {
 		{"443, a 3 s download", "203.0.113.7:443", download(callgen.TLSWrites(at, 5*time.Millisecond, 600, 1400, 7)), false},
 		{"443, 8 s of 16 KB records", "203.0.113.7:443", callgen.TLSWrites(at, 20*time.Millisecond, 400, 16000, 8), false},
 		{"993, 8 s of media", "203.0.113.7:993", callgen.TLSWrites(at, 20*time.Millisecond, 400, 1200, 4), false},
+		// Offered as TURN by ALPN (RFC 7443, as coturn's clients do): a leg on any port, if
+		// its records are many enough; the web's hellos offer h2 and http/1.1.
+		{"443, 1.5 s of media, stun.turn", "203.0.113.7:443", hello(at, "h2", "stun.turn", callgen.TLSWrites(at, 20*time.Millisecond, 75, 1200, 6)), true},
+		{"993, 8 s of media, stun.turn", "203.0.113.7:993", hello(at, "stun.turn", "", callgen.TLSWrites(at, 20*time.Millisecond, 400, 1200, 4)), true},
+		{"443, 1.5 s of media, h2", "203.0.113.7:443", hello(at, "h2", "http/1.1", callgen.TLSWrites(at, 20*time.Millisecond, 75, 1200, 6)), false},
+		{"5349, an allocation kept, stun.turn", "203.0.113.7:5349", hello(at, "stun.turn", "", callgen.TLSWrites(at, time.Second, 10, 200, 9)), false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			client := netip.MustParseAddrPort("10.0.0.1:40000")

@@ -92,6 +92,7 @@ type tlsRecords struct {
 	n, secs     int64 // records, and the seconds of capture time that saw one
 	lastSec     int64
 	first, last int64
+	turnALPN    bool // a client hello offered "stun.turn" (RFC 7443)
 }
 
 func (r *tlsRecords) add(t int64) {
@@ -107,8 +108,8 @@ func (r *tlsRecords) add(t int64) {
 }
 
 // tlsMedia says whether f, a connection of TLS records that held, is TLS where media would
-// be: many records, on TURN's port 5349, or on 443 as a steady stream of media-sized ones
-// (see above).
+// be: many records, on TURN's port 5349 or offered as TURN by ALPN ("stun.turn", RFC 7443:
+// coturn's clients do), or on 443 as a steady stream of media-sized ones (see above).
 func tlsMedia(f *flow) bool {
 	p, q := f.a.Port(), f.b.Port()
 	r := &f.tls
@@ -116,7 +117,7 @@ func tlsMedia(f *flow) bool {
 	switch {
 	case !f.conn.Hold().Holds(), r.n < tlsMinRecords, r.n*1e9 < tlsMinRate*span:
 		return false
-	case p == turnTLSPort || q == turnTLSPort:
+	case p == turnTLSPort || q == turnTLSPort, r.turnALPN:
 		return true
 	case p != httpsPort && q != httpsPort, span < tlsMinSpan, r.secs*100 < tlsSteadyPct*(span/1e9):
 		return false

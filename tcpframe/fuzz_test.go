@@ -14,6 +14,7 @@ import (
 
 	"github.com/callpcap/callpcap/capture"
 	"github.com/callpcap/callpcap/internal/testgen/golden"
+	"github.com/callpcap/callpcap/internal/testgen/pcapgen"
 	"github.com/callpcap/callpcap/report"
 	"github.com/callpcap/callpcap/transport"
 )
@@ -103,8 +104,10 @@ func FuzzTURNTCP(f *testing.F) {
 func FuzzTLS(f *testing.F) {
 	f.Add(cat(tlsRecord(22, 100), tlsRecord(20, 1), tlsRecord(23, 300)))
 	f.Add([]byte{23, 3, 3, 0x48, 0x01})
+	f.Add(pcapgen.TLSClientHello("h2", "stun.turn"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		checkSplit(t, "tls", SplitTLS, nil, probeTLS, data)
+		OffersALPN(data, "stun.turn") // never panics, whatever a record holds
 	})
 }
 

@@ -42,3 +42,71 @@ func probeTLS(b []byte) (size, alt int, r probeResult) {
 	}
 	return tlsHeaderLen + n, 0, probeValid
 }
+
+// OffersALPN reports whether hello, a TLS record's fragment, is a ClientHello offering
+// the application protocol proto by ALPN (RFC 7301): "stun.turn" says TURN over TLS
+// (RFC 7443), on whatever port. The fields before the extensions are walked by their
+// lengths (RFC 8446 4.1.2):
+//
+//	msg_type(1)=1 length(3) legacy_version(2) random(32) session_id<0..32>
+//	cipher_suites<2..2^16-2> legacy_compression_methods<1..2^8-1>
+//	extensions<8..2^16-1>: type(2) length(2) data; ALPN (16): list<2..2^16-1> of name<1..2^8-1>
+func OffersALPN(hello []byte, proto string) bool {
+	b := hello
+	if len(b) < 4 || b[0] != tlsClientHello {
+		return false
+	}
+	b = b[4:]
+	if len(b) < 2+32 {
+		return false
+	}
+	b = b[2+32:]
+	skip := func(lenBytes int) bool { // skips a vector whose length takes lenBytes
+		if len(b) < lenBytes {
+			return false
+		}
+		n := int(b[0])
+		if lenBytes == 2 {
+			n = int(be16(b))
+		}
+		if len(b) < lenBytes+n {
+			return false
+		}
+		b = b[lenBytes+n:]
+		return true
+	}
+	if !skip(1) || !skip(2) || !skip(1) || len(b) < 2 {
+		return false
+	}
+	exts := b[2:min(len(b), 2+int(be16(b)))]
+	for len(exts) >= 4 {
+		typ, n := be16(exts), int(be16(exts[2:]))
+		if len(exts) < 4+n {
+			return false
+		}
+		if typ == tlsExtALPN {
+			if n < 2 {
+				return false
+			}
+			list := exts[6:min(4+n, 6+int(be16(exts[4:])))]
+			for len(list) > 0 {
+				m := int(list[0])
+				if len(list) < 1+m {
+					return false
+				}
+				if string(list[1:1+m]) == proto {
+					return true
+				}
+				list = list[1+m:]
+			}
+			return false
+		}
+		exts = exts[4+n:]
+	}
+	return false
+}
+
+const (
+	tlsClientHello = 1  // HandshakeType client_hello
+	tlsExtALPN     = 16 // ExtensionType application_layer_protocol_negotiation
+)
