@@ -1,5 +1,7 @@
 package tcpframe
 
+import "sort"
+
 // store holds the bytes of one direction's stream that are not yet unframed, with the time
 // each byte was first seen, and says which of them are in order. Offsets are int64 stream
 // offsets; the store is cut by three of them:
@@ -26,6 +28,7 @@ type store struct {
 	framed, delivered, highest int64
 	lastDlv                    int64 // delivery time of the last bytes that came in order
 	borrowed                   bool  // some chunk's bytes may be in a packet (chunk.ext)
+	owned                      int64 // the chunks that end by it are not borrowed (inOrder)
 	bytesIn                    int64 // distinct bytes ever stored
 }
 
@@ -267,9 +270,15 @@ func (st *store) inOrder() []byte {
 		if c := &l[0]; c.ext != nil && c.end == st.delivered {
 			return c.ext
 		}
-		for i := 0; i < len(l) && l[i].start < st.delivered; i++ {
+		// The chunks that end by owned were unborrowed by an earlier call, and none is
+		// added below delivered (those bytes are all present): only the ones after them
+		// are walked, so that a stream that comes a byte a segment, each its own chunk,
+		// is not walked whole at each one.
+		i := sort.Search(len(l), func(i int) bool { return l[i].end > st.owned })
+		for ; i < len(l) && l[i].start < st.delivered; i++ {
 			st.unborrow(&l[i])
 		}
+		st.owned = st.delivered
 	}
 	return st.bytes(st.framed, st.delivered)
 }
@@ -350,7 +359,7 @@ func (st *store) detach(before uint32) {
 	}
 	st.borrowed = false
 	l := st.cs.live()
-	for i := range l {
+	for i := sort.Search(len(l), func(i int) bool { return l[i].end > st.owned }); i < len(l); i++ {
 		if l[i].gen < before {
 			st.unborrow(&l[i])
 		}

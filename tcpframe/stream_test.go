@@ -493,3 +493,34 @@ func TestStallDrainedIsOneStall(t *testing.T) {
 		t.Errorf("window stalls (-want +got):\n%s", d)
 	}
 }
+
+// TestDetectByteByByte: a stream of garbage (0xFF bytes, which no framing's header takes)
+// that comes a byte a segment, past detectLimit. Detection is tried again only once the
+// bytes grew by a quarter (detectAgain), not at each byte: scanning all of them at each one
+// is quadratic (a tester's 25,000 zero-window probes behind 128 KB took more than a minute;
+// this stream, about 8·10⁹ probe steps), and so was walking every chunk, one a byte, for
+// the in-order bytes and at each Detach (9 s here). The direction ends Unknown, its bytes
+// unframed.
+func TestDetectByteByByte(t *testing.T) {
+	f := newFeeder(t, Config{})
+	f.handshake(0, ms(1), ms(2), 1000, 5000)
+	n := detectLimit + 100
+	for i := range n {
+		f.send(seg(ms(3)+int64(i)*1000, true, fACK, 1001+uint32(i), 5001, []byte{0xFF}))
+	}
+	f.close()
+	if k := f.c.Framing(); k != FramingUnknown || len(f.msgs) != 0 {
+		t.Errorf("framing %v, %d messages; want unknown, none", k, len(f.msgs))
+	}
+	if s := f.c.Summary().AToB; s.StreamBytes != int64(n) || s.Messages != 0 {
+		t.Errorf("stream bytes %d, messages %d; want %d, none", s.StreamBytes, s.Messages, n)
+	}
+	for _, tc := range []struct {
+		n, tried int
+		want     bool
+	}{{1, 0, true}, {1, 1, false}, {2, 1, true}, {1000, 1000, false}, {1249, 1000, false}, {1250, 1000, true}} {
+		if got := detectAgain(tc.n, tc.tried); got != tc.want {
+			t.Errorf("detectAgain(%d, %d) = %v, want %v", tc.n, tc.tried, got, tc.want)
+		}
+	}
+}

@@ -36,8 +36,12 @@ func (d *dir) frame(until stop) {
 				d.framed(pk, exactOK)
 				continue
 			}
+			if !atEOF && !detectAgain(len(data), d.fr.tried) {
+				return
+			}
 			k, skip, ok := Detect(data, atEOF, exactOK)
 			if !ok {
+				d.fr.tried = len(data)
 				return
 			}
 			d.framed(k, k != FramingUnknown)
