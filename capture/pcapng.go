@@ -213,9 +213,11 @@ func (r *Reader) nextPcapNG(p *Packet) error {
 			if len(body) < 4 {
 				return fmt.Errorf("%w: simple packet block too short", ErrCorrupt)
 			}
+			r.dataOff = r.blockOff + 8 + 4
 			ifc, err := r.iface(0)
 			if err != nil {
-				return err
+				r.undescribed(p, len(body)-4, int(r.u32(body)))
+				return nil
 			}
 			orig := r.u32(body)
 			caplen := min(orig, uint32(len(body)-4))
@@ -223,7 +225,6 @@ func (r *Reader) nextPcapNG(p *Packet) error {
 				caplen = min(caplen, ifc.snap)
 			}
 			// No timestamp: the previous packet's time keeps series from jumping to 1970.
-			r.dataOff = r.blockOff + 8 + 4
 			r.decode(p, r.lastTime, r.section, ifc.link, body[4:4+caplen], int(orig))
 			return nil
 		case blockOPB:
@@ -329,6 +330,19 @@ func (r *Reader) u64(b []byte) uint64 {
 	return binary.BigEndian.Uint64(b)
 }
 
+// undescribed makes p the packet of a block whose interface its section did not describe
+// (a damaged or hand-made file): its link type, and so its bytes, cannot be read, but the
+// block's length held, so the blocks after it can: counted as undecodable, at the time of
+// the packet before, rather than taken for the end of what the file holds.
+func (r *Reader) undescribed(p *Packet, caplen, orig int) {
+	if !r.zero {
+		*p = Packet{}
+	}
+	w := max(orig, caplen)
+	p.Time, p.Iface, p.WireLen, p.FrameLen, p.CapLen = r.lastTime, r.section, w, w, caplen
+	p.Kind = KindUndecodable
+}
+
 // timedPacket decodes the packet of an EPB or an obsolete packet block, whose bodies share
 // the layout after their interface id: timestamp_high(4) timestamp_low(4) at 4,
 // captured_len(4) at 12, original_len(4) at 16, data at 20. len(body) >= 20.
@@ -337,14 +351,15 @@ func (r *Reader) timedPacket(p *Packet, id uint32, body []byte) error {
 	if caplen > uint32(len(body)-20) {
 		return fmt.Errorf("%w: packet length %d overruns its block", ErrCorrupt, caplen)
 	}
+	r.dataOff = r.blockOff + 8 + 20
 	ifc, err := r.iface(id)
 	if err != nil {
-		return err
+		r.undescribed(p, int(caplen), int(r.u32(body[16:])))
+		return nil
 	}
 	ts := uint64(r.u32(body[4:]))<<32 | uint64(r.u32(body[8:]))
 	t := r.nanos(ts, ifc)
 	r.lastTime = t
-	r.dataOff = r.blockOff + 8 + 20
 	r.decode(p, t, r.section+int(id), ifc.link, body[20:20+caplen], int(r.u32(body[16:])))
 	return nil
 }

@@ -410,7 +410,6 @@ func TestCorruptBlocks(t *testing.T) {
 		{"trailer-mismatch", block(99, 16, []byte{0, 0, 0, 0}, 20)},
 		{"epb-too-short", block(6, 16, []byte{0, 0, 0, 0}, 16)},
 		{"epb-caplen-overrun", block(6, 36, epb(0, 100), 36)},
-		{"epb-unknown-interface", block(6, 36, epb(5, 4), 36)},
 		{"isb-unknown-interface", block(5, 24, []byte{5, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, 24)},
 		{"idb-too-short", block(1, 16, []byte{1, 0, 0, 0}, 16)},
 		{"idb-option-overrun", block(1, 28, []byte{1, 0, 0, 0, 0, 0, 0, 0, 9, 0, 0xff, 0, 6, 0, 0, 0}, 28)},
@@ -423,6 +422,37 @@ func TestCorruptBlocks(t *testing.T) {
 				t.Errorf("%d packets before the error, want 1", len(ps))
 			}
 		})
+	}
+	// A packet block of an interface its section did not describe, whose length holds: its
+	// bytes cannot be read (no link type), the blocks after it can. Before, reading stopped
+	// there and the packets after it were lost.
+	for _, tc := range []struct {
+		name  string
+		block []byte
+		wire  int
+	}{
+		{"epb-unknown-interface", block(6, 36, epb(5, 4), 36), 4},
+		{"opb-unknown-interface", block(2, 36, epb(7, 4), 36), 4},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			data := build(func(w *pcapgen.Writer) {
+				w.WriteRaw(tc.block)
+				must(t, w.Write(t0+1e6, 0, frame, 0))
+			})
+			_, ps, err := readAllBytes(t, data)
+			if err != nil || len(ps) != 3 || ps[1].Kind != capture.KindUndecodable || ps[1].WireLen != tc.wire ||
+				ps[1].Time != t0 || ps[2].Kind != capture.KindUDP {
+				t.Fatalf("error %v, %d packets %+v; want 3, the middle undecodable", err, len(ps), ps)
+			}
+		})
+	}
+	// A simple packet block before any interface description.
+	var b bytes.Buffer
+	w := pcapgen.NewPcapNG(&b, nil)
+	w.WriteRaw(block(3, 20, append(le.AppendUint32(nil, 4), 1, 2, 3, 4), 20))
+	_, ps, err := readAllBytes(t, b.Bytes())
+	if err != nil || len(ps) != 1 || ps[0].Kind != capture.KindUndecodable || ps[0].WireLen != 4 {
+		t.Errorf("spb before any interface: error %v, packets %+v; want one undecodable", err, ps)
 	}
 }
 
