@@ -40,6 +40,17 @@ func (a *analyzer) unanalysed(rd *capture.Reader) {
 		}
 		a.warnf("%s (link headers that name another protocol or address family): nothing to analyse", what)
 	}
+	var farSegs, farBytes int64
+	for _, f := range a.flowList {
+		if f.conn != nil {
+			n, b := f.conn.Far()
+			farSegs, farBytes = farSegs+n, farBytes+b
+		}
+	}
+	if farSegs > 0 {
+		a.warnf("%s (%d payload bytes) lay more than a window beyond the rest of their TCP stream, too few in a row to be where it went on: taken for bogus, counted on the wire, not delivered",
+			numfmt.Count(farSegs, "TCP segment", "TCP segments"), farBytes)
+	}
 	if a.flowsOver > 0 {
 		a.warnf("%d packets of flows beyond the first %d were counted, not analysed", a.flowsOver, a.opts.maxFlows())
 	}

@@ -251,6 +251,17 @@ func (c *Conn) Framing() Framing {
 // Rest returns, for direction 0 (a to b) or 1 (b to a), the wire bytes no message accounts for.
 func (c *Conn) Rest(i int) Rest { return c.dirs[i&1].rest }
 
+// Far returns the segments of both directions, and their payload bytes, that lay wholly
+// beyond the window of their stream and were taken for bogus (fewer than farRunJump in a
+// row): on the wire (Rest.Unframed), in payload_bytes, in no stream byte nor message.
+func (c *Conn) Far() (segments, bytes int64) {
+	for i := range c.dirs {
+		segments += c.dirs[i].stats.farSegments
+		bytes += c.dirs[i].stats.farBytes
+	}
+	return segments, bytes
+}
+
 // RestSeconds is a direction's Rest by second, at the capture of the segments that made it:
 // its pure ACKs, and the rest (Retransmitted, Control and Unframed); and beside them the
 // payload bytes its summary counts retransmitted (RetransmittedBytes), copies and the bytes

@@ -82,6 +82,7 @@ type stats struct {
 	retxSegments, retxBytes, spuriousBytes, uselessBytes, gapBytes, oooSegments int64
 	zeroWindowProbes, keepalives, messages, framingBytes, resyncSkipped, other  int64
 	holMessages                                                                 int64
+	farSegments, farBytes                                                       int64 // tooFar's
 	framedBytes, breaks, brokenBytes                                            int64 // Hold
 }
 

@@ -19,6 +19,8 @@ func (d *dir) data(g *dataSeg) {
 		return
 	}
 	if d.tooFar(s, e) {
+		d.stats.farSegments++
+		d.stats.farBytes += g.size
 		d.addRest(&d.rest.Unframed, g.size+g.hdr)
 		return
 	}

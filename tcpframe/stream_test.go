@@ -524,3 +524,25 @@ func TestDetectByteByByte(t *testing.T) {
 		}
 	}
 }
+
+// TestFarSegmentsCounted: two lone segments 2^31 − 8192 ahead of an RFC 4571 stream (a
+// bogus sequence number: fewer than farRunJump in a row) are ignored, as before, but now
+// counted (Far), where a tester's capture of 1,000 of them had them in payload_bytes and
+// nowhere else. The stream's messages are unchanged.
+func TestFarSegmentsCounted(t *testing.T) {
+	f := newFeeder(t, Config{})
+	f.handshake(0, ms(1), ms(2), 1000, 5000)
+	seq := uint32(1001)
+	for i := range 10 {
+		m := rfc4571(rtpPacket(100, uint16(i)))
+		f.send(seg(ms(3)+int64(i)*ms(20), true, fACK, seq, 5001, m))
+		seq += uint32(len(m))
+		if i == 3 || i == 6 {
+			f.send(seg(ms(4)+int64(i)*ms(20), true, fACK, seq+1<<31-8192, 5001, make([]byte, 176)))
+		}
+	}
+	f.close()
+	if n, b := f.c.Far(); n != 2 || b != 352 || len(f.dirMsgs(0)) != 10 {
+		t.Errorf("far %d segments %d bytes, %d messages; want 2, 352, 10", n, b, len(f.dirMsgs(0)))
+	}
+}
