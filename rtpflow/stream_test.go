@@ -271,3 +271,35 @@ func TestClockRateAfterBurst(t *testing.T) {
 		t.Errorf("clock %v inferred %v jitter %v kind %s", got.ClockRate, got.ClockRateInferred, got.JitterMS, got.Kind)
 	}
 }
+
+// TestMoreStreamsThanTheTable: 200 SSRCs sending at once, each packet of one after a
+// packet of every other (round robin, 20 rounds, 100 µs apart), into a table of 40. Each
+// SSRC's second packet comes 199 packets after its first; when the table was full, a sweep
+// dropped every single-packet candidate, so none ever had two, and no stream qualified (a
+// sweep of the oldest quarter does no better: their turn comes round first). A sweep now
+// drops the newest quarter: the older ones keep their place, get a second packet, are
+// spared from then on, and qualify; the rest are counted (Counts).
+func TestMoreStreamsThanTheTable(t *testing.T) {
+	tr := NewTracker(Config{MaxStreams: 40})
+	var as []arrival
+	for round := range 20 {
+		for k := range 200 {
+			b := rp{pt: 0, seq: uint16(100 + round), ts: uint32(160 * round), ssrc: uint32(0x1000 + k), payload: make([]byte, 160)}.bytes()
+			as = append(as, arrival{pathA, msg(b, T0+int64(round*200+k)*100_000)})
+		}
+	}
+	feed(t, tr, as)
+	ss := tr.Streams()
+	c := tr.Counts()
+	var pk int64
+	for _, s := range ss {
+		pk += s.Wire().Messages
+	}
+	// 30 SSRCs keep their place from the first round and qualify, all 20 packets each; of
+	// the 4,000 packets, 1,700 were of candidates dropped, 1,690 refused while the table was
+	// full of candidates just swept in, and 10 are of the last, left candidates at the end.
+	if len(ss) != 30 || pk != 600 || c.Untracked != 1690 || c.Evicted != 1700 {
+		t.Errorf("%d streams of %d packets, untracked %d, evicted %d; want 30 of 600, 1690, 1700",
+			len(ss), pk, c.Untracked, c.Evicted)
+	}
+}

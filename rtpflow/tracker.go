@@ -1,7 +1,9 @@
 package rtpflow
 
 import (
+	"cmp"
 	"net/netip"
+	"slices"
 	"time"
 
 	"github.com/callpcap/callpcap/report"
@@ -218,7 +220,29 @@ func (t *Tracker) sweep(at int64) bool {
 		return at-s.lastAt > idleEvict || s.packets >= int64(t.cfg.MinPackets)
 	})
 	if n == 0 {
-		n = evict(func(s *Stream) bool { return s.packets <= 1 })
+		// The newest quarter of the table's single-packet candidates, not all: when more
+		// streams are in progress than the table holds, each SSRC's second packet comes
+		// after many others' first, and a sweep of them all left none to get one (a
+		// tester's 16,000 interleaved SSRCs gave no stream at all); nor does a sweep of the
+		// oldest, whose turn comes round first. The older ones keep their place, get a
+		// second packet, are spared from then on, and qualify; a single packet of junk
+		// goes when idle (idleEvict) if not before.
+		var singles []*Stream
+		for _, s := range t.streams {
+			if s.packets <= 1 {
+				singles = append(singles, s)
+			}
+		}
+		if keep := len(singles) - max(1, t.cfg.MaxStreams/4); keep > 0 {
+			slices.SortFunc(singles, func(a, b *Stream) int { return cmp.Compare(a.lastAt, b.lastAt) })
+			spare := make(map[*Stream]bool, keep)
+			for _, s := range singles[:keep] {
+				spare[s] = true
+			}
+			n = evict(func(s *Stream) bool { return s.packets <= 1 && !spare[s] })
+		} else {
+			n = evict(func(s *Stream) bool { return s.packets <= 1 })
+		}
 	}
 	if n == 0 {
 		return false
