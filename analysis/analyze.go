@@ -10,6 +10,7 @@ import (
 
 	"github.com/callpcap/callpcap/capture"
 	"github.com/callpcap/callpcap/demux"
+	"github.com/callpcap/callpcap/internal/numfmt"
 	"github.com/callpcap/callpcap/report"
 	"github.com/callpcap/callpcap/rtpflow"
 	"github.com/callpcap/callpcap/tcpframe"
@@ -127,6 +128,7 @@ type analyzer struct {
 	unknownLink, nonIP, ipOther int64
 	truncated, interrupted      bool
 	warnings                    []string
+	moreWarnings                int64 // warnings beyond maxWarnings
 	jumps                       int64 // steps in capture time (more than timeJump between two packets)
 	touched                     byte  // what touchBatch read, kept so that its loads stay
 	clockJumps                  int64 // packets whose time stamp was a clock jump (clockJump)
@@ -159,9 +161,23 @@ func newAnalyzer(opts Options) *analyzer {
 func (a *analyzer) rtp() *rtpflow.Tracker { return a.media.tracker }
 
 func (a *analyzer) warnf(format string, args ...any) {
-	if len(a.warnings) < 50 {
+	if len(a.warnings) < maxWarnings {
 		a.warnings = append(a.warnings, fmt.Sprintf(format, args...))
+		return
 	}
+	a.moreWarnings++
+}
+
+// maxWarnings bounds the warnings listed; those beyond are counted in a last one
+// (listedWarnings).
+const maxWarnings = 50
+
+// listedWarnings returns the warnings, with a last one that counts those left out.
+func (a *analyzer) listedWarnings() []string {
+	if a.moreWarnings == 0 {
+		return a.warnings
+	}
+	return append(a.warnings, numfmt.Count(a.moreWarnings, "more warning", "more warnings")+" not listed")
 }
 
 func (a *analyzer) run(ctx context.Context, rd *capture.Reader) {

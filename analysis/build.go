@@ -61,7 +61,7 @@ func (a *analyzer) build(name string, rd *capture.Reader) report.Capture {
 	a.buildStreamsAndDirections(&c, streams, legOf)
 	c.ICE = a.turn.ICE()
 	c.TURN = a.turn.TURN()
-	c.Warnings = a.warnings
+	c.Warnings = a.listedWarnings()
 	c.Findings = Findings(&c)
 	return c
 }

@@ -557,3 +557,16 @@ func TestNothingIP(t *testing.T) {
 		t.Errorf("with ARP: packets %d, warnings %q; want 501, none", c.Packets, c.Warnings)
 	}
 }
+
+// TestWarningsBounded: the warnings listed stop at 50; a last one counts the others, which
+// were dropped without a word before (a tester's 10,000 streams of a table's refusals).
+func TestWarningsBounded(t *testing.T) {
+	var a analyzer
+	for i := range 60 {
+		a.warnf("warning %d", i)
+	}
+	w := a.listedWarnings()
+	if len(w) != 51 || w[49] != "warning 49" || w[50] != "10 more warnings not listed" {
+		t.Errorf("%d warnings, ending %q", len(w), w[len(w)-2:])
+	}
+}
