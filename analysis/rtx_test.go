@@ -345,14 +345,18 @@ func TestEncryptedFeedbackUnattributed(t *testing.T) {
 			t.Errorf("video %#x rtcp %+v, want no feedback", ssrc, v)
 		}
 	}
-	want := "4 encrypted feedback messages (NACK, PLI, FIR) could not be given to a video stream"
-	found := false
+	wantWarningPrefix(t, c, "4 encrypted feedback messages (NACK, PLI, FIR) could not be given to a video stream")
+}
+
+// wantWarningPrefix fails t unless one of c's warnings starts with want.
+func wantWarningPrefix(t *testing.T, c report.Capture, want string) {
+	t.Helper()
 	for _, w := range c.Warnings {
-		found = found || strings.HasPrefix(w, want)
+		if strings.HasPrefix(w, want) {
+			return
+		}
 	}
-	if !found {
-		t.Errorf("warnings %q, want one starting %q", c.Warnings, want)
-	}
+	t.Errorf("warnings %q, want one starting %q", c.Warnings, want)
 }
 
 // TestEncryptedRTCPOfNoStream: bob only receives, and sends his SRTCP as SSRC 1 (as
@@ -378,12 +382,5 @@ func TestEncryptedRTCPOfNoStream(t *testing.T) {
 	if v := streamBySSRC(c, 0xC1); v == nil || v.RTCP != nil {
 		t.Errorf("video %+v, want no RTCP", v)
 	}
-	want := "9 encrypted RTCP packets (3 rr, 2 remb, 4 twcc) came from SSRCs that sent no RTP stream here"
-	found := false
-	for _, w := range c.Warnings {
-		found = found || strings.HasPrefix(w, want)
-	}
-	if !found {
-		t.Errorf("warnings %q, want one starting %q", c.Warnings, want)
-	}
+	wantWarningPrefix(t, c, "9 encrypted RTCP packets (3 rr, 2 remb, 4 twcc) came from SSRCs that sent no RTP stream here")
 }

@@ -81,6 +81,20 @@ func TestIPv4Fragments(t *testing.T) {
 	}
 }
 
+// fragmentedPcap writes a pcap of link type link holding the 100 datagrams of
+// TestIPv4Fragments as write lays out each one's two fragments, from its capture time.
+func fragmentedPcap(link capture.LinkType, write func(w *pcapgen.Writer, frags [][]byte, at int64)) []byte {
+	s := audio()
+	s.PT, s.ClockRate, s.PayloadSize, s.Count = 96, 90000, 2000, 100
+	var b bytes.Buffer
+	w := pcapgen.NewPcap(&b, link, false, false, 0)
+	for i, p := range s.Packets() {
+		udp := pcapgen.UDP(s.Src, s.Dst, s.RTP(i))
+		write(w, pcapgen.IPv4Fragments(s.Src.Addr(), s.Dst.Addr(), pcapgen.ProtoUDP, uint16(i), udp, 1480), p.T)
+	}
+	return b.Bytes()
+}
+
 // TestTURNSendIndications: media in Send indications (client to server) and Data
 // indications (server to client), the peer from XOR-PEER-ADDRESS; every STUN byte around
 // the data is framing.
@@ -336,14 +350,7 @@ func TestDecodeAs(t *testing.T) {
 // datagrams are 200 duplicate frames, and the flow carried the other 200.
 func TestFragmentCaptureDuplicates(t *testing.T) {
 	for _, interleaved := range []bool{true, false} {
-		s := audio()
-		s.PT, s.ClockRate, s.PayloadSize, s.Count = 96, 90000, 2000, 100
-		var b bytes.Buffer
-		w := pcapgen.NewPcap(&b, capture.LinkLinuxSLL2, false, false, 0)
-		for i, p := range s.Packets() {
-			udp := pcapgen.UDP(s.Src, s.Dst, s.RTP(i))
-			frags := pcapgen.IPv4Fragments(s.Src.Addr(), s.Dst.Addr(), pcapgen.ProtoUDP, uint16(i), udp, 1480)
-			at := p.T
+		data := fragmentedPcap(capture.LinkLinuxSLL2, func(w *pcapgen.Writer, frags [][]byte, at int64) {
 			copyOf := func(j int, ifindex uint32) {
 				w.Write(at, 0, pcapgen.SLL2(frags[j], pcapgen.EtherTypeIPv4, ifindex), 0)
 				at += 1000
@@ -359,8 +366,8 @@ func TestFragmentCaptureDuplicates(t *testing.T) {
 				copyOf(0, 3)
 				copyOf(1, 3)
 			}
-		}
-		c := analyze(t, b.Bytes(), Options{})
+		})
+		c := analyze(t, data, Options{})
 		st := onlyStream(t, c)
 		if c.Packets != 400 || c.CaptureDuplicates != 200 || st.Packets != 100 || st.Duplicates != 0 || deref(st.Lost) != 0 {
 			t.Errorf("interleaved %v: capture packets %d duplicates %d, stream packets %d duplicates %d lost %d; want 400, 200, 100, 0, 0",
@@ -385,15 +392,9 @@ func TestFragmentCaptureDuplicates(t *testing.T) {
 // never completed: 100 "could not be rebuilt" at the end, and a direction short of 200
 // frames.
 func TestRepeatedFragments(t *testing.T) {
-	s := audio()
-	s.PT, s.ClockRate, s.PayloadSize, s.Count = 96, 90000, 2000, 100
-	var b bytes.Buffer
-	w := pcapgen.NewPcap(&b, capture.LinkEthernet, false, false, 0)
 	var frames, repeats int64
-	for i, p := range s.Packets() {
-		udp := pcapgen.UDP(s.Src, s.Dst, s.RTP(i))
-		at := p.T
-		for _, f := range pcapgen.IPv4Fragments(s.Src.Addr(), s.Dst.Addr(), pcapgen.ProtoUDP, uint16(i), udp, 1480) {
+	data := fragmentedPcap(capture.LinkEthernet, func(w *pcapgen.Writer, frags [][]byte, at int64) {
+		for _, f := range frags {
 			frame := pcapgen.Ether(f, pcapgen.EtherTypeIPv4)
 			for range 2 {
 				w.Write(at, 0, frame, 0)
@@ -402,8 +403,8 @@ func TestRepeatedFragments(t *testing.T) {
 			}
 			repeats += int64(len(frame))
 		}
-	}
-	c := analyze(t, b.Bytes(), Options{})
+	})
+	c := analyze(t, data, Options{})
 	st := onlyStream(t, c)
 	if c.Packets != 400 || c.CaptureDuplicates != 0 || c.WireBytes != frames || st.Packets != 100 || st.Duplicates != 0 || deref(st.Lost) != 0 {
 		t.Errorf("capture packets %d duplicates %d wire %d, stream packets %d duplicates %d lost %d; want 400, 0, %d, 100, 0, 0",
@@ -512,20 +513,13 @@ func TestRepeatedDatagram(t *testing.T) {
 		{"each twice, reversed", []int{1, 1, 0, 0}, 100, 0, 300},
 		{"whole, reversed", []int{1, 0, 1, 0}, 200, 100, 400},
 	} {
-		s := audio()
-		s.PT, s.ClockRate, s.PayloadSize, s.Count = 96, 90000, 2000, 100
-		var b bytes.Buffer
-		w := pcapgen.NewPcap(&b, capture.LinkEthernet, false, false, 0)
-		for i, p := range s.Packets() {
-			udp := pcapgen.UDP(s.Src, s.Dst, s.RTP(i))
-			frags := pcapgen.IPv4Fragments(s.Src.Addr(), s.Dst.Addr(), pcapgen.ProtoUDP, uint16(i), udp, 1480)
-			at := p.T
+		data := fragmentedPcap(capture.LinkEthernet, func(w *pcapgen.Writer, frags [][]byte, at int64) {
 			for _, j := range tc.order {
 				w.Write(at, 0, pcapgen.Ether(frags[j], pcapgen.EtherTypeIPv4), 0)
 				at += 500_000
 			}
-		}
-		c := analyze(t, b.Bytes(), Options{})
+		})
+		c := analyze(t, data, Options{})
 		st := onlyStream(t, c)
 		if c.Packets != 400 || c.CaptureDuplicates != 0 || st.Packets != int64(tc.packets) || st.Duplicates != int64(tc.dups) || deref(st.Lost) != 0 {
 			t.Errorf("%s: capture packets %d duplicates %d, stream packets %d duplicates %d lost %d; want 400, 0, %d, %d, 0",
