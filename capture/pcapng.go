@@ -216,7 +216,7 @@ func (r *Reader) nextPcapNG(p *Packet) error {
 			r.dataOff = r.blockOff + 8 + 4
 			ifc, err := r.iface(0)
 			if err != nil {
-				r.undescribed(p, len(body)-4, int(r.u32(body)))
+				r.undescribed(p, body[4:], int(r.u32(body)))
 				return nil
 			}
 			orig := r.u32(body)
@@ -334,12 +334,13 @@ func (r *Reader) u64(b []byte) uint64 {
 // (a damaged or hand-made file): its link type, and so its bytes, cannot be read, but the
 // block's length held, so the blocks after it can: counted as undecodable, at the time of
 // the packet before, rather than taken for the end of what the file holds.
-func (r *Reader) undescribed(p *Packet, caplen, orig int) {
+func (r *Reader) undescribed(p *Packet, data []byte, orig int) {
 	if !r.zero {
 		*p = Packet{}
 	}
-	w := max(orig, caplen)
-	p.Time, p.Iface, p.WireLen, p.FrameLen, p.CapLen = r.lastTime, r.section, w, w, caplen
+	w := max(orig, len(data))
+	p.Time, p.Iface, p.WireLen, p.FrameLen = r.lastTime, r.section, w, w
+	p.CapLen, p.Data = len(data), data
 	p.Kind = KindUndecodable
 }
 
@@ -354,7 +355,7 @@ func (r *Reader) timedPacket(p *Packet, id uint32, body []byte) error {
 	r.dataOff = r.blockOff + 8 + 20
 	ifc, err := r.iface(id)
 	if err != nil {
-		r.undescribed(p, int(caplen), int(r.u32(body[16:])))
+		r.undescribed(p, body[20:20+caplen], int(r.u32(body[16:])))
 		return nil
 	}
 	ts := uint64(r.u32(body[4:]))<<32 | uint64(r.u32(body[8:]))
