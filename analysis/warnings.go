@@ -78,6 +78,11 @@ func (a *analyzer) unanalysed(rd *capture.Reader) {
 				bound{int64(fs.Pending), "incomplete at the end of the capture"}))
 	}
 
+	if n := rd.Stats().UDPBeyond; n > 0 {
+		a.warnf("%s claimed more bytes than their IP packet held: read to the packet's end",
+			numfmt.Count(n, "UDP datagram", "UDP datagrams"))
+	}
+
 	rc := a.rtp().Counts()
 	if rc.Untracked > 0 {
 		a.warnf("%d RTP packets of streams beyond the RTP stream table were counted, not analysed", rc.Untracked)

@@ -172,6 +172,24 @@ func TestUDPLengths(t *testing.T) {
 	if p.Kind != capture.KindUDP || p.PayloadLen != 2 || p.Snapped || p.HeaderLen+p.PayloadLen != p.WireLen {
 		t.Errorf("long UDP length: %+v", summary(p))
 	}
+	// And it is counted (Stats.UDPBeyond), where the padded one is not.
+	for _, tc := range []struct {
+		frame []byte
+		want  int64
+	}{{long, 1}, {padded, 0}} {
+		r, err := capture.Open(bytes.NewReader(pcapFile(t, capture.LinkEthernet, tc.frame)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var q capture.Packet
+		if err := r.Next(&q); err != nil {
+			t.Fatal(err)
+		}
+		if got := r.Stats().UDPBeyond; got != tc.want {
+			t.Errorf("UDPBeyond %d, want %d", got, tc.want)
+		}
+		r.Close()
+	}
 
 	// A UDP length shorter than the IP payload: the rest is trailer.
 	shortLen := pcapgen.EtherUDP(a4, b4, []byte("hello"))

@@ -72,6 +72,8 @@ type Reader struct {
 	held Held   // buffers left behind since the last TakeHeld
 	err  error  // sticky: once Next fails, it keeps failing the same way
 	frag reassembler
+
+	udpBeyond int64 // Stats.UDPBeyond
 }
 
 // iface is one pcapng interface, or the single interface of a classic pcap file.
@@ -372,12 +374,15 @@ type Stats struct {
 	Dropped    int64
 	Duplicates int64 // fragments repeating the offset and length of one already filed: not filed again
 	Pending    int   // datagrams incomplete now; at the end of the file, never completed
+	// UDPBeyond counts UDP datagrams whose length field claimed more than their IP packet
+	// holds: read to the packet's end.
+	UDPBeyond int64
 }
 
-// Stats returns the fragment counters so far.
+// Stats returns the fragment counters so far, and UDPBeyond.
 func (r *Reader) Stats() Stats {
 	s := r.frag.stats
-	s.Pending = r.frag.pending
+	s.Pending, s.UDPBeyond = r.frag.pending, r.udpBeyond
 	return s
 }
 

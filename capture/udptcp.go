@@ -7,7 +7,9 @@ import "encoding/binary"
 func (r *Reader) transport(p *Packet, proto uint8, data []byte, length int) {
 	switch proto {
 	case protoUDP:
-		udp(p, data, length)
+		if udp(p, data, length) {
+			r.udpBeyond++
+		}
 	case protoTCP:
 		tcp(p, data, length)
 	}
@@ -16,14 +18,16 @@ func (r *Reader) transport(p *Packet, proto uint8, data []byte, length int) {
 // udp decodes a UDP header (RFC 768):
 //
 //	source_port(2) destination_port(2) length(2) checksum(2)
-func udp(p *Packet, data []byte, length int) {
+//
+// It reports whether the length field claimed more than the IP packet holds.
+func udp(p *Packet, data []byte, length int) (beyond bool) {
 	if length < udpLen {
 		bad(p)
-		return
+		return false
 	}
 	if len(data) < udpLen {
 		short(p)
-		return
+		return false
 	}
 	p.SrcPort = binary.BigEndian.Uint16(data)
 	p.DstPort = binary.BigEndian.Uint16(data[2:])
@@ -33,16 +37,17 @@ func udp(p *Packet, data []byte, length int) {
 		ulen = length // jumbogram (RFC 2675) or segmentation offload
 	case ulen < udpLen:
 		bad(p)
-		return
+		return false
 	case ulen > length:
 		// Malformed: the IP length is the better bound (tcpdump's rtp-seg-fault captures).
-		ulen = length
+		ulen, beyond = length, true
 	}
 	p.PayloadLen = ulen - udpLen
 	p.Payload = data[udpLen:min(ulen, len(data))]
 	p.Snapped = len(p.Payload) < p.PayloadLen
 	p.HeaderLen = p.WireLen - p.PayloadLen
 	p.Kind = KindUDP
+	return beyond
 }
 
 // tcp decodes a TCP header (RFC 9293, 3.1):
