@@ -77,9 +77,12 @@ func (f *flow) carried(s *side, c *int64, at, n int64) {
 // started later, the first media packet of its call direction, whose series' grid
 // starts there (secmedian.Sums).
 func (f *flow) anchorSeries(i int, at int64) {
-	if f.sides[i].anchored {
-		return
+	if !f.sides[i].anchored { // inlined: every RTP message asks
+		f.anchor(i, at)
 	}
+}
+
+func (f *flow) anchor(i int, at int64) {
 	f.sides[i].anchored, f.sides[i].anchorAt = true, at
 	f.sides[i].seconds().extra.Anchor(at)
 	if f.conn != nil {

@@ -50,7 +50,8 @@ func (a *analyzer) message(f *flow, m *transport.Message, udp bool) {
 			cls = forced
 		}
 	}
-	s := &f.sides[f.dir(m.Src)]
+	i := f.dir(m.Src)
+	s := &f.sides[i]
 	// SIP is text: its first byte falls in the ChannelData range (INVITE, ACK, BYE), which
 	// fails validation, or in QUIC's (SIP/2.0 responses, UPDATE, PRACK).
 	if (cls == demux.ClassOther || cls == demux.ClassQUIC) && demux.IsSIP(m.Payload) {
@@ -70,22 +71,22 @@ func (a *analyzer) message(f *flow, m *transport.Message, udp bool) {
 		a.relay.allocated(a)
 		if unwrapped {
 			f.turn = true
-			a.wrapped(f, s, m, &a.inner)
+			a.wrapped(f, i, &a.inner)
 			return
 		}
 		f.carried(s, &s.stun, m.Delivered, m.Wire.Total)
 	case demux.ClassChannelData:
 		if a.turn.ChannelData(m, &a.inner) {
 			f.turn = true
-			a.wrapped(f, s, m, &a.inner)
+			a.wrapped(f, i, &a.inner)
 			return
 		}
 		f.carried(s, &s.other, m.Delivered, m.Wire.Total)
 	case demux.ClassRTP:
 		if !a.rtpPacket(f, rtpflow.Path{Leg: f.idx, Src: m.Src, Dst: m.Dst}, m) {
 			f.carried(s, &s.other, m.Delivered, m.Wire.Total)
-		} else if !s.anchored {
-			f.anchorSeries(f.dir(m.Src), m.Delivered)
+		} else {
+			f.anchorSeries(i, m.Delivered)
 		}
 	case demux.ClassRTCP:
 		a.media.rtcp(rtpflow.Path{Leg: f.idx, Src: m.Src, Dst: m.Dst}, m)
@@ -145,10 +146,11 @@ func (a *analyzer) tcpText(f *flow, src netip.AddrPort, b []byte) {
 	f.sip = f.sip || s.SIP()
 }
 
-// wrapped handles a datagram unwrapped from TURN, which flow f carried in message outer, on
-// its side s: its path runs between the TURN client and the peer, whichever way it
-// travelled, and what is not RTP counts on that path (flow.peer).
-func (a *analyzer) wrapped(f *flow, s *side, outer, m *transport.Message) {
+// wrapped handles a datagram unwrapped from TURN, which flow f carried on its side i: its
+// path runs between the TURN client and the peer, whichever way it travelled, and what is
+// not RTP counts on that path (flow.peer).
+func (a *analyzer) wrapped(f *flow, i int, m *transport.Message) {
+	s := &f.sides[i]
 	client := a.clientOf(f)
 	path := rtpflow.Path{Leg: f.idx, Src: client, Dst: m.Peer}
 	if m.Src != client {
@@ -161,9 +163,7 @@ func (a *analyzer) wrapped(f *flow, s *side, outer, m *transport.Message) {
 	case demux.ClassRTP:
 		a.relay.wrapped(f, client, path, m)
 		if a.rtpPacket(f, path, m) {
-			if !s.anchored {
-				f.anchorSeries(f.dir(outer.Src), m.Delivered)
-			}
+			f.anchorSeries(i, m.Delivered)
 			return
 		}
 	case demux.ClassRTCP:
