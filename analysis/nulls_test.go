@@ -178,6 +178,38 @@ func TestClockJumps(t *testing.T) {
 	}
 }
 
+// TestStepAfterLatePacket: the 500 PCMU packets of TestClockJumps, the 250th 200 ms late
+// and the last written before the clock steps two hours, or 2 s back. The packets after the
+// step follow it in the timeline, and they start a new reference for the delay: at the
+// recent samples' smallest transit, not at the late packet's, whose lateness they inherited
+// (all 250 after it read late when the stream ended before the look-ahead, or none did and
+// the late packet read on time).
+func TestStepAfterLatePacket(t *testing.T) {
+	for _, step := range []int64{int64(2 * time.Hour), -int64(2 * time.Second)} {
+		t.Run(time.Duration(step).String(), func(t *testing.T) {
+			var buf bytes.Buffer
+			w := pcapgen.NewPcap(&buf, capture.LinkEthernet, false, false, 0)
+			s := audio()
+			for i, p := range s.Packets() {
+				switch {
+				case i == 249:
+					p.T += int64(200 * time.Millisecond)
+				case i > 249:
+					p.T += step
+				}
+				if err := w.Write(p.T, 0, p.Frame, 0); err != nil {
+					t.Fatal(err)
+				}
+			}
+			c := analyze(t, buf.Bytes(), Options{})
+			st := onlyStream(t, c)
+			if c.ClockJumps != 1 || st.Late == nil || st.Late.Packets != 1 || st.DelayMS == nil || st.DelayMS.Max != 200 {
+				t.Errorf("clock_jumps %d, late %+v, delay %+v: want 1 jump, 1 packet late, 200 ms at most", c.ClockJumps, st.Late, st.DelayMS)
+			}
+		})
+	}
+}
+
 // The rule, packet by packet: more than an hour from every neighbour it has, or more than a
 // second before both.
 func TestClockJumpRule(t *testing.T) {

@@ -101,6 +101,20 @@ func (b *baseline) judge(ahead bool) (bsample, int64) {
 	return p, p.rel - base
 }
 
+// floor is the smallest transit of the recent samples: those pending and those judged
+// within baselineWindow before the newest judged one (0 before any sample).
+func (b *baseline) floor() int64 {
+	switch {
+	case b.lead.n > 0 && b.trail.n > 0:
+		return min(b.lead.front().rel, b.trail.front().rel)
+	case b.lead.n > 0:
+		return b.lead.front().rel
+	case b.trail.n > 0:
+		return b.trail.front().rel
+	}
+	return 0
+}
+
 // ring is a double-ended queue growing in powers of two: nothing is allocated per element
 // once it has grown to its working size.
 type ring[T any] struct {

@@ -36,8 +36,7 @@ type delayStats struct {
 	sampled    bool
 	at0, send0 int64 // the first sample's arrival and send time: transits are relative to it
 	off        int64 // added to rel since the last rebase
-	last       int64 // the last sample's rel
-	rebased    bool  // the next sample's RTP timestamp is on a new base (rebase)
+	rebased    bool  // the next sample starts a new reference (rebase, restep)
 
 	// Frames, on RTP timestamps (frameOf).
 	seqSet, tsSet  bool
@@ -83,8 +82,12 @@ func newDelayStats(budget, span int64) delayStats {
 func (d *delayStats) reference(clock int, ast bool) { d.clock, d.ast = clock, ast }
 
 // rebase says that the next sample's RTP timestamp is on another base (a sender restarted
-// its timestamps): its transit is taken to be the last sample's, and the samples after it
-// are placed relative to it. abs-send-time, the sender's clock, does not restart.
+// its timestamps): its transit is taken to be the smallest of the recent samples' (the
+// baseline's floor), and the samples after it are placed relative to it. Not the last
+// sample's: when that one was late, every sample after it would be as late (a 200 ms late
+// packet before a step of the capture's clock made the 45 after it late). Taken as on
+// time, the first sample of the new reference can only read early, which makes no packet
+// late. abs-send-time, the sender's clock, does not restart.
 func (d *delayStats) rebase() {
 	d.rebased = d.sampled && !d.ast
 	d.seqSet, d.tsSet = false, false
@@ -190,10 +193,9 @@ func (d *delayStats) sample(at, ts int64, seq uint16, media bool, astV uint32, a
 	rel := (at - d.at0) - (send - d.send0)
 	if d.rebased {
 		d.rebased = false
-		d.off = d.last - rel
+		d.off = d.base.floor() - rel
 	}
 	rel += d.off
-	d.last = rel
 	for d.base.due(at) {
 		d.judged(d.base.judge(true))
 	}
