@@ -132,6 +132,8 @@ func events() callgen.Stream {
 	return callgen.Stream{Src: alice, Dst: bob, SSRC: 0xE7, PT: 101, ClockRate: 8000,
 		Interval: 50 * time.Millisecond, PayloadSize: 4, Count: 200, StartSeq: 1, Start: 100 * time.Millisecond,
 		TS: func(i int) uint32 { return uint32(9000 + (i/20)*8000) },
+		// Event 5 at volume 10, its duration growing by 400 a packet (RFC 4733, 2.3).
+		Fill: func(i int, b []byte) { b[0], b[1], b[2], b[3] = 5, 10, byte((i%20+1)*400>>8), byte((i%20+1)*400) },
 	}
 }
 
@@ -262,6 +264,14 @@ func TestLatenessFalseAlarms(t *testing.T) {
 		{
 			name: "telephone events",
 			pkts: func() []callgen.Packet { s := events(); return append(s.Packets(), eventSDP(0)) },
+			ssrc: "0x000000e7",
+			want: lateFigures{Kind: "event"},
+		},
+		{
+			// Without SDP, the packets' shape says they are events (before: an audio stream
+			// with a jitter of 15 ms and a delay sample per event).
+			name: "telephone events without SDP",
+			pkts: func() []callgen.Packet { s := events(); return s.Packets() },
 			ssrc: "0x000000e7",
 			want: lateFigures{Kind: "event"},
 		},

@@ -31,6 +31,7 @@ type Stream struct {
 	wire            WireTotals // per stream, summed over its messages
 
 	steps  continuity
+	shape  eventShape // of the packets of the stream's first payload type
 	seq    seqStats
 	series series
 	ext    extDetector
@@ -146,6 +147,9 @@ func (s *Stream) add(pk *Packet) {
 	ev := s.seq.add(pk.Seq)        // RFC 3550 A.1: duplicate, losses seen
 	s.series.loss(sec, ev)         // losses in their second
 	s.account(pk, sec, ev.dup)     // wire bytes
+	if !s.shape.other && pk.PT == s.pt {
+		s.shape.add(pk) // RFC 4733 events on an SSRC of their own
+	}
 	if pk.TCP {
 		s.tcpLoss(ev, pk.Gaps) // losses where TCP lost nothing: dropped before it
 	}
@@ -346,6 +350,16 @@ func (s *Stream) eventShaped(pk *Packet) bool {
 		return false
 	}
 	_, named := s.t.hints.lookupPT(s, pk.PT)
+	return !named
+}
+
+// eventsOnly says whether the stream carries RFC 4733 events only, known by their shape
+// (eventShape) where no SDP names its payload type.
+func (s *Stream) eventsOnly() bool {
+	if !s.shape.events() {
+		return false
+	}
+	_, named := s.t.hints.lookupPT(s, s.pt)
 	return !named
 }
 

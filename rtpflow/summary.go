@@ -80,6 +80,10 @@ func (s *Stream) finish() {
 	s.held.ok = false // settled above, or a stray: no timing
 	s.decide()
 	s.delay.flush()
+	if s.eventsOnly() {
+		// As where SDP names the type telephone-event (media): events have no timing.
+		s.jit, s.delay = Jitter{}, newDelayStats(s.t.budget, s.t.span)
+	}
 	s.decideRTX(true)
 }
 
@@ -90,6 +94,9 @@ func (s *Stream) kind() string {
 	h, hinted := s.t.hints.of(s)
 	if k := payloadKind(s.pt, h.Codec); k != "" {
 		return k
+	}
+	if s.eventsOnly() {
+		return "event"
 	}
 	if st, ok := static(s.pt); ok {
 		if st.video {
@@ -127,6 +134,9 @@ func ptr[T any](v T) *T { return &v }
 //   - an RTX stream has no jitter_ms, delay_ms or late (null): it carries its originals'
 //     timestamps, sent long before (RFC 4588, 4); its rtx object counts repairs and
 //     probes (rtxmatcher.go);
+//   - a stream of RFC 4733 events only, known by their shape (eventsOnly), is of kind
+//     event and, as where SDP names its type telephone-event, has no jitter_ms, delay_ms
+//     or late: its packets repeat each event's start timestamp;
 //   - jitter_ms and delay_ms are null without a clock rate (a dynamic payload type over too
 //     short a time to infer one) and no abs-send-time;
 //   - delay samples every packet with abs-send-time, or on RTP timestamps the first packet
