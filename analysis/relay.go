@@ -51,7 +51,9 @@ import (
 // is taken for a client's and none is kept.
 //
 // A UDP flow is a peer leg when one of its ends is the relayed address of an allocation,
-// decided at its first datagram. That datagram may come before the Allocate success
+// decided at its first datagram. When both are (both ends of the call relayed by this
+// server), it is the peer leg of both allocations: each datagram leaves one and reaches
+// the other, the egress of one call direction and the ingress of the other's next hop. That datagram may come before the Allocate success
 // response that names the relayed address: over TCP, tcpframe holds the server's messages
 // back while it cannot yet tell the vantage of their direction (up to a second), and the
 // peer leg's first datagrams, the ICE checks, come a round trip after the response. So a
@@ -143,15 +145,26 @@ func (r *relayTracker) udp(a *analyzer, f *flow, m *transport.Message, cls demux
 	if st != relayYes || cls != demux.ClassRTP {
 		return
 	}
-	rel, peer := r.ends(f)
-	c := r.client[rel]
 	key, ok := relayKey(m.Payload)
-	switch {
-	case !ok:
-	case m.Src == peer: // peer to client: this leg is the ingress
-		r.record(dirKey{peer, c}, rtpflow.Path{Leg: f.idx, Src: peer, Dst: rel}, key, m.Delivered, true)
-	default:
-		r.record(dirKey{c, peer}, rtpflow.Path{Leg: f.idx, Src: rel, Dst: peer}, key, m.FirstSeen, false)
+	if !ok {
+		return
+	}
+	// Both ends are relayed addresses when both ends of the call are relayed by this
+	// server: the datagram leaves one allocation and reaches the other.
+	for _, rel := range [2]netip.AddrPort{f.a, f.b} {
+		c, ok := r.client[rel]
+		if !ok {
+			continue
+		}
+		peer := f.a
+		if rel == f.a {
+			peer = f.b
+		}
+		if m.Src == peer { // peer to client: this leg is the ingress
+			r.record(dirKey{peer, c}, rtpflow.Path{Leg: f.idx, Src: peer, Dst: rel}, key, m.Delivered, true)
+		} else {
+			r.record(dirKey{c, peer}, rtpflow.Path{Leg: f.idx, Src: rel, Dst: peer}, key, m.FirstSeen, false)
+		}
 	}
 }
 
@@ -212,11 +225,19 @@ func (r *relayTracker) allocated(a *analyzer) {
 		r.activate()
 		// The flow's datagrams analysed so far were not recorded: an ingress packet from
 		// before now may have left on it unseen.
-		rel, peer := r.ends(f)
-		c := r.client[rel]
-		for _, k := range [2]dirKey{{c, peer}, {peer, c}} {
-			d := r.dir(k)
-			d.from = max(d.from, a.prev)
+		for _, rel := range [2]netip.AddrPort{f.a, f.b} {
+			c, ok := r.client[rel]
+			if !ok {
+				continue
+			}
+			peer := f.a
+			if rel == f.a {
+				peer = f.b
+			}
+			for _, k := range [2]dirKey{{c, peer}, {peer, c}} {
+				d := r.dir(k)
+				d.from = max(d.from, a.prev)
+			}
 		}
 	}
 }

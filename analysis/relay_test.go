@@ -16,6 +16,7 @@ import (
 	"github.com/callpcap/callpcap/capture"
 	"github.com/callpcap/callpcap/internal/testgen/callgen"
 	"github.com/callpcap/callpcap/internal/testgen/pcapgen"
+	"github.com/callpcap/callpcap/render"
 	"github.com/callpcap/callpcap/report"
 )
 
@@ -400,4 +401,60 @@ func relaysOf(c report.Capture) map[[2]string]*report.Relay {
 		got[[2]string{d.From, d.To}] = d.Relay
 	}
 	return got
+}
+
+// TestRelayBothEnds: both ends of a call relayed by one TURN server, whose capture holds
+// the two allocations (alice's, relayed, and carol's, relayedC), each the other's peer, and
+// the leg between the two relayed addresses. Alice's audio reaches the server in
+// ChannelData, leaves relayed for relayedC 2 ms later, and leaves the server for carol 2 ms
+// after that. It is one call (before: two, alice's and carol's), and each allocation's
+// direction has its relay figures: the leg between the relayed addresses is the egress of
+// alice's allocation and the ingress of carol's (before: carol's only).
+func TestRelayBothEnds(t *testing.T) {
+	carol := netip.MustParseAddrPort("10.0.0.3:40000")
+	relayedC := netip.MustParseAddrPort("203.0.113.7:50020")
+	ms := func(n int) int64 { return callgen.Epoch + int64(n)*int64(time.Millisecond) }
+	allocOK := stun.NewType(stun.MethodAllocate, stun.ClassSuccessResponse)
+	bindReq := stun.NewType(stun.MethodChannelBind, stun.ClassRequest)
+	bindOK := stun.NewType(stun.MethodChannelBind, stun.ClassSuccessResponse)
+	var pkts []callgen.Packet
+	for i, a := range []struct {
+		client, relayed, peer netip.AddrPort
+		ch                    uint16
+	}{{alice, relayed, relayedC, 0x4000}, {carol, relayedC, relayed, 0x4001}} {
+		tid := func(b int) (id [stun.TransactionIDSize]byte) { id[0] = byte(10*i + b); return id }
+		at := 10 * i
+		pkts = append(pkts,
+			callgen.Packet{T: ms(at), Frame: stunFrame(t, a.client, turnServer, tid(1), stun.NewType(stun.MethodAllocate, stun.ClassRequest))},
+			callgen.Packet{T: ms(at + 40), Frame: stunFrame(t, turnServer, a.client, tid(1), allocOK,
+				xorAddr(stun.AttrXORRelayedAddress, a.relayed), raw(stun.AttrLifetime, 0, 0, 2, 0x58))},
+			callgen.Packet{T: ms(at + 100), Frame: stunFrame(t, a.client, turnServer, tid(2), bindReq,
+				raw(stun.AttrChannelNumber, byte(a.ch>>8), byte(a.ch), 0, 0), xorAddr(stun.AttrXORPeerAddress, a.peer))},
+			callgen.Packet{T: ms(at + 140), Frame: stunFrame(t, turnServer, a.client, tid(2), bindOK)})
+	}
+	in := audio()
+	in.Dst, in.Channel, in.Start = turnServer, 0x4000, 200*time.Millisecond
+	across := audio()
+	across.Src, across.Dst, across.Start = relayed, relayedC, 202*time.Millisecond
+	out := audio()
+	out.Src, out.Dst, out.Channel, out.Start = turnServer, carol, 0x4001, 204*time.Millisecond
+	pkts = append(append(append(pkts, in.Packets()...), across.Packets()...), out.Packets()...)
+	sort.SliceStable(pkts, func(i, j int) bool { return pkts[i].T < pkts[j].T })
+	c := analyze(t, pcapOf(t, pkts), Options{})
+	if calls := report.Calls(&c); len(calls) != 1 || len(calls[0]) != 3 {
+		t.Errorf("calls %q, want one of three legs", calls)
+	}
+	// The far end is named by the client of the allocation that relays it.
+	if h := render.Headline(&c); h != "Media relayed over UDP: TURN 203.0.113.7:3478 for 10.0.0.1 <-> 10.0.0.3" {
+		t.Errorf("headline %q", h)
+	}
+	lat := &report.Quantiles{Samples: 500, Min: 2, P50: 2, P95: 2, P99: 2, Max: 2}
+	want := map[[2]string]*report.Relay{
+		{alice.String(), relayedC.String()}:   {Matched: 500, LatencyMS: lat},
+		{relayed.String(), relayedC.String()}: nil,
+		{relayed.String(), carol.String()}:    {Matched: 500, LatencyMS: lat},
+	}
+	if d := cmp.Diff(want, relaysOf(c)); d != "" {
+		t.Errorf("relays by direction (-want +got):\n%s", d)
+	}
 }

@@ -150,7 +150,10 @@ func Headline(c *report.Capture) string {
 	}
 	// At a TURN server the capture holds many calls: the headline counts them, the calls
 	// block under it names them.
-	between := func(l report.Leg) string { return hostOf(l.Client) + " <-> " + peersHosts(l.Peers) }
+	relayedFor := relayedClients(c.Legs)
+	between := func(l report.Leg) string {
+		return hostOf(l.Client) + " <-> " + peersHosts(farEnds(l.Peers, relayedFor))
+	}
 	if calls := report.Calls(c); len(calls) > 1 {
 		between = func(l report.Leg) string {
 			k := 0 // calls with a leg of l's transport
@@ -197,6 +200,31 @@ func hostOf(addrPort string) string {
 		return strings.Trim(addrPort[:i], "[]")
 	}
 	return addrPort
+}
+
+// relayedClients maps each TURN leg's relayed address to its client.
+func relayedClients(legs []report.Leg) map[string]string {
+	out := map[string]string{}
+	for _, l := range legs {
+		if l.Transport.TURN() && l.Relayed != nil {
+			out[*l.Relayed] = l.Client
+		}
+	}
+	return out
+}
+
+// farEnds names a TURN leg's peers by the hosts at the far end of the call: a peer that is
+// the relayed address of another allocation in the capture (both ends of the call relayed
+// by one server) is that allocation's client.
+func farEnds(peers []string, relayedFor map[string]string) []string {
+	out := make([]string, len(peers))
+	for i, p := range peers {
+		out[i] = p
+		if c, ok := relayedFor[p]; ok {
+			out[i] = c
+		}
+	}
+	return out
 }
 
 func peersHosts(peers []string) string {

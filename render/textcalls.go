@@ -162,16 +162,23 @@ func (t *textWriter) calls(lines []callLine) {
 
 // callEnds names a call by its two ends and how its media travelled: for a relayed call
 // the TURN client and its peers (what the call was, rather than the relay's own
-// addresses), otherwise its first leg's two ends.
+// addresses; a peer relayed by the same server is its allocation's client), otherwise its
+// first leg's two ends.
 func callEnds(ids []string, legs map[string]*report.Leg) string {
 	var first *report.Leg
+	relayedFor := map[string]string{}
+	for _, id := range ids {
+		if l := legs[id]; l != nil && l.Transport.TURN() && l.Relayed != nil {
+			relayedFor[*l.Relayed] = l.Client
+		}
+	}
 	for _, id := range ids {
 		l := legs[id]
 		if l == nil {
 			continue
 		}
 		if l.Transport.TURN() {
-			return fmt.Sprintf("%s <-> %s via %s", hostOf(l.Client), peersHosts(l.Peers), transportName(l.Transport))
+			return fmt.Sprintf("%s <-> %s via %s", hostOf(l.Client), peersHosts(farEnds(l.Peers, relayedFor)), transportName(l.Transport))
 		}
 		if first == nil {
 			first = l

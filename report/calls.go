@@ -3,9 +3,12 @@ package report
 // Calls groups a capture's legs into calls, each a list of leg IDs, in the order of the
 // report's legs (a call's place is that of its first leg). Legs relayed by one TURN
 // allocation are one call: the TURN leg (its relayed address) and, at the TURN server, the
-// leg from that relayed address to the peer. Every other leg is a call of its own: a
-// capture cannot join two direct legs into one call without signalling. The findings name
-// their call by these legs, and the text report's summary lists these calls.
+// leg from that relayed address to the peer. Two allocations whose peers are each other's
+// relayed addresses (both ends of a call relayed by one server, which a TURN server's
+// capture often holds) relay one call: their legs, and the leg between the two relayed
+// addresses, are one. Every other leg is a call of its own: a capture cannot join two
+// direct legs into one call without signalling. The findings name their call by these
+// legs, and the text report's summary lists these calls.
 func Calls(c *Capture) [][]string {
 	relayed := map[string]bool{}
 	for _, l := range c.Legs {
@@ -13,19 +16,45 @@ func Calls(c *Capture) [][]string {
 			relayed[*l.Relayed] = true
 		}
 	}
+	// Relayed addresses that one leg touches relay one call (union-find by address).
+	parent := map[string]string{}
+	var find func(a string) string
+	find = func(a string) string {
+		p, ok := parent[a]
+		if !ok || p == a {
+			return a
+		}
+		r := find(p)
+		parent[a] = r
+		return r
+	}
+	touched := func(l *Leg) []string {
+		var out []string
+		if l.Relayed != nil {
+			out = append(out, *l.Relayed)
+		}
+		for _, a := range append([]string{l.Client, l.Server}, l.Peers...) {
+			if relayed[a] {
+				out = append(out, a)
+			}
+		}
+		return out
+	}
+	for i := range c.Legs {
+		as := touched(&c.Legs[i])
+		for _, a := range as[min(1, len(as)):] {
+			if ra, r0 := find(a), find(as[0]); ra != r0 {
+				parent[ra] = r0
+			}
+		}
+	}
 	var calls [][]string
 	at := map[string]int{} // a call's key → its index in calls
-	for _, l := range c.Legs {
-		var key string
-		switch {
-		case l.Relayed != nil:
-			key = "r " + *l.Relayed
-		case relayed[l.Client]:
-			key = "r " + l.Client
-		case relayed[l.Server]:
-			key = "r " + l.Server
-		default:
-			key = "l " + l.ID
+	for i := range c.Legs {
+		l := &c.Legs[i]
+		key := "l " + l.ID
+		if as := touched(l); len(as) > 0 {
+			key = "r " + find(as[0])
 		}
 		i, ok := at[key]
 		if !ok {
