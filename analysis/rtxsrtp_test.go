@@ -318,3 +318,39 @@ func TestPionRepeatedRTX(t *testing.T) {
 		t.Errorf("video %+v, want 4 lost, 4 recovered by RTX", v)
 	}
 }
+
+// TestSRTPRTXMidCall: a capture that begins 6 s into srtpVideo while pion resends, every
+// 100 ms for a second, ten packets it sent a second or more before (I 100, 150, ..., 550):
+// their timestamps are behind the video's and in none of its recent frames, and pion
+// numbers each RTX packet when it buffers the original (StartSeq+I+1982), so the RTX
+// stream skips 50 numbers a packet and repeats them. It is the video's RTX stream (before:
+// a media stream of kind unknown, and "441 of 1,351 media packets were lost (33%)", bad),
+// the video lost nothing, and the 100 RTX packets are 10 probes and 90 duplicates.
+func TestSRTPRTXMidCall(t *testing.T) {
+	video := srtpVideo(0xE1, 1_000_000, 1)
+	var pkts []callgen.Packet
+	for _, p := range video.Packets() {
+		if p.T >= callgen.Epoch+int64(6*time.Second) {
+			pkts = append(pkts, p)
+		}
+	}
+	r := callgen.RTX{SSRC: 0xE2, PT: 97, Fill: srtpFill(2)}
+	for round := range 10 {
+		for k := range 10 {
+			i := 100 + 50*k
+			r.Sends = append(r.Sends, callgen.RTXSend{I: i, Seq: video.StartSeq + uint16(i) + 1982,
+				At: 6*time.Second + time.Duration(round)*100*time.Millisecond + time.Duration(k)*100*time.Microsecond})
+		}
+	}
+	c := analyze(t, pcapOf(t, append(pkts, video.RTXPackets(r)...)), Options{})
+	got := srtpRTXOf(c, 0xE1, 0xE2)
+	want := srtpRTX{Kind: "rtx", RTXOf: "0x000000e1", MatchedBy: "timestamp", Packets: 100, Probes: 10}
+	if got != want {
+		t.Errorf("figures\n got %+v\nwant %+v", got, want)
+	}
+	for _, f := range c.Findings {
+		if f.Severity != report.SeverityInfo {
+			t.Errorf("finding %s (%s): %s", f.Code, f.Severity, f.Text)
+		}
+	}
+}

@@ -1,5 +1,7 @@
 package rtpflow
 
+import "cmp"
+
 // RTX detection (RFC 4588): the payload of a retransmission packet starts with the
 // original sequence number (OSN). A stream is the RTX stream of another stream of the same
 // sender (same leg and Path.Src) when, of its first rtxVotes payload-bearing packets, at
@@ -19,7 +21,13 @@ package rtpflow
 // whole). The OSN election comes first, so clear payloads decide as they always did; when
 // it elects nobody, three quarters of the timestamp votes elect (matched_by timestamp),
 // on as few as one at the end of the capture: libwebrtc's RTX streams are mostly padding,
-// and a 32-bit timestamp equals one of 64 by chance once in 2^26. Streams that share one
+// and a 32-bit timestamp equals one of 64 by chance once in 2^26. A packet whose timestamp
+// is in no stream's recent frames but runs behind one stream's last (within tsNear)
+// resends an older frame, from before the capture began or from seconds ago (pion resends
+// for seconds): such votes count with the others, on at least rtxMinVotes, where a
+// quarter of the packets skipped numbers of the stream's own or went back in time, which
+// a media stream whose clock merely runs behind another's (two clocks started at 0) does
+// not. Streams that share one
 // timestamp clock (simulcast layers of some senders) cannot be told apart by timestamps:
 // a timestamp near another such stream's votes for none.
 //
@@ -92,6 +100,9 @@ type rtxMatcher struct {
 	osn       [rtxVotes]uint16
 	wanted    [rtxVotes]bool    // the vote's stream wanted its OSN then: a repair if elected
 	tsVotes   [rtxVotes]*Stream // the one stream that sent the packet's timestamp shortly before
+	behind    [rtxVotes]*Stream // else the one stream whose timestamps run just ahead of it (matchBehind)
+	unlike    int               // votes unlike a media stream's packets: numbers skipped before it, or its timestamp went back
+	lastTS    uint32            // the last vote's timestamp
 	hole      [rtxVotes]int64   // the number of tsVotes' stream the packet repaired (Stream.repairOf), or -1
 	credit    [rtxVotes]bool    // the packet took a NACK credit instead
 	repairs   int64             // as an RTX stream: packets that were repairs (see above)
@@ -132,7 +143,12 @@ func (r *rtxMatcher) voting() bool { return !r.decided && r.n < rtxVotes }
 // vote records one payload-bearing packet's OSN and the stream it matched (nil: none),
 // and the stream its timestamp matched with the hole the packet repaired in it or the
 // credit it took (Stream.repairOf). It reports whether that was the last vote.
-func (r *rtxMatcher) vote(osn uint16, match *Stream, wanted bool, tsMatch *Stream, hole int64, credit bool) (full bool) {
+func (r *rtxMatcher) vote(osn uint16, match *Stream, wanted bool, tsMatch *Stream, hole int64, credit bool, ts uint32, skipped bool, behind *Stream) (full bool) {
+	if skipped || r.n > 0 && int32(ts-r.lastTS) < 0 {
+		r.unlike++
+	}
+	r.lastTS = ts
+	r.behind[r.n] = behind
 	r.osn[r.n] = osn
 	r.votes[r.n] = match
 	r.wanted[r.n] = wanted
@@ -164,6 +180,18 @@ func (r *rtxMatcher) decide(final bool) (best *Stream, byTS bool) {
 		return best, false
 	}
 	if best, k := elect(r.tsVotes[:n]); best != nil && k*4 >= n*3 && !best.evicted {
+		return best, true
+	}
+	// Resends of frames older than the recent ones (a capture that began after them, or a
+	// sender that resends for seconds, as pion does): timestamps just behind one stream's,
+	// where a quarter of the packets skipped numbers of the stream's own or went back in
+	// time, as a media stream's first packets do not (pion numbers an RTX packet when it
+	// buffers the original: its resends skip dozens).
+	var either [rtxVotes]*Stream
+	for i := range n {
+		either[i] = cmp.Or(r.tsVotes[i], r.behind[i])
+	}
+	if best, k := elect(either[:n]); best != nil && k*4 >= n*3 && r.unlike*4 >= n && n >= rtxMinVotes && !best.evicted {
 		return best, true
 	}
 	return nil, false
@@ -272,6 +300,25 @@ func (snd *sender) matchTS(s *Stream, ts uint32) *Stream {
 	}
 	if near {
 		return nil
+	}
+	return found
+}
+
+// matchBehind returns the one stream of the sender that matchTS would consider whose last
+// timestamp runs ahead of ts by less than tsNear: ts may be that of one of its frames sent
+// before its recent ones (an RTX packet resending it); nil when none or several do.
+func (snd *sender) matchBehind(s *Stream, ts uint32) *Stream {
+	var found *Stream
+	for _, o := range snd.streams {
+		if o == s || o.rtx.of != nil || o.pt == s.pt || o.packets == 0 || o.rtx.tsPending() || o.rtx.recent.n == 0 {
+			continue
+		}
+		if d := int32(o.rtx.recent.at(0).ts - ts); d > 0 && d < tsNear {
+			if found != nil {
+				return nil
+			}
+			found = o
+		}
 	}
 	return found
 }

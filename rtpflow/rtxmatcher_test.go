@@ -9,14 +9,17 @@ func TestRTXMatcherDecide(t *testing.T) {
 	a, b := &Stream{}, &Stream{}
 	evicted := &Stream{evicted: true}
 	type vote struct {
-		osn   uint16
-		s, ts *Stream // the streams the OSN and the timestamp matched
+		osn     uint16
+		s, ts   *Stream // the streams the OSN and the timestamp matched
+		tsv     uint32  // the packet's timestamp
+		skipped bool    // numbers of the voting stream's own were skipped before it
+		behind  *Stream // the stream whose timestamps ran just ahead of it (matchBehind)
 	}
 	// votes gives n votes for s with OSNs from osn0 (step 1), then the rest.
 	votes := func(s *Stream, osn0 uint16, n int, rest ...vote) []vote {
 		var v []vote
 		for i := 0; i < n; i++ {
-			v = append(v, vote{osn0 + uint16(i), s, nil})
+			v = append(v, vote{osn: osn0 + uint16(i), s: s})
 		}
 		return append(v, rest...)
 	}
@@ -24,6 +27,21 @@ func TestRTXMatcherDecide(t *testing.T) {
 	byTS := func(ts *Stream, vs []vote) []vote {
 		for i := range vs {
 			vs[i].ts = ts
+		}
+		return vs
+	}
+	// behind gives n votes whose timestamps run behind s's, tss[i%len(tss)] each.
+	behind := func(s *Stream, n int, tss ...uint32) []vote {
+		var v []vote
+		for i := range n {
+			v = append(v, vote{osn: uint16(i), tsv: tss[i%len(tss)], behind: s})
+		}
+		return v
+	}
+	// skip marks the first n votes as following skipped numbers.
+	skip := func(vs []vote, n int) []vote {
+		for i := range n {
+			vs[i].skipped = true
 		}
 		return vs
 	}
@@ -36,24 +54,33 @@ func TestRTXMatcherDecide(t *testing.T) {
 	}{
 		{"sixteen votes for one stream", votes(a, 100, 16), false, a, false},
 		{"OSNs unreadable: the timestamps elect", byTS(b, votes(nil, 0, 16)), false, b, true},
-		{"OSNs unreadable: timestamps of three quarters", byTS(b, votes(nil, 0, 12, vote{7, nil, nil}, vote{8, nil, nil}, vote{9, nil, nil}, vote{10, nil, nil})), false, b, true},
+		{"OSNs unreadable: timestamps of three quarters", byTS(b, votes(nil, 0, 12, vote{osn: 7, s: nil}, vote{osn: 8, s: nil}, vote{osn: 9, s: nil}, vote{osn: 10, s: nil})), false, b, true},
 		{"OSNs unreadable: timestamps of fewer than three quarters", append(byTS(b, votes(nil, 0, 11)), votes(nil, 0, 5)...), false, nil, false},
 		{"OSNs come first", byTS(b, votes(a, 100, 16)), false, a, false},
 		{"timestamps at the end, on what there is", byTS(b, votes(nil, 0, 11)), true, b, true},
 		{"timestamps at the end, one vote", byTS(b, votes(nil, 0, 1)), true, b, true},
 		{"timestamps at the end, one of two", append(byTS(b, votes(nil, 0, 1)), votes(nil, 0, 1)...), true, nil, false},
 		{"timestamps of an evicted stream", byTS(evicted, votes(nil, 0, 16)), false, nil, false},
-		{"three quarters", votes(a, 100, 12, votes(b, 1, 2, vote{7, nil, nil}, vote{8, nil, nil})...), false, a, false},
+		{"three quarters", votes(a, 100, 12, votes(b, 1, 2, vote{osn: 7, s: nil}, vote{osn: 8, s: nil})...), false, a, false},
 		{"fewer than three quarters", votes(a, 100, 11, votes(b, 1, 5)...), false, nil, false},
 		{"no match at all", votes(nil, 0, 16), false, nil, false},
 		{"most OSNs repeated: a stream sending one number is not resending losses",
-			append(votes(a, 100, 7), votes(a, 100, 1, vote{100, a, nil}, vote{100, a, nil}, vote{100, a, nil}, vote{100, a, nil},
-				vote{100, a, nil}, vote{100, a, nil}, vote{100, a, nil}, vote{100, a, nil})...), false, nil, false},
+			append(votes(a, 100, 7), votes(a, 100, 1, vote{osn: 100, s: a}, vote{osn: 100, s: a}, vote{osn: 100, s: a}, vote{osn: 100, s: a},
+				vote{osn: 100, s: a}, vote{osn: 100, s: a}, vote{osn: 100, s: a}, vote{osn: 100, s: a})...), false, nil, false},
 		{"half of the OSNs distinct", append(votes(a, 100, 8), votes(a, 100, 8)...), false, a, false},
 		{"the elected stream was evicted", votes(evicted, 100, 16), false, nil, false},
 		{"undecided before the sixteenth vote", votes(a, 100, 15), false, nil, false},
 		{"at the end, on what there is", votes(a, 100, 5), true, a, false},
 		{"at the end, fewer than four votes", votes(a, 100, 3), true, nil, false},
+		// Resends of frames older than the recent ones: timestamps behind b's, going back.
+		{"behind, going back", behind(b, 16, 3000, 6000, 3000, 9000), false, b, true},
+		{"behind, at the end, going back", behind(b, 5, 6000, 3000), true, b, true},
+		{"behind, never going back: a media stream's own clock", behind(b, 6, 3000, 6000, 9000, 12000, 15000, 18000), true, nil, false},
+		{"behind, at the end, fewer than four votes", behind(b, 3, 6000, 3000), true, nil, false},
+		{"behind and recent together", append(byTS(b, votes(nil, 0, 8)), behind(b, 8, 6000, 3000)...), false, b, true},
+		{"behind two streams", append(behind(a, 8, 6000, 3000), behind(b, 8, 6000, 3000)...), false, nil, false},
+		{"behind, numbers skipped", skip(behind(b, 8, 3000, 6000, 9000, 12000, 15000, 18000, 21000, 24000), 2), true, b, true},
+		{"behind, numbers skipped by too few", skip(behind(b, 9, 3000, 6000, 9000, 12000, 15000, 18000, 21000, 24000, 27000), 2), true, nil, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -62,7 +89,7 @@ func TestRTXMatcherDecide(t *testing.T) {
 				if !r.voting() {
 					t.Fatalf("vote %d refused", i)
 				}
-				if full := r.vote(v.osn, v.s, false, v.ts, -1, false); full != (i == rtxVotes-1) {
+				if full := r.vote(v.osn, v.s, false, v.ts, -1, false, v.tsv, v.skipped, v.behind); full != (i == rtxVotes-1) {
 					t.Fatalf("vote %d: full = %v", i, full)
 				}
 			}

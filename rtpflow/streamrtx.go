@@ -18,7 +18,7 @@ package rtpflow
 // rest of its votes only check the signalling. Linked so while its payload is known to be
 // encrypted (SRTP), its OSNs are unreadable: its repairs are told by timestamps, as for a
 // stream elected by them.
-func (s *Stream) rtxOSN(osn uint16, ts uint32, at int64, padded, encrypted bool) {
+func (s *Stream) rtxOSN(osn uint16, ts uint32, at int64, padded, encrypted, skipped bool) {
 	s.rtx.encrypted = s.rtx.encrypted || encrypted
 	if !s.rtx.voting() {
 		s.repairOrRecover(osn, ts, at, padded)
@@ -37,10 +37,14 @@ func (s *Stream) rtxOSN(osn uint16, ts uint32, at int64, padded, encrypted bool)
 		tm = s.snd.matchTS(s, ts)
 	}
 	hole, credit := int64(-1), false
-	if tm != nil { // tell its repair now, while its frame is recent; undone if tm is not elected
+	var behind *Stream
+	switch {
+	case tm != nil: // tell its repair now, while its frame is recent; undone if tm is not elected
 		hole, credit = s.repairOf(tm, ts, at)
+	case !s.rtx.signalled:
+		behind = s.snd.matchBehind(s, ts)
 	}
-	full := s.rtx.vote(osn, m, m != nil && m.seq.wanted(osn), tm, hole, credit)
+	full := s.rtx.vote(osn, m, m != nil && m.seq.wanted(osn), tm, hole, credit, ts, skipped, behind)
 	s.repairOrRecover(osn, ts, at, padded)
 	if full {
 		s.decideRTX(false)
