@@ -253,6 +253,11 @@ func (t *Tracker) nominate(e *bindLeg) {
 			p = [2]netip.AddrPort{e.peer, local}
 		}
 	}
+	if !p[0].IsValid() || !p[1].IsValid() {
+		// Relayed on a channel whose binding the capture missed (it began mid-call): the
+		// peer, one end of the pair, is not known, and the pair cannot be named.
+		return
+	}
 	if _, ok := t.nominated[p]; ok {
 		return
 	}

@@ -1,6 +1,7 @@
 package demux
 
 import (
+	"encoding/binary"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -173,5 +174,29 @@ func BenchmarkBindingTransaction(b *testing.B) {
 	for b.Loop() {
 		tr.STUN(req, &inner)
 		tr.STUN(res, &inner)
+	}
+}
+
+// A nominating check relayed on a channel whose ChannelBind the capture missed (it began
+// mid-call) names no pair: its peer is not known (before: "10.0.0.1:50000 -> invalid
+// AddrPort"). It is still a check, answered.
+func TestICENominatedOnUnboundChannel(t *testing.T) {
+	const client, server = "10.0.0.1:50000", "203.0.113.7:3478"
+	tr := NewTracker()
+	check := build(t, stun.MethodBinding, stun.ClassRequest, 2, stun.NewUsername("b:a"), useCandidate)
+	cd := binary.BigEndian.AppendUint16([]byte{0x40, 0x00}, uint16(len(check)))
+	var inner, inner2 transport.Message
+	if !tr.ChannelData(udp(append(cd, check...), client, server, 30), &inner) {
+		t.Fatal("ChannelData not unwrapped")
+	}
+	tr.STUN(&inner, &inner2)
+	answer := build(t, stun.MethodBinding, stun.ClassSuccessResponse, 2)
+	cd = binary.BigEndian.AppendUint16([]byte{0x40, 0x00}, uint16(len(answer)))
+	if !tr.ChannelData(udp(append(cd, answer...), server, client, 70), &inner) {
+		t.Fatal("ChannelData not unwrapped")
+	}
+	tr.STUN(&inner, &inner2)
+	if got := tr.ICE(); got.Checks != 1 || got.Successes != 1 || len(got.Nominated) != 0 {
+		t.Errorf("checks %d, successes %d, nominated %q: want 1 answered check and no pair", got.Checks, got.Successes, got.Nominated)
 	}
 }
