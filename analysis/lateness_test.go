@@ -394,3 +394,23 @@ func TestLatenessDirectionShare(t *testing.T) {
 		})
 	}
 }
+
+// TestVideoClockBehindAQueue: 30 fps video of dynamic payload type 96, 8 packets of 1,100
+// bytes a frame, no SDP, captured as a queue in front of it fills for its first 256
+// packets (each 3.75 ms later than the one before, on top of the pacing), then holds. Its
+// first second arrives at about half its pace, and the clock inferred from it read 48
+// kHz: an audio stream. Frames of several large packets are video's, at 90 kHz.
+func TestVideoClockBehindAQueue(t *testing.T) {
+	s := callgen.Stream{Src: alice, Dst: bob, SSRC: 0x71DE0, PT: 96, PayloadSize: 1100, Count: 2400,
+		StartSeq: 100, StartTS: 1e6,
+		TS:   func(i int) uint32 { return uint32(1e6 + (i/8)*3000) },
+		Send: func(i int) time.Duration { return time.Duration(i/8)*frame30 + time.Duration(i%8)*time.Millisecond },
+		Delay: func(i int) time.Duration {
+			return time.Duration(min(i, 256)) * 3750 * time.Microsecond
+		},
+	}
+	st := onlyStream(t, analyze(t, pcapOf(t, s.Packets()), Options{}))
+	if st.Kind != "video" || st.ClockRate == nil || *st.ClockRate != 90000 || !st.ClockRateInferred {
+		t.Errorf("kind %s, clock %v (inferred %v); want video at 90 kHz, inferred", st.Kind, derefI(st.ClockRate), st.ClockRateInferred)
+	}
+}

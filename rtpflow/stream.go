@@ -32,6 +32,7 @@ type Stream struct {
 
 	steps  continuity
 	shape  eventShape // of the packets of the stream's first payload type
+	frames videoShape // of the packets before the timing decision
 	seq    seqStats
 	series series
 	ext    extDetector
@@ -149,6 +150,9 @@ func (s *Stream) add(pk *Packet) {
 	s.account(pk, sec, ev.dup)     // wire bytes
 	if !s.shape.other && pk.PT == s.pt {
 		s.shape.add(pk) // RFC 4733 events on an SSRC of their own
+	}
+	if !s.decided {
+		s.frames.add(pk.Timestamp, pk.PayloadLen) // video frames: a 90 kHz clock
 	}
 	if pk.TCP {
 		s.tcpLoss(ev, pk.Gaps) // losses where TCP lost nothing: dropped before it

@@ -108,6 +108,8 @@ func (s *Stream) decide() {
 		// SDP signalled the clock rate of this payload type at this address.
 	case isStatic:
 		s.clock = st.clock
+	case s.frames.frames():
+		s.clock, s.clockInferred = 90000, true // a video payload format's (videoShape)
 	case n >= 2:
 		if c := inferEarly(s.early); c > 0 {
 			s.clock, s.clockInferred = c, true
