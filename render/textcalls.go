@@ -162,27 +162,36 @@ func (t *textWriter) calls(lines []callLine) {
 
 // callEnds names a call by its two ends and how its media travelled: for a relayed call
 // the TURN client and its peers (what the call was, rather than the relay's own
-// addresses; a peer relayed by the same server is its allocation's client), otherwise its
-// first leg's two ends.
+// addresses; a peer relayed by the same server is its allocation's client), and each
+// transport of its TURN legs (both ends relayed, one over TCP and one over UDP: "TURN/TCP
+// and TURN/UDP"), otherwise its first leg's two ends.
 func callEnds(ids []string, legs map[string]*report.Leg) string {
-	var first *report.Leg
+	var first, turn *report.Leg
+	var turnVia []string // the transports of the call's TURN legs, once each
 	relayedFor := map[string]string{}
-	for _, id := range ids {
-		if l := legs[id]; l != nil && l.Transport.TURN() && l.Relayed != nil {
-			relayedFor[*l.Relayed] = l.Client
-		}
-	}
 	for _, id := range ids {
 		l := legs[id]
 		if l == nil {
 			continue
 		}
-		if l.Transport.TURN() {
-			return fmt.Sprintf("%s <-> %s via %s", hostOf(l.Client), peersHosts(farEnds(l.Peers, relayedFor)), transportName(l.Transport))
-		}
 		if first == nil {
 			first = l
 		}
+		if !l.Transport.TURN() {
+			continue
+		}
+		if turn == nil {
+			turn = l
+		}
+		if l.Relayed != nil {
+			relayedFor[*l.Relayed] = l.Client
+		}
+		if via := transportName(l.Transport); !slices.Contains(turnVia, via) {
+			turnVia = append(turnVia, via)
+		}
+	}
+	if turn != nil {
+		return fmt.Sprintf("%s <-> %s via %s", hostOf(turn.Client), peersHosts(farEnds(turn.Peers, relayedFor)), strings.Join(turnVia, " and "))
 	}
 	if first == nil {
 		return "no leg"

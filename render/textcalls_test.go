@@ -137,3 +137,28 @@ func TestPageCalls(t *testing.T) {
 		t.Errorf("Markdown lacks %q:\n%s", want, m.String())
 	}
 }
+
+// TestCallEnds: a call whose two ends one server relays, one over UDP and one over TCP, is
+// named by the two clients and both transports (before: the first leg's, "via TURN/UDP",
+// on a call with a TCP leg).
+func TestCallEnds(t *testing.T) {
+	ra, rb := "203.0.113.7:50100", "203.0.113.7:50200"
+	legs := map[string]*report.Leg{
+		"l1": {ID: "l1", Transport: report.TransportTURNUDP, Client: "10.0.0.3:40000", Server: "203.0.113.7:3478", Relayed: &ra, Peers: []string{rb}},
+		"l2": {ID: "l2", Transport: report.TransportTURNTCP, Client: "10.0.0.4:40000", Server: "203.0.113.7:3478", Relayed: &rb, Peers: []string{ra}},
+		"l3": {ID: "l3", Transport: report.TransportUDP, Client: ra, Server: rb, Relayed: &rb, Peers: []string{ra}},
+		"l4": {ID: "l4", Transport: report.TransportTURNTCP, Client: "10.0.0.5:40000", Server: "203.0.113.7:3478", Relayed: str("203.0.113.7:50300"), Peers: []string{"198.51.100.9:61000"}},
+	}
+	for _, tt := range []struct {
+		ids  []string
+		want string
+	}{
+		{[]string{"l1", "l2", "l3"}, "10.0.0.3 <-> 10.0.0.4 via TURN/UDP and TURN/TCP"},
+		{[]string{"l4"}, "10.0.0.5 <-> 198.51.100.9 via TURN/TCP"},
+		{[]string{"l3"}, "203.0.113.7 <-> 203.0.113.7 via UDP"},
+	} {
+		if got := callEnds(tt.ids, legs); got != tt.want {
+			t.Errorf("callEnds(%q) = %q, want %q", tt.ids, got, tt.want)
+		}
+	}
+}
