@@ -95,6 +95,7 @@ type analyzer struct {
 	nested transport.Message // an indication inside TURN: parsed, never unwrapped again
 	cur    *flow             // the TCP flow whose segment is being fed, for emit
 	relay  relayTracker      // the two legs of a relay, at a TURN server capture
+	learn  relayLearner      // a relay's address and channels from its traffic, when not signalled
 	// unreported sums RTP messages in no stream by path, for the directions' wire (build)
 	unreported map[rtpflow.Path]rtpflow.Carried
 	emit       func(*transport.Message)
@@ -360,6 +361,11 @@ func (a *analyzer) packet(p *capture.Packet, dg digests, next int64, hasNext boo
 		}
 		a.cur = f
 		f.conn.Segment(p, a.emit)
+		if !f.turn && f.conn.Framing() == tcpframe.FramingTURN {
+			// From its first segment, not its first message, which tcpframe may hold back
+			// for an ACK: the relay learner must see the datagrams relayed meanwhile.
+			a.turnFlow(f)
+		}
 		if f.lentIn != a.batchNo {
 			f.lentIn = a.batchNo
 			a.lent = append(a.lent, f)

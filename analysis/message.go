@@ -65,19 +65,24 @@ func (a *analyzer) message(f *flow, m *transport.Message, udp bool) {
 		f.msgs.count(cls)
 	}
 	a.relay.udp(a, f, m, cls)
+	if a.learn.active && cls == demux.ClassRTP && udp && !f.turn {
+		if _, _, known := a.relay.peerLeg(f); !known {
+			a.learn.datagram(a, m)
+		}
+	}
 	switch cls {
 	case demux.ClassSTUN:
 		unwrapped := a.turn.STUN(m, &a.inner)
 		a.relay.allocated(a)
 		if unwrapped {
-			f.turn = true
+			a.turnFlow(f)
 			a.wrapped(f, i, &a.inner)
 			return
 		}
 		f.carried(s, &s.stun, m.Delivered, m.Wire.Total)
 	case demux.ClassChannelData:
 		if a.turn.ChannelData(m, &a.inner) {
-			f.turn = true
+			a.turnFlow(f)
 			a.wrapped(f, i, &a.inner)
 			return
 		}
@@ -161,6 +166,9 @@ func (a *analyzer) wrapped(f *flow, i int, m *transport.Message) {
 	f.relayed++
 	switch cls {
 	case demux.ClassRTP:
+		if m.Via == transport.ChannelData && !m.Peer.IsValid() {
+			a.learn.channelData(a, f, client, m) // a channel the capture never saw bound
+		}
 		a.relay.wrapped(f, client, path, m)
 		if a.rtpPacket(f, path, m) {
 			f.anchorSeries(i, m.Delivered)
@@ -180,6 +188,19 @@ func (a *analyzer) wrapped(f *flow, i int, m *transport.Message) {
 	}
 	p := f.peer(path, m.Src, s)
 	f.carried(p, &p.other, m.Delivered, m.Wire.Total)
+}
+
+// turnFlow marks f as carrying TURN, and has the relay learner watch its server.
+func (a *analyzer) turnFlow(f *flow) {
+	if f.turn {
+		return
+	}
+	f.turn = true
+	server := f.a
+	if server == a.clientOf(f) {
+		server = f.b
+	}
+	a.learn.watch(server)
 }
 
 // clientOf says which end of a TURN flow is the client: the sender of an Allocate when the

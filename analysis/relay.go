@@ -280,6 +280,9 @@ func (r *relayTracker) wrapped(_ *flow, client netip.AddrPort, path rtpflow.Path
 	if !r.active && (r.earlyN >= earlyLimit || path.Src != client) {
 		return // a client's capture, after its first packets: one compare a packet
 	}
+	if !path.Src.IsValid() || !path.Dst.IsValid() {
+		return // on a channel whose peer is not known: no direction to match it in
+	}
 	key, ok := relayKey(m.Payload)
 	switch {
 	case !ok:

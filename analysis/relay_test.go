@@ -458,3 +458,49 @@ func TestRelayBothEnds(t *testing.T) {
 		t.Errorf("relays by direction (-want +got):\n%s", d)
 	}
 }
+
+// TestRelayLearnedMidCall: relayCall's relay captured from the middle of the call, without
+// the Allocate and the ChannelBind that name the relayed address and the channel's peer:
+// alice's audio reaches the server in ChannelData on channel 0x4000 and leaves it 2 ms
+// later from relayed to bob; bob's reaches relayed and leaves the server for alice 2 ms
+// later. The first forwarded packet teaches the relayed address and the channel's peer
+// (before: a TURN leg to an unknown peer and a peer leg as a call of their own, no relay
+// figure). The ChannelData of that first packet was analysed before it was learnt, on a
+// path to no peer, and its datagram before the peer leg was one: both directions but that
+// packet's are matched whole.
+func TestRelayLearnedMidCall(t *testing.T) {
+	in := audio()
+	in.Dst, in.Channel, in.Start = turnServer, 0x4000, 200*time.Millisecond
+	out := audio()
+	out.Src, out.Start = relayed, 202*time.Millisecond
+	back := audio()
+	back.Src, back.Dst, back.SSRC, back.Start = bob, relayed, 0xB0B, 210*time.Millisecond
+	down := back
+	down.Src, down.Dst, down.Channel, down.Start = turnServer, alice, 0x4000, 212*time.Millisecond
+	pkts := append(append(append(in.Packets(), out.Packets()...), back.Packets()...), down.Packets()...)
+	sort.SliceStable(pkts, func(i, j int) bool { return pkts[i].T < pkts[j].T })
+	c := analyze(t, pcapOf(t, pkts), Options{})
+	rel := relayed.String()
+	wantLegs := []report.Leg{
+		{ID: "l1", Transport: "turn-udp", Client: alice.String(), Server: turnServer.String(), Relayed: &rel,
+			Peers: []string{bob.String()}, Flows: []string{"f1"}},
+		{ID: "l2", Transport: "udp", Client: bob.String(), Server: rel, Relayed: &rel,
+			Peers: []string{bob.String()}, Flows: []string{"f2"}},
+	}
+	if d := cmp.Diff(wantLegs, c.Legs); d != "" {
+		t.Errorf("legs (-want +got):\n%s", d)
+	}
+	lat := &report.Quantiles{Samples: 499, Min: 2, P50: 2, P95: 2, P99: 2, Max: 2}
+	want := map[[2]string]*report.Relay{
+		{alice.String(), bob.String()}: {Matched: 499, LatencyMS: lat},
+		{rel, bob.String()}:            nil,
+		{bob.String(), rel}:            nil,
+		{bob.String(), alice.String()}: {Matched: 500, LatencyMS: &report.Quantiles{Samples: 500, Min: 2, P50: 2, P95: 2, P99: 2, Max: 2}},
+	}
+	if d := cmp.Diff(want, relaysOf(c)); d != "" {
+		t.Errorf("relays by direction (-want +got):\n%s", d)
+	}
+	if calls := report.Calls(&c); len(calls) != 1 {
+		t.Errorf("calls %q, want one", calls)
+	}
+}

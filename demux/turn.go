@@ -336,3 +336,22 @@ func (t *Tracker) takeBack(a *allocation) {
 
 // maxErrorClients bounds the clients remembered per TURN error code.
 const maxErrorClients = 16
+
+// LearnRelay records what the traffic showed of an allocation whose Allocate and
+// ChannelBind the capture missed (it began mid-call): its relayed address, and channel ch
+// bound to peer (analysis/relaylearn.go). What the capture's own messages said stands: a
+// relayed address already known is kept, and a channel already bound stays bound.
+func (t *Tracker) LearnRelay(client, server netip.AddrPort, proto transport.Proto, relayed netip.AddrPort, ch uint16, peer netip.AddrPort, at int64) {
+	a := t.alloc(client, server, proto, at, true)
+	if a == nil {
+		return
+	}
+	a.seen(at)
+	if !a.relayed.IsValid() {
+		a.relayed = relayed
+		t.relayedChanges++
+	}
+	if a.channel(ch) < 0 && t.bind(a, ch, peer, false) {
+		t.addPeer(a, peer, false)
+	}
+}
