@@ -268,6 +268,18 @@ func (t *Tracker) nominate(e *bindLeg) {
 	t.nominated[p] = struct{}{}
 }
 
+// HostEnd tells the ICE round trips that ap is a transport address of the capture host,
+// as something other than the checks showed it (an ICE-TCP connection's vantage): a pair
+// of ap that the answer times cannot decide (a LAN, where both ends answer as fast) is then
+// decided by it. It decides that pair only: the host's other addresses, which decide other
+// pairs, stay what the checks showed (a file merged from several captures has several
+// hosts). Call it before HostEndpoints and ICE.
+func (t *Tracker) HostEnd(ap netip.AddrPort) {
+	if !slices.Contains(t.ice.ends, ap) && len(t.ice.ends) < maxLocal {
+		t.ice.ends = append(t.ice.ends, ap)
+	}
+}
+
 // HostEndpoints returns the transport addresses the ICE checks showed to be the capture
 // host's own (see iceRTT.hostEndpoints): media they sent was captured at its sender. Like
 // ICE, call it once the capture is read.

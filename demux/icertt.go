@@ -151,6 +151,9 @@ type iceRTT struct {
 	order  []*icePair // by first seen, to settle them deterministically
 	keys   []icePairKey
 	local  []netip.Addr // addresses shown to be this host's
+	// ends are transport addresses something other than the checks showed to be this
+	// host's (Tracker.HostEnd): they decide their own pairs only.
+	ends []netip.AddrPort
 	// clients are this host's ends of TURN allocations whose own checks it sent (wrapped,
 	// not seen relayed): the capture is on the client's side.
 	clients []netip.AddrPort
@@ -291,6 +294,10 @@ func (r *iceRTT) decide(k icePairKey, p *icePair, byTiming bool) {
 	if p.vantage == undecided && !byTiming {
 		lo, hi := k.lo.Addr(), k.hi.Addr()
 		switch {
+		case slices.Contains(r.ends, k.lo) && !slices.Contains(r.ends, k.hi):
+			p.vantage = loSends
+		case slices.Contains(r.ends, k.hi) && !slices.Contains(r.ends, k.lo):
+			p.vantage = hiSends
 		case r.isLocal(lo) && !r.isLocal(hi):
 			p.vantage = loSends
 		case r.isLocal(hi) && !r.isLocal(lo):

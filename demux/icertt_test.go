@@ -1,6 +1,7 @@
 package demux
 
 import (
+	"net/netip"
 	"testing"
 	"time"
 
@@ -195,4 +196,41 @@ func TestICEOverTCPAnsweredHere(t *testing.T) {
 	if d := cmp.Diff(want, tr.ICE().RTTLegs); d != "" {
 		t.Errorf("RTT legs (-want +got):\n%s", d)
 	}
+}
+
+// On a LAN both agents answer in a fraction of a millisecond: A's checks take 0.3 ms, B's
+// are answered in 0.1 ms, too close for the answer times to say which end is this host,
+// and two private addresses are no NAT: the capture is taken for one between the agents
+// and no round trip counts. Told that A's address is this host's (an ICE-TCP connection's
+// vantage, HostEnd), A's three checks are its round trips.
+func TestICERTTHostAddr(t *testing.T) {
+	const a, b = "10.80.1.2:35869", "10.80.2.2:8443"
+	for _, told := range []bool{false, true} {
+		tr := NewTracker()
+		var inner transport.Message
+		for i := range uint32(3) {
+			at := float64(100 * i)
+			tr.STUN(tcpMsg(build(t, stun.MethodBinding, stun.ClassRequest, 10+i, stun.NewUsername("b:a")), a, b, at), &inner)
+			tr.STUN(tcpMsg(build(t, stun.MethodBinding, stun.ClassSuccessResponse, 10+i, mappedAddr(a)), b, a, at+0.3), &inner)
+			tr.STUN(tcpMsg(build(t, stun.MethodBinding, stun.ClassRequest, 20+i, stun.NewUsername("a:b")), b, a, at+50), &inner)
+			tr.STUN(tcpMsg(build(t, stun.MethodBinding, stun.ClassSuccessResponse, 20+i, mappedAddr(b)), a, b, at+50.1), &inner)
+		}
+		if told {
+			tr.HostEnd(netip.MustParseAddrPort(a))
+		}
+		got := tr.ICE()
+		switch {
+		case !told && got.RTTMS != nil:
+			t.Errorf("not told: rtt %+v, want none", got.RTTMS)
+		case told && (got.RTTMS == nil || got.RTTMS.Samples != 3 || got.RTTMS.P50 != 0.3):
+			t.Errorf("told: rtt %+v, want 3 samples of 0.3 ms", got.RTTMS)
+		}
+	}
+}
+
+// tcpMsg is udp's message over TCP.
+func tcpMsg(payload []byte, src, dst string, ms float64) *transport.Message {
+	m := udp(payload, src, dst, ms)
+	m.Proto = transport.TCP
+	return m
 }
