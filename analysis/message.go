@@ -65,10 +65,8 @@ func (a *analyzer) message(f *flow, m *transport.Message, udp bool) {
 		f.msgs.count(cls)
 	}
 	a.relay.udp(a, f, m, cls)
-	if a.learn.active && cls == demux.ClassRTP && udp && !f.turn {
-		if _, _, known := a.relay.peerLeg(f); !known {
-			a.learn.datagram(a, m)
-		}
+	if a.learn.active && cls == demux.ClassRTP && udp && !f.turn && a.learn.wants(a, f) {
+		a.learn.datagram(a, m)
 	}
 	switch cls {
 	case demux.ClassSTUN:

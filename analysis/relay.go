@@ -3,6 +3,7 @@ package analysis
 import (
 	"encoding/binary"
 	"net/netip"
+	"slices"
 
 	"github.com/callpcap/callpcap/demux"
 	"github.com/callpcap/callpcap/internal/quantile"
@@ -212,22 +213,28 @@ func (r *relayTracker) allocated(a *analyzer) {
 	if a.turn.RelayedChanges() == r.known {
 		return
 	}
-	if !r.learn(a) {
+	fresh := r.learn(a)
+	if len(fresh) == 0 {
 		return
 	}
-	// A flow decided no had no end at an address known then: any it has now is new.
+	// A flow decided no had no end at an address known then: any it has now is new. A
+	// flow decided yes may have its other end learnt now (both ends of a call relayed
+	// here): a peer leg of that allocation from now.
 	for i, st := range r.state {
 		f := a.flowList[i]
-		if st != relayNo || !r.peerFlow(f) {
+		switch {
+		case st == relayNo && r.peerFlow(f):
+			r.state[i] = relayYes
+			r.activate()
+		case st == relayYes && (slices.Contains(fresh, f.a) || slices.Contains(fresh, f.b)):
+		default:
 			continue
 		}
-		r.state[i] = relayYes
-		r.activate()
-		// The flow's datagrams analysed so far were not recorded: an ingress packet from
-		// before now may have left on it unseen.
+		// The flow's datagrams analysed so far were not recorded for the allocations of the
+		// ends just learnt: an ingress packet from before now may have left on it unseen.
 		for _, rel := range [2]netip.AddrPort{f.a, f.b} {
 			c, ok := r.client[rel]
-			if !ok {
+			if !ok || !slices.Contains(fresh, rel) {
 				continue
 			}
 			peer := f.a
@@ -251,15 +258,14 @@ func (r *relayTracker) ends(f *flow) (relayed, peer netip.AddrPort) {
 }
 
 // learn adds the relayed addresses the demux learnt since it last looked to r.client, and
-// says whether there were any. An address already known keeps its client: a flow decided
-// on it stays the peer leg of that allocation.
-func (r *relayTracker) learn(a *analyzer) bool {
+// returns them. An address already known keeps its client: a flow decided on it stays the
+// peer leg of that allocation.
+func (r *relayTracker) learn(a *analyzer) (fresh []netip.AddrPort) {
 	n := a.turn.RelayedChanges()
 	if n == r.known {
-		return false
+		return nil
 	}
 	r.known = n
-	fresh := false
 	a.turn.EachRelayed(func(relayed, client netip.AddrPort) {
 		if _, ok := r.client[relayed]; ok {
 			return
@@ -268,9 +274,15 @@ func (r *relayTracker) learn(a *analyzer) bool {
 			r.client = map[netip.AddrPort]netip.AddrPort{}
 		}
 		r.client[relayed] = client
-		fresh = true
+		fresh = append(fresh, relayed)
 	})
 	return fresh
+}
+
+// knownRelayed says whether ap is the relayed address of an allocation known so far.
+func (r *relayTracker) knownRelayed(ap netip.AddrPort) bool {
+	_, ok := r.client[ap]
+	return ok
 }
 
 // wrapped looks at an RTP packet unwrapped from the TURN leg, on path (client to peer or

@@ -3,6 +3,7 @@ package analysis
 import (
 	"bytes"
 	"encoding/binary"
+	"fmt"
 	"net/netip"
 	"slices"
 	"sort"
@@ -216,6 +217,13 @@ func TestRelayWithSnappedPeerLeg(t *testing.T) {
 // order.
 func relayTCPCall(t *testing.T, shift time.Duration, ice bool) []callgen.Packet {
 	t.Helper()
+	return relayTCPCallFrom(t, shift, ice, true)
+}
+
+// relayTCPCallFrom is relayTCPCall, without the Allocate and the ChannelBind unless
+// signalled (a capture that began after them).
+func relayTCPCallFrom(t *testing.T, shift time.Duration, ice, signalled bool) []callgen.Packet {
+	t.Helper()
 	const rtt = 80 * time.Millisecond
 	ms := func(n int) time.Duration { return time.Duration(n) * time.Millisecond }
 	msg := func(id byte, typ stun.MessageType, setters ...stun.Setter) []byte {
@@ -241,11 +249,13 @@ func relayTCPCall(t *testing.T, shift time.Duration, ice bool) []callgen.Packet 
 		pkts = append(pkts, callgen.Packet{T: callgen.Epoch + int64(at), Frame: pcapgen.EtherUDP(src, dst, b)})
 	}
 	ch := raw(stun.AttrChannelNumber, 0x40, 0x00, 0, 0)
-	up(ms(100), msg(1, stun.NewType(stun.MethodAllocate, stun.ClassRequest)))
-	down(ms(101), msg(1, stun.NewType(stun.MethodAllocate, stun.ClassSuccessResponse),
-		xorAddr(stun.AttrXORRelayedAddress, tcpRelayed), raw(stun.AttrLifetime, 0, 0, 2, 0x58)))
-	up(ms(182), msg(2, stun.NewType(stun.MethodChannelBind, stun.ClassRequest), ch, xorAddr(stun.AttrXORPeerAddress, bob)))
-	down(ms(183), msg(2, stun.NewType(stun.MethodChannelBind, stun.ClassSuccessResponse)))
+	if signalled {
+		up(ms(100), msg(1, stun.NewType(stun.MethodAllocate, stun.ClassRequest)))
+		down(ms(101), msg(1, stun.NewType(stun.MethodAllocate, stun.ClassSuccessResponse),
+			xorAddr(stun.AttrXORRelayedAddress, tcpRelayed), raw(stun.AttrLifetime, 0, 0, 2, 0x58)))
+		up(ms(182), msg(2, stun.NewType(stun.MethodChannelBind, stun.ClassRequest), ch, xorAddr(stun.AttrXORPeerAddress, bob)))
+		down(ms(183), msg(2, stun.NewType(stun.MethodChannelBind, stun.ClassSuccessResponse)))
+	}
 	check := msg(3, stun.BindingRequest, stun.NewUsername("bob1:tcp1"))
 	answer := msg(3, stun.BindingSuccess, xorAddr(stun.AttrXORMappedAddress, tcpRelayed))
 	if ice {
@@ -410,7 +420,17 @@ func relaysOf(c report.Capture) map[[2]string]*report.Relay {
 // after that. It is one call (before: two, alice's and carol's), and each allocation's
 // direction has its relay figures: the leg between the relayed addresses is the egress of
 // alice's allocation and the ingress of carol's (before: carol's only).
+//
+// Captured from the middle of the call, without the Allocates and ChannelBinds, the same:
+// the first packet's two copies on the leg between the relayed addresses teach both
+// allocations (one before only the first), and both directions match all but that packet.
 func TestRelayBothEnds(t *testing.T) {
+	for _, signalled := range []bool{true, false} {
+		t.Run(fmt.Sprint("signalled ", signalled), func(t *testing.T) { relayBothEnds(t, signalled) })
+	}
+}
+
+func relayBothEnds(t *testing.T, signalled bool) {
 	carol := netip.MustParseAddrPort("10.0.0.3:40000")
 	relayedC := netip.MustParseAddrPort("203.0.113.7:50020")
 	ms := func(n int) int64 { return callgen.Epoch + int64(n)*int64(time.Millisecond) }
@@ -424,6 +444,9 @@ func TestRelayBothEnds(t *testing.T) {
 	}{{alice, relayed, relayedC, 0x4000}, {carol, relayedC, relayed, 0x4001}} {
 		tid := func(b int) (id [stun.TransactionIDSize]byte) { id[0] = byte(10*i + b); return id }
 		at := 10 * i
+		if !signalled {
+			continue
+		}
 		pkts = append(pkts,
 			callgen.Packet{T: ms(at), Frame: stunFrame(t, a.client, turnServer, tid(1), stun.NewType(stun.MethodAllocate, stun.ClassRequest))},
 			callgen.Packet{T: ms(at + 40), Frame: stunFrame(t, turnServer, a.client, tid(1), allocOK,
@@ -448,11 +471,15 @@ func TestRelayBothEnds(t *testing.T) {
 	if h := render.Headline(&c); h != "Media relayed over UDP: TURN 203.0.113.7:3478 for 10.0.0.1 <-> 10.0.0.3" {
 		t.Errorf("headline %q", h)
 	}
-	lat := &report.Quantiles{Samples: 500, Min: 2, P50: 2, P95: 2, P99: 2, Max: 2}
+	n := int64(500)
+	if !signalled {
+		n = 499
+	}
+	lat := &report.Quantiles{Samples: n, Min: 2, P50: 2, P95: 2, P99: 2, Max: 2}
 	want := map[[2]string]*report.Relay{
-		{alice.String(), relayedC.String()}:   {Matched: 500, LatencyMS: lat},
+		{alice.String(), relayedC.String()}:   {Matched: n, LatencyMS: lat},
 		{relayed.String(), relayedC.String()}: nil,
-		{relayed.String(), carol.String()}:    {Matched: 500, LatencyMS: lat},
+		{relayed.String(), carol.String()}:    {Matched: n, LatencyMS: lat},
 	}
 	if d := cmp.Diff(want, relaysOf(c)); d != "" {
 		t.Errorf("relays by direction (-want +got):\n%s", d)
@@ -499,6 +526,42 @@ func TestRelayLearnedMidCall(t *testing.T) {
 	}
 	if d := cmp.Diff(want, relaysOf(c)); d != "" {
 		t.Errorf("relays by direction (-want +got):\n%s", d)
+	}
+	if calls := report.Calls(&c); len(calls) != 1 {
+		t.Errorf("calls %q, want one", calls)
+	}
+}
+
+// TestRelayOverTCPLearnedMidCall: relayTCPCall captured from after its Allocate and
+// ChannelBind. The first packet up teaches the relayed address and the channel's peer, as
+// TestRelayLearnedMidCall's, and the legs are TestRelayOverTCP's (before: a TURN leg to an
+// unknown peer, the peer leg a call of its own, no relay figure). The relay is matched from
+// then on: tcpframe delivers the ChannelData of packet 0 up only once the ACK that dates it
+// came, after the datagrams of packets 0-4 left the relay, so up matches 91 of
+// TestRelayOverTCP's 96, and down 87 of its 93 (its first datagrams came before too, and
+// the ChannelData of packets 0-2 went to no known peer). What reached the relay and never
+// left it is the same (2 and 4); lost before the relay can only be fewer, of fewer packets.
+func TestRelayOverTCPLearnedMidCall(t *testing.T) {
+	c := analyze(t, pcapOf(t, relayTCPCallFrom(t, 0, true, false)), Options{})
+	rel := tcpRelayed.String()
+	wantLegs := []report.Leg{
+		{ID: "l1", Transport: "turn-tcp", Client: tcpClient.String(), Server: tcpServer.String(), Relayed: &rel,
+			Peers: []string{bob.String()}, Flows: []string{"f1"}},
+		{ID: "l2", Transport: "udp", Client: bob.String(), Server: rel, Relayed: &rel,
+			Peers: []string{bob.String()}, Flows: []string{"f2"}},
+	}
+	if d := cmp.Diff(wantLegs, c.Legs); d != "" {
+		t.Errorf("legs (-want +got):\n%s", d)
+	}
+	got := relaysOf(c)
+	for _, w := range []struct {
+		from, to                      netip.AddrPort
+		matched, lostAfter, maxBefore int64
+	}{{tcpClient, bob, 91, 2, 2}, {bob, tcpClient, 87, 4, 3}} {
+		r := got[[2]string{w.from.String(), w.to.String()}]
+		if r == nil || r.Matched != w.matched || r.LostAfterRelay != w.lostAfter || r.LostBeforeRelay > w.maxBefore {
+			t.Errorf("%v -> %v: relay %+v, want %d matched, %d lost after, at most %d before", w.from, w.to, r, w.matched, w.lostAfter, w.maxBefore)
+		}
 	}
 	if calls := report.Calls(&c); len(calls) != 1 {
 		t.Errorf("calls %q, want one", calls)

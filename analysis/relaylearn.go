@@ -23,29 +23,45 @@ import (
 // sequence number (relayKey), which two unrelated packets share within a second once in
 // 2^48.
 //
-// The learner watches from the first TURN flow on, and then only RTP datagrams to or from
-// a TURN server's IP on flows that are no known peer leg: in a capture with its Allocates
-// that is none, and each allocation it learns teaches it once (its channel is bound after).
+// The learner watches from the first TURN flow on, and then only the RTP datagrams of
+// flows with an end on a TURN server's IP that is no known relayed address (wants): in a
+// capture with its Allocates that is none, and each allocation it learns teaches it once
+// (its channel is bound after). A flow between two relayed addresses (both ends of a call
+// relayed by one server) teaches both allocations, one from each copy of the packet.
 // Candidates wait in two generations of maps of at most maxLearn entries each, swapped
 // every learnWindow, so memory is bounded whatever the capture holds.
 type relayLearner struct {
 	active   bool         // a TURN flow was seen
 	servers  []netip.Addr // the IPs of the TURN servers seen
 	cur, old map[uint64]learnCand
-	gen      int64 // when cur began
+	gen      int64  // when cur began
+	settled  []bool // by flow index: every end of the flow on a server's IP is a known relayed address
 }
 
-// learnCand is one copy of a forwarded packet: ChannelData on a channel not known (wrapped:
-// client, server, ch; in when to the server), or a datagram between an address on a
-// server's IP (relayed) and another (peer; in when to the relayed address).
+// learnCand is one copy of a forwarded packet: ChannelData on a channel not known (client,
+// server, ch), or a datagram between an address on a server's IP (relayed) and another
+// (peer). Candidates are keyed by the packet and their role (learnKey): ChannelData to the
+// server is matched by a datagram from its relayed address, a datagram to a relayed address
+// by ChannelData from the server. A datagram between two relayed addresses of one server
+// (both ends of a call relayed there) plays both roles.
 type learnCand struct {
-	wrapped, in    bool
 	client, server netip.AddrPort
 	proto          transport.Proto
 	ch             uint16
 	relayed, peer  netip.AddrPort
 	t              int64
 }
+
+// The roles of a candidate (learnKey).
+const (
+	toRelay   uint64 = iota // ChannelData to the server: its datagram leaves the relayed address
+	fromRelay               // a datagram from a relayed address: its ChannelData reached the server
+	toPeerEnd               // a datagram to a relayed address: the server sends it on to its client
+	toClient                // ChannelData from the server: its datagram reached the relayed address
+)
+
+// learnKey is a candidate's key: the packet (relayKey, 48 bits) and its role.
+func learnKey(key, role uint64) uint64 { return key<<2 | role }
 
 const (
 	learnWindow    = int64(1e9) // a relay forwards within this; TCP delivers late
@@ -72,41 +88,62 @@ func (l *relayLearner) channelData(a *analyzer, f *flow, client netip.AddrPort, 
 	if server == client {
 		server = f.b
 	}
-	in := m.Src == client
-	t := m.FirstSeen // the relay sent it on: its first copy out
-	if in {
-		t = m.Delivered // the relay had it whole
+	// To the server: the relay had it whole (Delivered), and sends it on from the relayed
+	// address. From it: the relay sent it (its first copy out), having had it at the
+	// relayed address.
+	mine, theirs, t := toRelay, fromRelay, m.Delivered
+	if m.Src != client {
+		mine, theirs, t = toClient, toPeerEnd, m.FirstSeen
 	}
-	// The datagram the relay sent it on as (in), or received it as (out).
-	if c, ok := l.find(key, t); ok && !c.wrapped && c.in != in && c.relayed.Addr() == server.Addr() {
+	if c, ok := l.find(learnKey(key, theirs), t); ok && c.relayed.Addr() == server.Addr() {
 		l.learn(a, client, server, f.proto, c.relayed, m.Channel, c.peer, t)
 		return
 	}
-	l.put(key, learnCand{wrapped: true, in: in, client: client, server: server, proto: f.proto, ch: m.Channel, t: t})
+	l.put(learnKey(key, mine), learnCand{client: client, server: server, proto: f.proto, ch: m.Channel, t: t})
 }
 
-// datagram looks at an RTP datagram of a UDP flow that is neither TURN's nor a known peer
-// leg.
-func (l *relayLearner) datagram(a *analyzer, m *transport.Message) {
-	var c learnCand
-	switch {
-	case slices.Contains(l.servers, m.Src.Addr()):
-		c = learnCand{relayed: m.Src, peer: m.Dst}
-	case slices.Contains(l.servers, m.Dst.Addr()):
-		c = learnCand{in: true, relayed: m.Dst, peer: m.Src}
-	default:
-		return
+// wants says whether the learner has something to learn from the RTP datagrams of UDP
+// flow f: an end of it on a TURN server's IP that is no known relayed address. Once every
+// such end is known (or it has none), the flow is settled and costs one look a datagram.
+func (l *relayLearner) wants(a *analyzer, f *flow) bool {
+	for f.idx >= len(l.settled) {
+		l.settled = append(l.settled, false)
 	}
+	if l.settled[f.idx] {
+		return false
+	}
+	for _, e := range [2]netip.AddrPort{f.a, f.b} {
+		if slices.Contains(l.servers, e.Addr()) && !a.relay.knownRelayed(e) {
+			return true
+		}
+	}
+	l.settled[f.idx] = true
+	return false
+}
+
+// datagram looks at an RTP datagram of a UDP flow the learner wants: from an address on a
+// server's IP that may be a relayed address (the ChannelData it came in as reached the
+// server before), or to one (the server sends it on to a client after).
+func (l *relayLearner) datagram(a *analyzer, m *transport.Message) {
 	key, ok := relayKey(m.Payload)
 	if !ok {
 		return
 	}
-	c.t = m.Delivered
-	if w, ok := l.find(key, c.t); ok && w.wrapped && w.in != c.in && w.server.Addr() == c.relayed.Addr() {
-		l.learn(a, w.client, w.server, w.proto, c.relayed, w.ch, c.peer, c.t)
-		return
+	t := m.Delivered
+	if slices.Contains(l.servers, m.Src.Addr()) && !a.relay.knownRelayed(m.Src) {
+		if w, ok := l.find(learnKey(key, toRelay), t); ok && w.server.Addr() == m.Src.Addr() {
+			l.learn(a, w.client, w.server, w.proto, m.Src, w.ch, m.Dst, t)
+		} else {
+			l.put(learnKey(key, fromRelay), learnCand{relayed: m.Src, peer: m.Dst, t: t})
+		}
 	}
-	l.put(key, c)
+	if slices.Contains(l.servers, m.Dst.Addr()) && !a.relay.knownRelayed(m.Dst) {
+		if w, ok := l.find(learnKey(key, toClient), t); ok && w.server.Addr() == m.Dst.Addr() {
+			l.learn(a, w.client, w.server, w.proto, m.Dst, w.ch, m.Src, t)
+		} else {
+			l.put(learnKey(key, toPeerEnd), learnCand{relayed: m.Dst, peer: m.Src, t: t})
+		}
+	}
 }
 
 // learn tells the TURN state what the traffic showed, and the relay tracker to look at the
