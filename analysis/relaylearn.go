@@ -34,8 +34,10 @@ type relayLearner struct {
 	active   bool         // a TURN flow was seen
 	servers  []netip.Addr // the IPs of the TURN servers seen
 	cur, old map[uint64]learnCand
-	gen      int64  // when cur began
-	settled  []bool // by flow index: every end of the flow on a server's IP is a known relayed address
+	gen      int64 // when cur began
+	// looked counts, by flow index, the packets the learner looked at; maxLook of them, or
+	// every end on a server's IP known (settled), and it looks no more.
+	looked []uint16
 }
 
 // learnCand is one copy of a forwarded packet: ChannelData on a channel not known (client,
@@ -67,7 +69,24 @@ const (
 	learnWindow    = int64(1e9) // a relay forwards within this; TCP delivers late
 	maxLearn       = 8192       // candidates a generation holds
 	maxLearnServer = 16         // server IPs watched
+	// maxLook is how many packets of a flow the learner looks at: a relay's first packet
+	// teaches it, so a flow that taught nothing by then has no other copy in the capture (a
+	// TURN client's capture that began mid-call, a server's of one interface), and looking
+	// on would cost its every packet a candidate.
+	maxLook = 1024
 )
+
+// spent says whether the learner looked at maxLook packets of flow f, and counts one more.
+func (l *relayLearner) spent(f *flow) bool {
+	for f.idx >= len(l.looked) {
+		l.looked = append(l.looked, 0)
+	}
+	if l.looked[f.idx] >= maxLook {
+		return true
+	}
+	l.looked[f.idx]++
+	return false
+}
 
 // watch starts watching for the relay of a TURN flow's server.
 func (l *relayLearner) watch(server netip.AddrPort) {
@@ -81,7 +100,7 @@ func (l *relayLearner) watch(server netip.AddrPort) {
 // and the server on a channel whose peer is not known.
 func (l *relayLearner) channelData(a *analyzer, f *flow, client netip.AddrPort, m *transport.Message) {
 	key, ok := relayKey(m.Payload)
-	if !ok {
+	if !ok || l.spent(f) {
 		return
 	}
 	server := f.a
@@ -103,13 +122,11 @@ func (l *relayLearner) channelData(a *analyzer, f *flow, client netip.AddrPort, 
 }
 
 // wants says whether the learner has something to learn from the RTP datagrams of UDP
-// flow f: an end of it on a TURN server's IP that is no known relayed address. Once every
-// such end is known (or it has none), the flow is settled and costs one look a datagram.
+// flow f: an end of it on a TURN server's IP that is no known relayed address, and fewer
+// than maxLook of its packets looked at. Once every such end is known (or it has none),
+// the flow is settled and costs one look a datagram.
 func (l *relayLearner) wants(a *analyzer, f *flow) bool {
-	for f.idx >= len(l.settled) {
-		l.settled = append(l.settled, false)
-	}
-	if l.settled[f.idx] {
+	if l.spent(f) {
 		return false
 	}
 	for _, e := range [2]netip.AddrPort{f.a, f.b} {
@@ -117,7 +134,7 @@ func (l *relayLearner) wants(a *analyzer, f *flow) bool {
 			return true
 		}
 	}
-	l.settled[f.idx] = true
+	l.looked[f.idx] = maxLook // settled
 	return false
 }
 
