@@ -101,4 +101,18 @@ func (f *finder) capture() {
 	case anyDTLS && len(c.Streams) == 0:
 		f.add(report.FindingEncryptedMedia, report.SeverityInfo, nil, nil, nil, "The capture holds DTLS where media would be: its content is hidden.")
 	}
+	// SRTCP about a stream no DTLS in the capture keyed: its media is SRTP all the same,
+	// keyed in the signalling (SDES, RFC 4568: a=crypto in SIP's SDP) or by a DTLS handshake
+	// before the capture began. Said of those legs, so that no payload figure is read as
+	// plain media's.
+	var sdes []string
+	for _, s := range c.Streams {
+		if s.RTCP != nil && s.RTCP.Encrypted && !slices.Contains(keyed, s.Leg) && !slices.Contains(sdes, s.Leg) {
+			sdes = append(sdes, s.Leg)
+		}
+	}
+	if len(sdes) > 0 {
+		f.add(report.FindingEncryptedMedia, report.SeverityInfo, f.callLegs(sdes...), nil, nil,
+			"The media is SRTP (its RTCP is encrypted), keyed where the capture does not show (SDES in the signalling, or a DTLS handshake before the capture): payloads are hidden, so figures come from RTP headers and timing.")
+	}
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/pion/rtcp"
 
 	"github.com/callpcap/callpcap/internal/testgen/callgen"
+	"github.com/callpcap/callpcap/internal/testgen/pcapgen"
 	"github.com/callpcap/callpcap/report"
 )
 
@@ -546,5 +547,39 @@ func TestLossReportedByTheReceiver(t *testing.T) {
 	c = analyze(t, pcapOf(t, withReports(lossy)), Options{})
 	if len(c.Findings) != 1 || c.Findings[0].Figures["lost"] != 1 {
 		t.Errorf("a capture that saw a loss: findings %+v, want its own rtp_loss of 1", c.Findings)
+	}
+}
+
+// TestEncryptedMediaBySRTCP: a SIP call whose SDP keyed SRTP (SDES, a=crypto) shows no
+// DTLS, but its RTCP is SRTCP (the E flag and index, and a tag, after the clear header):
+// its media is SRTP all the same, and encrypted_media says so of its leg (before: nothing,
+// and the payload figures read as plain media's). Plain RTCP says nothing.
+func TestEncryptedMediaBySRTCP(t *testing.T) {
+	s := audio()
+	sr := func(encrypted bool) []byte {
+		b := []byte{0x80, 200, 0, 6}
+		b = binary.BigEndian.AppendUint32(b, s.SSRC)
+		b = append(b, make([]byte, 20)...) // sender info: NTP and RTP time, counts (encrypted or not)
+		if encrypted {
+			b = append(b, 0x80, 0, 0, 1)                                        // E=1, SRTCP index 1
+			b = append(b, 0xfe, 0xed, 0xfa, 0xce, 0xde, 0xad, 0xbe, 0xef, 1, 2) // HMAC-SHA1-80 tag
+		}
+		return b
+	}
+	for _, encrypted := range []bool{true, false} {
+		pkts := append(s.Packets(), callgen.Packet{T: callgen.Epoch + int64(5*time.Second), Frame: pcapgen.EtherUDP(alice, bob, sr(encrypted))})
+		c := analyze(t, pcapOf(t, pkts), Options{})
+		var got []report.Finding
+		for _, f := range c.Findings {
+			if f.Code == report.FindingEncryptedMedia {
+				got = append(got, f)
+			}
+		}
+		switch {
+		case encrypted && (len(got) != 1 || !slices.Equal(got[0].Legs, []string{"l1"}) || !strings.Contains(got[0].Text, "SDES")):
+			t.Errorf("SRTCP: encrypted_media %+v, want one naming l1", got)
+		case !encrypted && len(got) != 0:
+			t.Errorf("plain RTCP: encrypted_media %+v, want none", got)
+		}
 	}
 }
