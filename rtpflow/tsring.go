@@ -21,11 +21,22 @@ type tsFrame struct {
 const tsRingLen = 64
 
 // add records a packet of timestamp ts and extended sequence number ext: a new frame
-// unless ts repeats the last one.
+// unless ts repeats the last one. A packet numbered before the last frame's first arrived
+// late: it belongs to an older frame, which it extends if recent, and opens none. As a
+// frame after the last one, it cut the last frame's span short (span), and its missing
+// tail, which an RTX packet of its timestamp repaired, was taken for no repair.
 func (r *tsRing) add(ts uint32, ext int64) {
 	if r.n > 0 {
-		if f := &r.e[(r.next+tsRingLen-1)%tsRingLen]; f.ts == ts {
+		f := r.at(0)
+		if f.ts == ts {
 			f.first, f.last = min(f.first, ext), max(f.last, ext)
+			return
+		}
+		if ext < f.first {
+			if age, ok := r.find(ts); ok {
+				g := r.at(age)
+				g.first, g.last = min(g.first, ext), max(g.last, ext)
+			}
 			return
 		}
 	}

@@ -53,3 +53,25 @@ func TestTSRing(t *testing.T) {
 		t.Error("near")
 	}
 }
+
+// TestTSRingLatePacket: frames of three packets (numbers 100.., timestamps 3,000 apart from
+// 1,000), number 105, the last of the second frame, lost, and number 101 of the first
+// arriving late, after 106 of the third. It extends the first frame and opens no frame of
+// its own, so the second frame may still own 105 (before: its span ended at 100, the late
+// packet's number less one, and an RTX packet resending 105 was taken for a probe).
+func TestTSRingLatePacket(t *testing.T) {
+	var r tsRing
+	for _, ext := range []int64{100, 102, 103, 104, 106, 101, 107, 108} {
+		r.add(uint32(1000+3000*((ext-100)/3)), ext)
+	}
+	if r.n != 3 {
+		t.Fatalf("%d frames, want 3", r.n)
+	}
+	age, ok := r.find(4000)
+	if lo, hi := r.span(age, 108); !ok || lo != 103 || hi != 105 {
+		t.Errorf("span of the second frame = [%d, %d], want [103, 105]", lo, hi)
+	}
+	if age, _ := r.find(1000); r.at(age).first != 100 || r.at(age).last != 102 {
+		t.Errorf("first frame %+v, want numbers 100-102", *r.at(age))
+	}
+}
