@@ -313,7 +313,13 @@ func (a *analyzer) buildStreamsAndDirections(c *report.Capture, streams []*rtpfl
 		d := a.direction(dirID[k], k, ss, legOf, claims)
 		rd := relays[k]
 		d.Relay = rd.rel
-		if (atSender[k.src] || oneHost(k.src, k.dst)) && !d.Transport.OverTCP() {
+		// At the sender the capture dates what left, and what happens after (the path)
+		// is unseen: late cannot be measured. Where media never left one host (loopback,
+		// the same address at both ends, or both ends the host's ICE endpoints) the
+		// capture is at the receiver too, each packet dated as it arrived: late is
+		// measured, as DESIGN defines it (arrival less send, above the baseline), whatever
+		// held it (the sender, or a relay process on the host).
+		if atSender[k.src] && !atSender[k.dst] && !oneHost(k.src, k.dst) && !d.Transport.OverTCP() {
 			senderVantage(d.DelayMS, &d.Late)
 			clear(d.Series.Late)
 			for _, s := range ss {
@@ -440,7 +446,8 @@ const minReportRTT = 1.0
 const reportRatio = 10
 
 // oneHost says whether media from src to dst never left one host (loopback, or the same
-// address at both ends): a capture there is at the sender, whichever interface it was on.
+// address at both ends): a capture there is at the sender and at the receiver at once,
+// whichever interface it was on.
 func oneHost(src, dst netip.AddrPort) bool {
 	return src.Addr().IsLoopback() || src.Addr() == dst.Addr()
 }

@@ -1,21 +1,20 @@
 package analysis
 
 import (
-	"net/netip"
 	"testing"
+	"time"
 
 	"github.com/callpcap/callpcap/report"
 )
 
 // TestCompareNullStaysNull: a comparison entry carries each direction's figures as they
-// are: where the capture could not measure lateness (one host at both ends: the capture is
-// at the sender), late_packets is null, not 0; where it could, the count.
+// are: where the capture could not measure lateness (at the sender: its ICE checks show
+// the media's source is this host), late_packets is null, not 0; where it could, the count.
 func TestCompareNullStaysNull(t *testing.T) {
 	s := audio()
 	measured := analyze(t, pcapOf(t, s.Packets()), Options{})
-	s.Src = netip.MustParseAddrPort("127.0.0.1:5000")
-	s.Dst = netip.MustParseAddrPort("127.0.0.1:6000")
-	local := analyze(t, pcapOf(t, s.Packets()), Options{})
+	s.Src, s.Dst, s.Start = p2pChecks.A, p2pChecks.B, 200*time.Millisecond
+	local := analyze(t, pcapOf(t, append(p2pChecks.Packets(0), s.Packets()...)), Options{})
 	if local.Directions[0].Late != nil || measured.Directions[0].Late == nil {
 		t.Fatalf("late %+v and %+v: want null at the sender, measured otherwise", local.Directions[0].Late, measured.Directions[0].Late)
 	}
