@@ -173,7 +173,11 @@ func (s *Stream) add(pk *Packet) {
 		s.rtxOSN(pk.OSN, pk.Timestamp, at, pk.Padded, pk.Encrypted, ev.lost > 0) // RTX vote, or a loss its RTX stream recovered
 	}
 	if s.rtx.of == nil {
-		s.rtx.recent.add(pk.Timestamp, s.seq.extOf(pk.Seq)) // for an RTX stream matched by timestamps
+		if ev.filled || ev.dup { // for an RTX stream matched by timestamps
+			s.rtx.recent.late(pk.Timestamp, s.seq.extOf(pk.Seq))
+		} else {
+			s.rtx.recent.add(pk.Timestamp, s.seq.extOf(pk.Seq))
+		}
 	}
 	if pk.TimeSteps != s.timeSteps {
 		// The capture's clock stepped since the stream's last packet: the interval to this

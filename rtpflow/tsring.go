@@ -21,22 +21,12 @@ type tsFrame struct {
 const tsRingLen = 64
 
 // add records a packet of timestamp ts and extended sequence number ext: a new frame
-// unless ts repeats the last one. A packet numbered before the last frame's first arrived
-// late: it belongs to an older frame, which it extends if recent, and opens none. As a
-// frame after the last one, it cut the last frame's span short (span), and its missing
-// tail, which an RTX packet of its timestamp repaired, was taken for no repair.
+// unless ts repeats the last one. A packet that arrived late (it filled a gap, or repeats
+// a number) goes to late instead.
 func (r *tsRing) add(ts uint32, ext int64) {
 	if r.n > 0 {
-		f := r.at(0)
-		if f.ts == ts {
+		if f := &r.e[(r.next+tsRingLen-1)%tsRingLen]; f.ts == ts {
 			f.first, f.last = min(f.first, ext), max(f.last, ext)
-			return
-		}
-		if ext < f.first {
-			if age, ok := r.find(ts); ok {
-				g := r.at(age)
-				g.first, g.last = min(g.first, ext), max(g.last, ext)
-			}
 			return
 		}
 	}
@@ -44,6 +34,17 @@ func (r *tsRing) add(ts uint32, ext int64) {
 	r.next = (r.next + 1) % tsRingLen
 	if r.n < tsRingLen {
 		r.n++
+	}
+}
+
+// late records a packet that arrived late (it filled a gap, or repeats a number): it
+// extends its own frame if that is recent, and opens none. As a frame after the last one
+// (add), it cut the last frame's span short (span), and the missing tail of that frame,
+// which an RTX packet of its timestamp then repaired, was taken for no repair.
+func (r *tsRing) late(ts uint32, ext int64) {
+	if age, ok := r.find(ts); ok {
+		f := r.at(age)
+		f.first, f.last = min(f.first, ext), max(f.last, ext)
 	}
 }
 
