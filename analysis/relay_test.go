@@ -57,13 +57,7 @@ func TestRelayCorrelation(t *testing.T) {
 		t.Fatalf("legs %+v, want the TURN leg and the peer leg", c.Legs)
 	}
 	rel := relayed.String()
-	wantLegs := []report.Leg{
-		{ID: "l1", Transport: "turn-udp", Client: alice.String(), Server: turnServer.String(), Relayed: &rel,
-			Peers: []string{bob.String()}, Flows: []string{"f1"}},
-		{ID: "l2", Transport: "udp", Client: bob.String(), Server: rel, Relayed: &rel,
-			Peers: []string{bob.String()}, Flows: []string{"f2"}},
-	}
-	if d := cmp.Diff(wantLegs, c.Legs); d != "" {
+	if d := cmp.Diff(relayLegs("turn-udp", alice, turnServer, relayed, bob), c.Legs); d != "" {
 		t.Errorf("legs (-want +got):\n%s", d)
 	}
 	// The same SSRC and sequence numbers on both legs: two streams, no duplicates.
@@ -332,14 +326,7 @@ func TestRelayOverTCP(t *testing.T) {
 			if d := cmp.Diff(want, relaysOf(c)); d != "" {
 				t.Errorf("relay by direction (-want +got):\n%s", d)
 			}
-			rel := tcpRelayed.String()
-			wantLegs := []report.Leg{
-				{ID: "l1", Transport: "turn-tcp", Client: tcpClient.String(), Server: tcpServer.String(), Relayed: &rel,
-					Peers: []string{bob.String()}, Flows: []string{"f1"}},
-				{ID: "l2", Transport: "udp", Client: bob.String(), Server: rel, Relayed: &rel,
-					Peers: []string{bob.String()}, Flows: []string{"f2"}},
-			}
-			if d := cmp.Diff(wantLegs, c.Legs); d != "" {
+			if d := cmp.Diff(relayLegs("turn-tcp", tcpClient, tcpServer, tcpRelayed, bob), c.Legs); d != "" {
 				t.Errorf("legs (-want +got):\n%s", d)
 			}
 			// Loss, once per call direction, by where it happened: up, the client's 30 and 31
@@ -401,6 +388,18 @@ func TestRelayOverTCPWithoutCheck(t *testing.T) {
 	}
 	if d := cmp.Diff(want, relaysOf(c)); d != "" {
 		t.Errorf("relay by direction (-want +got):\n%s", d)
+	}
+}
+
+// relayLegs are the two legs of a relay at its TURN server: the client's TURN leg of the
+// given transport (flow f1), and the peer leg from the relayed address (f2).
+func relayLegs(transport report.Transport, client, server, relayed, peer netip.AddrPort) []report.Leg {
+	rel := relayed.String()
+	return []report.Leg{
+		{ID: "l1", Transport: transport, Client: client.String(), Server: server.String(), Relayed: &rel,
+			Peers: []string{peer.String()}, Flows: []string{"f1"}},
+		{ID: "l2", Transport: "udp", Client: peer.String(), Server: rel, Relayed: &rel,
+			Peers: []string{peer.String()}, Flows: []string{"f2"}},
 	}
 }
 
@@ -508,13 +507,7 @@ func TestRelayLearnedMidCall(t *testing.T) {
 	sort.SliceStable(pkts, func(i, j int) bool { return pkts[i].T < pkts[j].T })
 	c := analyze(t, pcapOf(t, pkts), Options{})
 	rel := relayed.String()
-	wantLegs := []report.Leg{
-		{ID: "l1", Transport: "turn-udp", Client: alice.String(), Server: turnServer.String(), Relayed: &rel,
-			Peers: []string{bob.String()}, Flows: []string{"f1"}},
-		{ID: "l2", Transport: "udp", Client: bob.String(), Server: rel, Relayed: &rel,
-			Peers: []string{bob.String()}, Flows: []string{"f2"}},
-	}
-	if d := cmp.Diff(wantLegs, c.Legs); d != "" {
+	if d := cmp.Diff(relayLegs("turn-udp", alice, turnServer, relayed, bob), c.Legs); d != "" {
 		t.Errorf("legs (-want +got):\n%s", d)
 	}
 	lat := &report.Quantiles{Samples: 499, Min: 2, P50: 2, P95: 2, P99: 2, Max: 2}
@@ -543,14 +536,7 @@ func TestRelayLearnedMidCall(t *testing.T) {
 // left it is the same (2 and 4); lost before the relay can only be fewer, of fewer packets.
 func TestRelayOverTCPLearnedMidCall(t *testing.T) {
 	c := analyze(t, pcapOf(t, relayTCPCallFrom(t, 0, true, false)), Options{})
-	rel := tcpRelayed.String()
-	wantLegs := []report.Leg{
-		{ID: "l1", Transport: "turn-tcp", Client: tcpClient.String(), Server: tcpServer.String(), Relayed: &rel,
-			Peers: []string{bob.String()}, Flows: []string{"f1"}},
-		{ID: "l2", Transport: "udp", Client: bob.String(), Server: rel, Relayed: &rel,
-			Peers: []string{bob.String()}, Flows: []string{"f2"}},
-	}
-	if d := cmp.Diff(wantLegs, c.Legs); d != "" {
+	if d := cmp.Diff(relayLegs("turn-tcp", tcpClient, tcpServer, tcpRelayed, bob), c.Legs); d != "" {
 		t.Errorf("legs (-want +got):\n%s", d)
 	}
 	got := relaysOf(c)
