@@ -112,40 +112,51 @@ func (e *extDetector) choose(early []early) int {
 // (http://www.webrtc.org/experiments/rtp-hdrext/abs-send-time: 24-bit 6.18 fixed-point
 // seconds, wrapping every 64 s) over the early packets, or -1. A candidate must be present
 // on at least 90% of them, be non-decreasing on at least 90% of consecutive pairs (the
-// pacer sends in order), and advance like arrival time: |Δsend − Δarrival| ≤ Δarrival/10 +
-// 50 ms with Δsend > 0.
+// pacer sends in order), and advance like arrival time: from the least delayed packet of
+// the first half (arrival less send time) to that of the second half, |Δsend − Δarrival| ≤
+// Δarrival/10 + 50 ms with Δsend > 0. The least delayed, not the first and the last: a
+// capture that begins while a queue drains (a TCP stall's backlog, relayed) has its first
+// packets held hundreds of milliseconds, which first to last read as a clock too fast, and
+// the stream's delays were then taken on RTP timestamps, with the sender's queue in them.
 func chooseAST(early []early, n int) int {
 	if len(early) < 2 {
 		return -1
 	}
 	best, bestErr := -1, int64(0)
+	var send, at [earlyMax]int64
 	for j := 0; j < n; j++ {
 		var u Unwrapper
 		u.Bits = 24
 		present, pairs, up := 0, 0, 0
-		var first, last, prev int64
-		var firstAt, lastAt int64
 		for _, e := range early {
-			if e.ast.mask&(1<<j) == 0 {
+			if e.ast.mask&(1<<j) == 0 || present == len(send) {
 				continue
 			}
-			v := u.Unwrap(e.ast.v[j])
-			if present == 0 {
-				first, firstAt = v, e.at
-			} else {
+			v := astToNs(u.Unwrap(e.ast.v[j]))
+			if present > 0 {
 				pairs++
-				if v >= prev {
+				if v >= send[present-1] {
 					up++
 				}
 			}
-			prev, last, lastAt = v, v, e.at
+			send[present], at[present] = v, e.at
 			present++
 		}
 		if present < 2 || present*10 < len(early)*9 || up*10 < pairs*9 {
 			continue
 		}
-		dSend := astToNs(last) - astToNs(first)
-		dArr := lastAt - firstAt
+		least := func(lo, hi int) int {
+			k := lo
+			for i := lo + 1; i < hi; i++ {
+				if at[i]-send[i] < at[k]-send[k] {
+					k = i
+				}
+			}
+			return k
+		}
+		half := present / 2
+		a, b := least(0, half), least(half, present)
+		dSend, dArr := send[b]-send[a], at[b]-at[a]
 		if dSend <= 0 || dArr <= 0 {
 			continue
 		}

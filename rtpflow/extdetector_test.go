@@ -103,6 +103,14 @@ func TestChooseAST(t *testing.T) {
 		}
 		return out
 	}
+	// backlog has the first n packets arrive 1 ms apart, ending 20 ms after the last of
+	// them was sent.
+	backlog := func(e []early, n int) []early {
+		for i := range n {
+			e[i].at = T0 + int64(n)*20*ms1 + int64(i-n+1)*ms1
+		}
+		return e
+	}
 	paced := func(start float64) func(int) float64 {
 		return func(i int) float64 { return start + float64(i)*0.02 }
 	}
@@ -130,6 +138,10 @@ func TestChooseAST(t *testing.T) {
 		{"the candidate that tracks arrival best wins",
 			pkts(50, func(i int) float64 { return 10 + float64(i)*0.021 }, paced(30)), 2, 1},
 		{"candidates not counted are not read", pkts(50, func(int) float64 { return 1 }, paced(30)), 1, -1},
+		// A capture that begins as a TCP stall's backlog drains: the first 20 packets,
+		// sent 20 ms apart, arrive within 20 ms, the last of them 20 ms late. First to last
+		// read 0.98 s of sending in 0.58 s of arrivals, and no abs-send-time was found.
+		{"a backlog at the start", backlog(pkts(50, paced(10)), 20), 1, 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
