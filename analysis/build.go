@@ -69,9 +69,9 @@ func (a *analyzer) build(name string, rd *capture.Reader) report.Capture {
 
 // iceTCPHosts tells the ICE state which end of each ICE-TCP connection (RFC 4571 framing)
 // is the capture host, where the connection's vantage says (tcpframe: the first ACK's
-// delay against the round trip): the checks on it, answered as fast both ways on a LAN
-// (0.2-0.4 ms), could not say, and their round trips were left out as a capture between
-// the agents'.
+// delay against the round trip). The checks on it, answered as fast both ways on a LAN
+// (0.2-0.4 ms), could not say, and their round trips were left out as if the capture sat
+// between the agents.
 func (a *analyzer) iceTCPHosts(c *report.Capture) {
 	for _, fl := range c.Flows {
 		if fl.TCP == nil || fl.Framing == nil || *fl.Framing != report.FramingRFC4571 {

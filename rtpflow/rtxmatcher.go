@@ -27,9 +27,8 @@ import "cmp"
 // for seconds): such votes count with the others, on at least rtxMinVotes, where a
 // quarter of the packets skipped numbers of the stream's own or went back in time, which
 // a media stream whose clock merely runs behind another's (two clocks started at 0) does
-// not. Streams that share one
-// timestamp clock (simulcast layers of some senders) cannot be told apart by timestamps:
-// a timestamp near another such stream's votes for none.
+// not. Streams that share one timestamp clock (simulcast layers of some senders) cannot be
+// told apart by timestamps: a timestamp near another such stream's votes for none.
 //
 // The RTX stream's own sequence numbers play no part: pion numbers an RTX packet when it
 // buffers the original, so they jump by hundreds between sparse repairs, and an elected
