@@ -21,8 +21,8 @@ func (t *Tracker) IsTURNServer(ap netip.AddrPort) bool {
 	return ok
 }
 
-// RelayedChanges counts the times an Allocate success response gave an allocation a relayed
-// address it did not have. Allocations lists a Relayed it did not list before only after
+// RelayedChanges counts the times an Allocate success response (or the traffic, LearnRelay)
+// gave an allocation a relayed address it did not have. Allocations lists a Relayed it did not list before only after
 // this count changed: a caller that keeps what it read of them knows when to read them again.
 func (t *Tracker) RelayedChanges() int64 { return t.relayedChanges }
 
