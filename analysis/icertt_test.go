@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/pion/stun/v3"
 
 	"github.com/callpcap/callpcap/internal/testgen/callgen"
 	"github.com/callpcap/callpcap/report"
@@ -163,5 +164,40 @@ func TestICERTTAtTURNClientTCP(t *testing.T) {
 	c := analyze(t, pcapOf(t, tcp.Packets(callgen.AtClient)), Options{})
 	if d := cmp.Diff(relayAtClient, c.ICE); d != "" {
 		t.Errorf("ice (-want +got):\n%s", d)
+	}
+}
+
+// TestICERTTOverICETCPOnALAN: ICE-TCP between two private addresses 0.4 ms apart, captured
+// at the client (the connection's vantage: sender of its data, receiver of the peer's).
+// Both agents answer a check in 0.15 ms, so the client's checks take 0.55 ms and the
+// peer's are answered here in 0.15 ms: too close for the answer times to say which end is
+// this host, and no NAT between them. The connection's vantage says it: the client's five
+// checks are the round trips (before: rtt_ms null, a real pion capture's 16 checks lost).
+func TestICERTTOverICETCPOnALAN(t *testing.T) {
+	client, server := netip.MustParseAddrPort("10.80.1.2:35869"), netip.MustParseAddrPort("10.80.2.2:8443")
+	const rtt, answer = 400 * time.Microsecond, 150 * time.Microsecond
+	msg := func(id byte, typ stun.MessageType, setters ...stun.Setter) []byte {
+		var tid [stun.TransactionIDSize]byte
+		tid[0] = id
+		m := stun.New()
+		if err := m.Build(append([]stun.Setter{stun.NewTransactionIDSetter(tid), typ}, setters...)...); err != nil {
+			t.Fatal(err)
+		}
+		return callgen.Frame4571(m.Raw)
+	}
+	var writes []callgen.TCPWrite
+	for k := range 5 {
+		at := 100*time.Millisecond + time.Duration(k)*100*time.Millisecond
+		id := byte(10 + 2*k)
+		writes = append(writes,
+			callgen.TCPWrite{T: at, Dir: 0, Data: msg(id, stun.BindingRequest, stun.NewUsername("b:a"))},
+			callgen.TCPWrite{T: at + rtt/2 + answer, Dir: 1, Data: msg(id, stun.BindingSuccess)},
+			callgen.TCPWrite{T: at + 50*time.Millisecond, Dir: 1, Data: msg(id+1, stun.BindingRequest, stun.NewUsername("a:b"))},
+			callgen.TCPWrite{T: at + 50*time.Millisecond + rtt/2 + answer, Dir: 0, Data: msg(id+1, stun.BindingSuccess)})
+	}
+	call := callgen.TCPCall{Client: client, Server: server, RTT: rtt, ISN: [2]uint32{100, 900}}
+	c := analyze(t, pcapOf(t, call.Packets(callgen.MergeWrites(writes))), Options{})
+	if c.ICE.Checks != 10 || c.ICE.RTTMS == nil || c.ICE.RTTMS.Samples != 5 || c.ICE.RTTMS.P50 != 0.55 {
+		t.Errorf("ice %+v, rtt %+v: want 10 checks, and the client's 5 round trips of 0.55 ms", c.ICE, c.ICE.RTTMS)
 	}
 }
