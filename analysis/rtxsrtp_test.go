@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"sort"
 	"testing"
 	"time"
 
@@ -352,5 +353,33 @@ func TestSRTPRTXMidCall(t *testing.T) {
 		if f.Severity != report.SeverityInfo {
 			t.Errorf("finding %s (%s): %s", f.Code, f.Severity, f.Text)
 		}
+	}
+}
+
+// TestSRTPRTXRepairBehindALatePacket: srtpVideo captured at bob's side loses packet 1001,
+// the last of its frame; packet 995 of an earlier frame, held 65 ms, arrives between that
+// loss and the next frame's first packet; the RTX stream (OSNs encrypted) resends 1001 45
+// ms after it was sent. The late packet no longer opens a frame of its own among the
+// video's recent frames, which cut the frame of 1001 short: the resend is a repair, and
+// 1001 is recovered (before: a probe, and 0 recovered, as in a real pion capture's 43 of 44).
+func TestSRTPRTXRepairBehindALatePacket(t *testing.T) {
+	video := srtpVideo(0xE1, 1_000_000, 1)
+	video.Lose = func(i int) bool { return i == 1001 }
+	video.Delay = func(i int) time.Duration {
+		if i == 995 {
+			return 65 * time.Millisecond
+		}
+		return 0
+	}
+	r := callgen.RTX{SSRC: 0xE2, PT: 97, Fill: srtpFill(2),
+		Sends: []callgen.RTXSend{{I: 1001, At: 1001*video.Interval + 45*time.Millisecond, Seq: 7000}}}
+	pkts := append(video.Packets(), video.RTXPackets(r)...)
+	sort.SliceStable(pkts, func(i, j int) bool { return pkts[i].T < pkts[j].T })
+	c := analyze(t, pcapOf(t, pkts), Options{})
+	got := srtpRTXOf(c, 0xE1, 0xE2)
+	want := srtpRTX{Kind: "rtx", RTXOf: "0x000000e1", MatchedBy: "timestamp", Packets: 1,
+		Repairs: 1, Lost: 1, Recovered: 1, DirRecovered: 1}
+	if got != want {
+		t.Errorf("figures\n got %+v\nwant %+v", got, want)
 	}
 }
