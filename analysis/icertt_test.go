@@ -177,13 +177,7 @@ func TestICERTTOverICETCPOnALAN(t *testing.T) {
 	client, server := netip.MustParseAddrPort("10.80.1.2:35869"), netip.MustParseAddrPort("10.80.2.2:8443")
 	const rtt, answer = 400 * time.Microsecond, 150 * time.Microsecond
 	msg := func(id byte, typ stun.MessageType, setters ...stun.Setter) []byte {
-		var tid [stun.TransactionIDSize]byte
-		tid[0] = id
-		m := stun.New()
-		if err := m.Build(append([]stun.Setter{stun.NewTransactionIDSetter(tid), typ}, setters...)...); err != nil {
-			t.Fatal(err)
-		}
-		return callgen.Frame4571(m.Raw)
+		return callgen.Frame4571(stunMsg(t, id, typ, setters...))
 	}
 	var writes []callgen.TCPWrite
 	for k := range 5 {

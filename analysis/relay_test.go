@@ -221,13 +221,7 @@ func relayTCPCallFrom(t *testing.T, shift time.Duration, ice, signalled bool) []
 	const rtt = 80 * time.Millisecond
 	ms := func(n int) time.Duration { return time.Duration(n) * time.Millisecond }
 	msg := func(id byte, typ stun.MessageType, setters ...stun.Setter) []byte {
-		var tid [stun.TransactionIDSize]byte
-		tid[0] = id
-		m := stun.New()
-		if err := m.Build(append([]stun.Setter{stun.NewTransactionIDSetter(tid), typ}, setters...)...); err != nil {
-			t.Fatal(err)
-		}
-		return m.Raw
+		return stunMsg(t, id, typ, setters...)
 	}
 	var pkts []callgen.Packet
 	var writes []callgen.TCPWrite

@@ -21,12 +21,25 @@ var (
 // stunFrame builds an Ethernet/IPv4/UDP frame carrying a STUN message.
 func stunFrame(t testing.TB, src, dst netip.AddrPort, tid [stun.TransactionIDSize]byte, typ stun.MessageType, setters ...stun.Setter) []byte {
 	t.Helper()
+	return pcapgen.EtherUDP(src, dst, stunRaw(t, tid, typ, setters...))
+}
+
+// stunRaw is a STUN message of transaction tid.
+func stunRaw(t testing.TB, tid [stun.TransactionIDSize]byte, typ stun.MessageType, setters ...stun.Setter) []byte {
+	t.Helper()
 	m := stun.New()
-	all := append([]stun.Setter{stun.NewTransactionIDSetter(tid), typ}, setters...)
-	if err := m.Build(all...); err != nil {
+	if err := m.Build(append([]stun.Setter{stun.NewTransactionIDSetter(tid), typ}, setters...)...); err != nil {
 		t.Fatal(err)
 	}
-	return pcapgen.EtherUDP(src, dst, m.Raw)
+	return m.Raw
+}
+
+// stunMsg is a STUN message whose transaction ID is id and zeros.
+func stunMsg(t testing.TB, id byte, typ stun.MessageType, setters ...stun.Setter) []byte {
+	t.Helper()
+	var tid [stun.TransactionIDSize]byte
+	tid[0] = id
+	return stunRaw(t, tid, typ, setters...)
 }
 
 func xorAddr(attr stun.AttrType, ap netip.AddrPort) stun.Setter {
