@@ -93,8 +93,12 @@ func (t *Tracker) Hint(h PayloadHint) {
 }
 
 // HintFID records an SDP ssrc-group:FID pair; a later pair naming the same RTX SSRC
-// replaces it. A stream with SSRC h.RTX from or to h.Addr is then the RTX stream of the
-// stream of the same sender with SSRC h.Media, without waiting for its OSNs (rtxmatcher.go).
+// replaces it. A stream with SSRC h.RTX is then the RTX stream of the stream of the same
+// sender with SSRC h.Media, without waiting for its OSNs (rtxmatcher.go), wherever it
+// travels: the pair of SSRCs names it (two random 32-bit numbers), where h.Addr, an
+// address the SDP gave, need be neither end of the path the capture sees (a candidate
+// behind a NAT, or one the agent was told to advertise: a real pion call's FID groups
+// linked nothing at the sender's side, and its RTX stream read as video with 9 lost).
 func (t *Tracker) HintFID(h FIDHint) {
 	if h.Media == h.RTX {
 		return
@@ -121,10 +125,7 @@ func (ht *hintTable) fidOf(s *Stream) (uint32, bool) {
 		return 0, false
 	}
 	h, ok := ht.fid[s.ssrc]
-	if !ok || h.Addr.IsValid() && h.Addr != s.path.Dst && h.Addr != s.path.Src {
-		return 0, false
-	}
-	return h.Media, true
+	return h.Media, ok
 }
 
 // namesRTX reports whether signalling names s an RTX stream: an FID pair with its SSRC on

@@ -329,7 +329,9 @@ func TestRTXFromSignalling(t *testing.T) {
 		{"fid at the sender's address", true, &FIDHint{alice, 0xC0, 0xC2}, false, 0xC0},
 		{"fid at the receiver's address, no apt", false, &FIDHint{bob, 0xC0, 0xC2}, false, 0xC0},
 		{"fid after the rtx packets", false, &FIDHint{alice, 0xC0, 0xC2}, true, 0xC0},
-		{"fid at another address", false, &FIDHint{netip.MustParseAddrPort("192.0.2.1:5000"), 0xC0, 0xC2}, false, 0},
+		// An address neither end of the path: a candidate advertised for a NAT (an SFU on a
+		// 1:1 NAT, captured inside it). The SSRC pair names the streams (before: no link).
+		{"fid at another address", false, &FIDHint{netip.MustParseAddrPort("192.0.2.1:5000"), 0xC0, 0xC2}, false, 0xC0},
 		{"fid at no address: any path", false, &FIDHint{netip.AddrPort{}, 0xC0, 0xC2}, false, 0xC0},
 	}
 	for _, tt := range tests {
