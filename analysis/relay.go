@@ -54,7 +54,8 @@ import (
 // A UDP flow is a peer leg when one of its ends is the relayed address of an allocation,
 // decided at its first datagram. When both are (both ends of the call relayed by this
 // server), it is the peer leg of both allocations: each datagram leaves one and reaches
-// the other, the egress of one call direction and the ingress of the other's next hop. That datagram may come before the Allocate success
+// the other, the egress of one call direction and the ingress of the other's next hop.
+// That datagram may come before the Allocate success
 // response that names the relayed address: over TCP, tcpframe holds the server's messages
 // back while it cannot yet tell the vantage of their direction (up to a second), and the
 // peer leg's first datagrams, the ICE checks, come a round trip after the response. So a
@@ -150,21 +151,26 @@ func (r *relayTracker) udp(a *analyzer, f *flow, m *transport.Message, cls demux
 	if !ok {
 		return
 	}
-	// Both ends are relayed addresses when both ends of the call are relayed by this
-	// server: the datagram leaves one allocation and reaches the other.
-	for _, rel := range [2]netip.AddrPort{f.a, f.b} {
-		c, ok := r.client[rel]
-		if !ok {
-			continue
-		}
-		peer := f.a
-		if rel == f.a {
-			peer = f.b
-		}
+	r.allocationsOf(f, func(rel, peer, c netip.AddrPort) {
 		if m.Src == peer { // peer to client: this leg is the ingress
 			r.record(dirKey{peer, c}, rtpflow.Path{Leg: f.idx, Src: peer, Dst: rel}, key, m.Delivered, true)
 		} else {
 			r.record(dirKey{c, peer}, rtpflow.Path{Leg: f.idx, Src: rel, Dst: peer}, key, m.FirstSeen, false)
+		}
+	})
+}
+
+// allocationsOf calls fn for each end of flow f that is a known relayed address, with the
+// other end (its peer) and the allocation's client. Both ends are, when both ends of the
+// call are relayed by this server: the flow is the peer leg of both allocations.
+func (r *relayTracker) allocationsOf(f *flow, fn func(relayed, peer, client netip.AddrPort)) {
+	for _, rel := range [2]netip.AddrPort{f.a, f.b} {
+		if c, ok := r.client[rel]; ok {
+			peer := f.a
+			if rel == f.a {
+				peer = f.b
+			}
+			fn(rel, peer, c)
 		}
 	}
 }
@@ -232,20 +238,15 @@ func (r *relayTracker) allocated(a *analyzer) {
 		}
 		// The flow's datagrams analysed so far were not recorded for the allocations of the
 		// ends just learnt: an ingress packet from before now may have left on it unseen.
-		for _, rel := range [2]netip.AddrPort{f.a, f.b} {
-			c, ok := r.client[rel]
-			if !ok || !slices.Contains(fresh, rel) {
-				continue
-			}
-			peer := f.a
-			if rel == f.a {
-				peer = f.b
+		r.allocationsOf(f, func(rel, peer, c netip.AddrPort) {
+			if !slices.Contains(fresh, rel) {
+				return
 			}
 			for _, k := range [2]dirKey{{c, peer}, {peer, c}} {
 				d := r.dir(k)
 				d.from = max(d.from, a.prev)
 			}
-		}
+		})
 	}
 }
 
