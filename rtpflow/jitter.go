@@ -53,6 +53,18 @@ func (j *Jitter) Update(at, ts int64) {
 // before says nothing of the network. J keeps its value.
 func (j *Jitter) rebase() { j.rebased = j.started }
 
+// setClock moves the estimator to another clock rate, in which the timestamps of the
+// packets after now run (a codec change on the SSRC): J and its statistics are rescaled to
+// the new units, and the next packet is a new reference.
+func (j *Jitter) setClock(clock int) {
+	if j.clock > 0 {
+		k := float64(clock) / j.clock
+		j.j, j.sum, j.max = j.j*k, j.sum*k, j.max*k
+	}
+	j.clock = float64(clock)
+	j.rebase()
+}
+
 // MS returns mean, max and last J in milliseconds; ok is false before the first update.
 func (j *Jitter) MS() (mean, max, last float64, ok bool) {
 	if j.n == 0 || j.clock <= 0 {

@@ -58,6 +58,12 @@ type Stream struct {
 	// The last media packet's unwrapped timestamp and arrival, for tsStep.
 	tsPrev, tsPrevAt int64
 	tsPrevOK         bool
+	// clockPT is the media payload type the timing's clock is for; after a change to a
+	// type of another clock rate (switchClock), baseClock is the stream's own (its first
+	// type's), which the report gives.
+	clockPT   uint8
+	switched  bool
+	baseClock int
 
 	// The payload type of the last packet and whether it carries media (media).
 	lastPT    uint8
@@ -134,7 +140,7 @@ func (s *Stream) add(pk *Packet) {
 		pk.PadLen = 0
 	}
 	if s.packets == 0 {
-		s.pt, s.firstAt = pk.PT, at
+		s.pt, s.clockPT, s.firstAt = pk.PT, pk.PT, at
 	}
 	if !s.series.started {
 		anchors := !pk.paddingOnly() && !s.t.hints.namesRTX(s, pk.PT) // a media packet
@@ -188,6 +194,9 @@ func (s *Stream) add(pk *Packet) {
 	}
 	hd := holdOf(pk)
 	media := s.media(pk.PT) && !s.eventShaped(pk)
+	if media && pk.PT != s.clockPT {
+		s.switchClock(pk.PT)
+	}
 	if ev.held { // on probation: timed only if the next packet confirms a restart
 		s.held = heldPacket{ok: true, at: at, ts: pk.Timestamp, seq: pk.Seq, media: media, hd: hd, ext: pk.Extension, ast: ast, sec: sec,
 			len: pk.Len, headerLen: int64(pk.HeaderLen), payloadLen: int64(pk.PayloadLen), padLen: int64(pk.PadLen)}

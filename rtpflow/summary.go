@@ -107,7 +107,7 @@ func (s *Stream) kind() string {
 	if hinted && (h.Media == "audio" || h.Media == "video") {
 		return h.Media
 	}
-	switch s.clock {
+	switch s.ownClock() {
 	case 0:
 		return "unknown"
 	case 90000:
@@ -181,7 +181,7 @@ func (s *Stream) Summary(t0 int64) report.Stream {
 	if !s.padUnread && !s.padCut {
 		out.PaddingBytes, out.PaddingPackets = ptr(s.paddingBytes), ptr(s.paddingPackets)
 	}
-	clock := s.clock
+	clock := s.ownClock()
 	h, hinted := s.t.hints.of(s)
 	if clock == 0 && hinted && h.ClockRate > 0 {
 		// Too few packets, or too bursty, to infer a clock: the signalled one is still the
