@@ -67,35 +67,6 @@ func (a *analyzer) build(name string, rd *capture.Reader) report.Capture {
 	return c
 }
 
-// iceTCPHosts tells the ICE state which end of each ICE-TCP connection (RFC 4571 framing)
-// is the capture host, where the connection's vantage says (tcpframe: the first ACK's
-// delay against the round trip). The checks on it, answered as fast both ways on a LAN
-// (0.2-0.4 ms), could not say, and their round trips were left out as if the capture sat
-// between the agents.
-func (a *analyzer) iceTCPHosts(c *report.Capture) {
-	for _, fl := range c.Flows {
-		if fl.TCP == nil || fl.Framing == nil || *fl.Framing != report.FramingRFC4571 {
-			continue
-		}
-		for _, d := range []struct {
-			from, to string
-			v        report.Vantage
-		}{{fl.A, fl.B, fl.TCP.AToB.Vantage}, {fl.B, fl.A, fl.TCP.BToA.Vantage}} {
-			host := d.from
-			switch d.v {
-			case report.VantageSender:
-			case report.VantageReceiver:
-				host = d.to
-			default:
-				continue
-			}
-			if ap, err := netip.ParseAddrPort(host); err == nil {
-				a.turn.HostEnd(ap)
-			}
-		}
-	}
-}
-
 func (a *analyzer) secs(t int64) float64 { return numfmt.Round(float64(t-a.first)/1e9, 6) }
 
 // interesting says whether a flow is worth listing: it carried real-time traffic, TURN or SIP.
@@ -382,83 +353,6 @@ func alignSeries(b *report.Bitrate, start int64, d report.Series) {
 	}
 	s := make([]float64, pad, pad+len(b.SeriesKbps))
 	b.SeriesKbps = append(s, b.SeriesKbps...)[:min(n, pad+len(b.SeriesKbps))]
-}
-
-// atSender returns the transport addresses media sent from was captured at its sender: the
-// capture host's own ICE endpoints (demux.Tracker.HostEndpoints). A capture at the sender
-// dates the packets when they left: their transit above the stream's baseline is the
-// sender's own queueing (pacing, an encoder's burst), and says nothing of how late they
-// arrived (the accuracy issue, class 1). Over TCP the connection's vantage dates the
-// deliveries instead (tcpframe).
-func (a *analyzer) atSender() map[netip.AddrPort]bool {
-	m := map[netip.AddrPort]bool{}
-	for _, ep := range a.turn.HostEndpoints() {
-		m[ep] = true
-	}
-	return m
-}
-
-// reportsAtSender says whether the receiver reports about s were captured as their sender
-// sent them. A report's round trip (RFC 3550 6.4.1) is the time from the sender report it
-// names to the receiver report's arrival at the sender report's sender, less the delay it
-// says; taken where the receiver report leaves, it is that delay again plus the host's own
-// latency: no round trip, null. So it is where s's receiver is the capture host
-// (atSender) on another host than its sender; or, whatever the capture says of its
-// endpoints, where the reports' median round trip is under minReportRTT; or where the
-// reports the other way, about a stream from s's receiver to its sender (a call with media
-// both ways), take reportRatio times as long: captured at one end, the reports that end
-// receives measure the path and those it sends its own latency (GStreamer's rtpbin, 0.3 to
-// 0.75 ms at the receiver of a path of 80 ms). In the middle the two share the path.
-func (a *analyzer) reportsAtSender(s *rtpflow.Stream, streams []*rtpflow.Stream) bool {
-	p := s.Path()
-	if oneHost(p.Src, p.Dst) {
-		return false
-	}
-	if a.atSenderEP[p.Dst] {
-		return true
-	}
-	med, ok := s.RTCPRTTMedianMS()
-	if !ok {
-		return false
-	}
-	if med < minReportRTT {
-		return true
-	}
-	for _, o := range streams {
-		if op := o.Path(); op.Src.Addr() == p.Dst.Addr() && op.Dst.Addr() == p.Src.Addr() {
-			if back, ok := o.RTCPRTTMedianMS(); ok && back >= reportRatio*med {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-// minReportRTT (ms) is above a receiver report's own delay as the capture sees it leave
-// (DLSR's 1/65536 s, and the host between the application and the capture point, both
-// ways: 0.26 to 1.4 ms for GStreamer), and below the round trips worth reporting: a LAN's
-// 0.1-0.5 ms is then null, where it was a figure, rather than a receiver's own latency
-// read as an 80 ms path's round trip.
-const minReportRTT = 1.0
-
-// reportRatio: reports one way that take this many times as long as those the other way
-// measure the path, where the others measure their sender's latency.
-const reportRatio = 10
-
-// oneHost says whether media from src to dst never left one host (loopback, or the same
-// address at both ends): a capture there is at the sender and at the receiver at once,
-// whichever interface it was on.
-func oneHost(src, dst netip.AddrPort) bool {
-	return src.Addr().IsLoopback() || src.Addr() == dst.Addr()
-}
-
-// senderVantage marks a delay measured at the media's sender as such, and its late count
-// as not measured.
-func senderVantage(d *report.Delay, late **report.Late) {
-	if d != nil {
-		d.Vantage = "sender"
-	}
-	*late = nil
 }
 
 func addrString(ap netip.AddrPort) string {
