@@ -60,6 +60,9 @@ func Analyze(ctx context.Context, name string, r io.Reader, opts Options) (repor
 // analyzer holds the state of one capture's analysis.
 type analyzer struct {
 	opts Options
+	// marked are the endpoints a Linux cooked capture marked as the capture host's own
+	// (markedHosts), once the capture is read.
+	marked map[netip.AddrPort]bool
 	// atSenderEP are the capture host's own endpoints (atSender), once the capture is read.
 	atSenderEP map[netip.AddrPort]bool
 	// reportsHere are the streams whose receiver reports were captured where they left
@@ -350,6 +353,9 @@ func (a *analyzer) packet(p *capture.Packet, dg digests, next int64, hasNext boo
 	s := &f.sides[f.dir(src)]
 	s.packets += frames
 	s.wire += int64(p.WireLen)
+	if out, marked := p.Outgoing(); marked {
+		s.sentHere, s.arrived = s.sentHere || out, s.arrived || !out
+	}
 
 	if proto == transport.TCP {
 		if f.conn == nil {

@@ -59,6 +59,8 @@ func (a *analyzer) build(name string, rd *capture.Reader) report.Capture {
 	legOf := a.buildLegs(&c, streams, notMedia)
 	a.buildFlows(&c, legOf, notMedia)
 	a.iceTCPHosts(&c)
+	a.marked = a.markedHosts()
+	a.markedICEHosts(a.marked)
 	a.buildStreamsAndDirections(&c, streams, legOf)
 	c.ICE = a.turn.ICE()
 	c.TURN = a.turn.TURN()

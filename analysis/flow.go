@@ -42,7 +42,10 @@ type side struct {
 	rtcp, stun    int64 // whole wire bytes of RTCP and STUN messages
 	other         int64 // wire bytes of DTLS and unclassified messages
 	anchored      bool  // its seconds are anchored at anchorAt, its first RTP message (anchorSeries)
-	anchorAt      int64
+	// sentHere and arrived say that the capture marked some of its packets as sent by the
+	// capturing host, or as arrived there (capture.Packet.Outgoing): markedHosts.
+	sentHere, arrived bool
+	anchorAt          int64
 	// The same by second, for the direction's wire series: made at the side's anchor or
 	// first byte counted (carried). Out of line: the flow's fields that every packet updates
 	// stay on few cache lines.

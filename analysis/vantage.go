@@ -3,6 +3,7 @@ package analysis
 import (
 	"net/netip"
 
+	"github.com/callpcap/callpcap/demux"
 	"github.com/callpcap/callpcap/report"
 	"github.com/callpcap/callpcap/rtpflow"
 )
@@ -41,14 +42,18 @@ func (a *analyzer) iceTCPHosts(c *report.Capture) {
 }
 
 // atSender returns the transport addresses media sent from was captured at its sender: the
-// capture host's own ICE endpoints (demux.Tracker.HostEndpoints). A capture at the sender
-// dates the packets when they left: their transit above the stream's baseline is the
-// sender's own queueing (pacing, an encoder's burst), and says nothing of how late they
-// arrived (the accuracy issue, class 1). Over TCP the connection's vantage dates the
-// deliveries instead (tcpframe).
+// capture host's own ICE endpoints (demux.Tracker.HostEndpoints), and those a Linux cooked
+// capture marked as its own (markedHosts). A capture at the sender dates the packets when
+// they left: their transit above the stream's baseline is the sender's own queueing
+// (pacing, an encoder's burst), and says nothing of how late they arrived (the accuracy
+// issue, class 1). Over TCP the connection's vantage dates the deliveries instead
+// (tcpframe).
 func (a *analyzer) atSender() map[netip.AddrPort]bool {
 	m := map[netip.AddrPort]bool{}
 	for _, ep := range a.turn.HostEndpoints() {
+		m[ep] = true
+	}
+	for ep := range a.marked {
 		m[ep] = true
 	}
 	return m
@@ -115,4 +120,53 @@ func senderVantage(d *report.Delay, late **report.Late) {
 		d.Vantage = "sender"
 	}
 	*late = nil
+}
+
+// markedHosts returns the transport addresses that a Linux cooked capture (tcpdump -i any)
+// marked as the capturing host's own: every packet from them that it marked, it marked as
+// sent by this host (capture.Packet.Outgoing), none as arrived. A host that forwards (a
+// router, a bridge, a NAT's inner side) writes the packets it forwards as arrived on one
+// interface and sent on the other, so their sender is not taken for it; on loopback every
+// packet is written both ways. A TURN server's own addresses are left out: what it sends
+// it relays, so media from them was not captured at its sender.
+func (a *analyzer) markedHosts() map[netip.AddrPort]bool {
+	const sent, arrived = 1, 2
+	marks := map[netip.AddrPort]uint8{}
+	for _, f := range a.flowList {
+		for i, ep := range [2]netip.AddrPort{f.a, f.b} {
+			s := &f.sides[i]
+			if s.sentHere {
+				marks[ep] |= sent
+			}
+			if s.arrived {
+				marks[ep] |= arrived
+			}
+		}
+	}
+	relayed := map[netip.AddrPort]bool{}
+	a.turn.EachRelayed(func(r, _ netip.AddrPort) { relayed[r] = true })
+	hosts := map[netip.AddrPort]bool{}
+	for ep, m := range marks {
+		if m == sent && !relayed[ep] && !a.turn.IsTURNServer(ep) {
+			hosts[ep] = true
+		}
+	}
+	return hosts
+}
+
+// markedICEHosts tells the ICE state which ends of the flows that carried STUN the capture
+// marked as this host's (markedHosts): on a LAN both agents answer a check within a
+// millisecond, too close for the answer times to say which end is this host, and the
+// round trips were left out as if the capture sat between the agents.
+func (a *analyzer) markedICEHosts(hosts map[netip.AddrPort]bool) {
+	for _, f := range a.flowList {
+		if !f.has(demux.ClassSTUN) {
+			continue
+		}
+		for _, ep := range [2]netip.AddrPort{f.a, f.b} {
+			if hosts[ep] {
+				a.turn.HostEnd(ep)
+			}
+		}
+	}
 }

@@ -110,6 +110,34 @@ func TestLinkTypes(t *testing.T) {
 	}
 }
 
+// TestOutgoing: the packet type a Linux cooked capture writes says whether the capture
+// host sent the packet; other link types say nothing of it.
+func TestOutgoing(t *testing.T) {
+	ip4 := pcapgen.IPv4(a4.Addr(), b4.Addr(), pcapgen.ProtoUDP, pcapgen.UDP(a4, b4, []byte("hello")))
+	sllSent := pcapgen.SLL(ip4, pcapgen.EtherTypeIPv4)
+	sllSent[1] = pcapgen.PacketOutgoing
+	for _, tc := range []struct {
+		name        string
+		link        capture.LinkType
+		frame       []byte
+		out, marked bool
+	}{
+		{"sll2 sent", capture.LinkLinuxSLL2, pcapgen.SLL2Typed(ip4, pcapgen.EtherTypeIPv4, 2, pcapgen.PacketOutgoing), true, true},
+		{"sll2 arrived", capture.LinkLinuxSLL2, pcapgen.SLL2(ip4, pcapgen.EtherTypeIPv4, 2), false, true},
+		{"sll2 other host", capture.LinkLinuxSLL2, pcapgen.SLL2Typed(ip4, pcapgen.EtherTypeIPv4, 2, 3), false, true},
+		{"sll sent", capture.LinkLinuxSLL, sllSent, true, true},
+		{"sll arrived", capture.LinkLinuxSLL, pcapgen.SLL(ip4, pcapgen.EtherTypeIPv4), false, true},
+		{"ethernet", capture.LinkEthernet, pcapgen.Ether(ip4, pcapgen.EtherTypeIPv4), false, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := onePacket(t, pcapFile(t, tc.link, tc.frame))
+			if out, marked := p.Outgoing(); out != tc.out || marked != tc.marked {
+				t.Errorf("Outgoing() = %v, %v; want %v, %v", out, marked, tc.out, tc.marked)
+			}
+		})
+	}
+}
+
 // TestMalformed feeds damaged headers: each must come back as data, never a panic.
 func TestMalformed(t *testing.T) {
 	hello := []byte("hello")

@@ -101,3 +101,28 @@ type Packet struct {
 // SrcAddrPort and DstAddrPort return the transport endpoints.
 func (p *Packet) SrcAddrPort() netip.AddrPort { return netip.AddrPortFrom(p.Src, p.SrcPort) }
 func (p *Packet) DstAddrPort() netip.AddrPort { return netip.AddrPortFrom(p.Dst, p.DstPort) }
+
+// Linux cooked capture's packet types (tcpdump -i any): where a packet went relative to
+// the capturing host.
+const (
+	sllOutgoing = 4 // PACKET_OUTGOING: sent by the capturing host
+	sllTypeOff  = 0 // SLL: packet type, 2 bytes
+	sll2TypeOff = 10
+)
+
+// Outgoing says whether the capture marked the packet as sent by the capturing host
+// (marked): a Linux cooked capture (SLL, SLL2: tcpdump -i any) writes each packet's type,
+// outgoing or arrived. Other link types say nothing of it.
+func (p *Packet) Outgoing() (out, marked bool) {
+	switch p.LinkType {
+	case LinkLinuxSLL2:
+		if len(p.Data) > sll2TypeOff {
+			return p.Data[sll2TypeOff] == sllOutgoing, true
+		}
+	case LinkLinuxSLL:
+		if len(p.Data) > sllTypeOff+1 {
+			return p.Data[sllTypeOff] == 0 && p.Data[sllTypeOff+1] == sllOutgoing, true
+		}
+	}
+	return false, false
+}

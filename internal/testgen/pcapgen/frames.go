@@ -76,14 +76,26 @@ func SLL(payload []byte, protocol uint16) []byte {
 }
 
 // SLL2 returns a Linux cooked v2 frame (LINKTYPE_LINUX_SLL2, 20 bytes of header) as tcpdump
-// -i any writes on current systems, with the given interface index.
+// -i any writes on current systems, with the given interface index, of a packet that
+// arrived at the host (packet type 0).
 func SLL2(payload []byte, protocol uint16, ifindex uint32) []byte {
+	return SLL2Typed(payload, protocol, ifindex, PacketHost)
+}
+
+// Linux packet types (the SLL and SLL2 headers' packet type): where the packet went.
+const (
+	PacketHost     = 0 // arrived, addressed to the host
+	PacketOutgoing = 4 // sent by the host
+)
+
+// SLL2Typed is SLL2 with the given packet type.
+func SLL2Typed(payload []byte, protocol uint16, ifindex uint32, pktType byte) []byte {
 	b := make([]byte, 0, 20+len(payload))
 	b = binary.BigEndian.AppendUint16(b, protocol)
 	b = binary.BigEndian.AppendUint16(b, 0) // reserved
 	b = binary.BigEndian.AppendUint32(b, ifindex)
 	b = binary.BigEndian.AppendUint16(b, 1) // ARPHRD_ETHER
-	b = append(b, 0, 6)                     // packet type host, address length 6
+	b = append(b, pktType, 6)               // packet type, address length 6
 	b = append(b, srcMAC[:]...)
 	b = append(b, 0, 0)
 	return append(b, payload...)
