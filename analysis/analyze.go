@@ -60,9 +60,9 @@ func Analyze(ctx context.Context, name string, r io.Reader, opts Options) (repor
 // analyzer holds the state of one capture's analysis.
 type analyzer struct {
 	opts Options
-	// marked are the endpoints a Linux cooked capture marked as the capture host's own
-	// (markedHosts), once the capture is read.
-	marked map[netip.AddrPort]bool
+	// marks are what a Linux cooked capture marked of each endpoint (captureMarks): +1 the
+	// capture host's own, -1 another's; once the capture is read.
+	marks map[netip.AddrPort]int8
 	// atSenderEP are the capture host's own endpoints (atSender), once the capture is read.
 	atSenderEP map[netip.AddrPort]bool
 	// reportsHere are the streams whose receiver reports were captured where they left

@@ -2,6 +2,7 @@ package analysis
 
 import (
 	"net/netip"
+	"time"
 
 	"github.com/callpcap/callpcap/demux"
 	"github.com/callpcap/callpcap/report"
@@ -43,18 +44,20 @@ func (a *analyzer) iceTCPHosts(c *report.Capture) {
 
 // atSender returns the transport addresses media sent from was captured at its sender: the
 // capture host's own ICE endpoints (demux.Tracker.HostEndpoints), and those a Linux cooked
-// capture marked as its own (markedHosts). A capture at the sender dates the packets when
-// they left: their transit above the stream's baseline is the sender's own queueing
-// (pacing, an encoder's burst), and says nothing of how late they arrived (the accuracy
-// issue, class 1). Over TCP the connection's vantage dates the deliveries instead
-// (tcpframe).
+// capture marked as its own (captureMarks), less those it marked as another's. A capture at
+// the sender dates the packets when they left: their transit above the stream's baseline
+// is the sender's own queueing (pacing, an encoder's burst), and says nothing of how late
+// they arrived (the accuracy issue, class 1). Over TCP the connection's vantage dates the
+// deliveries instead (tcpframe).
 func (a *analyzer) atSender() map[netip.AddrPort]bool {
 	m := map[netip.AddrPort]bool{}
 	for _, ep := range a.turn.HostEndpoints() {
-		m[ep] = true
+		m[ep] = a.marks[ep] >= 0
 	}
-	for ep := range a.marked {
-		m[ep] = true
+	for ep, v := range a.marks {
+		if v > 0 {
+			m[ep] = true
+		}
 	}
 	return m
 }
@@ -122,50 +125,83 @@ func senderVantage(d *report.Delay, late **report.Late) {
 	*late = nil
 }
 
-// markedHosts returns the transport addresses that a Linux cooked capture (tcpdump -i any)
-// marked as the capturing host's own: every packet from them that it marked, it marked as
-// sent by this host (capture.Packet.Outgoing), none as arrived. A host that forwards (a
-// router, a bridge, a NAT's inner side) writes the packets it forwards as arrived on one
-// interface and sent on the other, so their sender is not taken for it; on loopback every
-// packet is written both ways. A TURN server's own addresses are left out: what it sends
-// it relays, so media from them was not captured at its sender.
-func (a *analyzer) markedHosts() map[netip.AddrPort]bool {
+// captureMarks returns what a Linux cooked capture (tcpdump -i any) marked of each
+// transport address (capture.Packet.Outgoing): +1 where every packet from it that the
+// capture marked was marked as sent by this host, -1 where some arrived from elsewhere (its
+// host is another). A host that forwards (a router, a bridge) writes what it forwards as
+// arrived on one interface and sent on the other, so the sender is another's; on
+// loopback every packet is written both ways. A TURN server's own addresses are left out
+// (0), and so is an address of this host that sends an SSRC which had arrived from
+// elsewhere before (a NAT, whose rewritten copies leave from its own address; an SFU):
+// what they send they relay, so media from them was not captured at its sender.
+func (a *analyzer) captureMarks(streams []*rtpflow.Stream) map[netip.AddrPort]int8 {
 	const sent, arrived = 1, 2
-	marks := map[netip.AddrPort]uint8{}
+	seen := map[netip.AddrPort]uint8{}
 	for _, f := range a.flowList {
 		for i, ep := range [2]netip.AddrPort{f.a, f.b} {
 			s := &f.sides[i]
 			if s.sentHere {
-				marks[ep] |= sent
+				seen[ep] |= sent
 			}
 			if s.arrived {
-				marks[ep] |= arrived
+				seen[ep] |= arrived
 			}
 		}
 	}
-	relayed := map[netip.AddrPort]bool{}
-	a.turn.EachRelayed(func(r, _ netip.AddrPort) { relayed[r] = true })
-	hosts := map[netip.AddrPort]bool{}
-	for ep, m := range marks {
-		if m == sent && !relayed[ep] && !a.turn.IsTURNServer(ep) {
-			hosts[ep] = true
+	if len(seen) == 0 {
+		return nil
+	}
+	marks := make(map[netip.AddrPort]int8, len(seen))
+	for ep, m := range seen {
+		marks[ep] = -1
+		if m == sent {
+			marks[ep] = 1
 		}
 	}
-	return hosts
+	a.turn.EachRelayed(func(r, _ netip.AddrPort) { delete(marks, r) })
+	// An SSRC this host starts sending right after it began to arrive from elsewhere, it
+	// forwards; one it sends first and gets back (a relay's loop, an echo), or reuses in a
+	// later call, is its own.
+	arrivedAt := map[uint32][]int64{}
+	for _, s := range streams {
+		if marks[s.Path().Src] < 0 {
+			arrivedAt[s.SSRC()] = append(arrivedAt[s.SSRC()], s.FirstAt())
+		}
+	}
+	for _, s := range streams {
+		if marks[s.Path().Src] <= 0 {
+			continue
+		}
+		for _, t := range arrivedAt[s.SSRC()] {
+			if d := s.FirstAt() - t; d >= 0 && d <= forwardWithin {
+				delete(marks, s.Path().Src)
+			}
+		}
+	}
+	for ep := range marks {
+		if a.turn.IsTURNServer(ep) {
+			delete(marks, ep)
+		}
+	}
+	return marks
 }
 
-// markedICEHosts tells the ICE state which ends of the flows that carried STUN the capture
-// marked as this host's (markedHosts): on a LAN both agents answer a check within a
-// millisecond, too close for the answer times to say which end is this host, and the
-// round trips were left out as if the capture sat between the agents.
-func (a *analyzer) markedICEHosts(hosts map[netip.AddrPort]bool) {
+// forwardWithin bounds how long after an SSRC began to arrive a host that starts sending it
+// forwards it (captureMarks): a NAT or an SFU sends each packet on within milliseconds.
+const forwardWithin = int64(time.Second)
+
+// markICE tells the ICE state what the capture marked of the ends of the flows that
+// carried STUN (captureMarks). They decide the pairs before the answer times: on a LAN
+// both agents answer a check within a millisecond, too close for the times to say which
+// end is this host, and an agent slow to answer makes the far end look like it.
+func (a *analyzer) markICE(marks map[netip.AddrPort]int8) {
 	for _, f := range a.flowList {
 		if !f.has(demux.ClassSTUN) {
 			continue
 		}
 		for _, ep := range [2]netip.AddrPort{f.a, f.b} {
-			if hosts[ep] {
-				a.turn.HostEnd(ep)
+			if m := marks[ep]; m != 0 {
+				a.turn.MarkEnd(ep, m > 0)
 			}
 		}
 	}

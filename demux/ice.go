@@ -280,6 +280,25 @@ func (t *Tracker) HostEnd(ap netip.AddrPort) {
 	}
 }
 
+// MarkEnd tells the ICE round trips what the capture marked of ap (a Linux cooked
+// capture's packet types): host, every packet from it was sent by the capture host; else
+// some arrived from elsewhere. A pair with a marked end at either side is decided by the
+// marks (iceRTT.byMarks), before the answer times. Call it before HostEndpoints and ICE;
+// pairs decided earlier (after maxHeld round trips one way) keep what their times said.
+func (t *Tracker) MarkEnd(ap netip.AddrPort, host bool) {
+	r := &t.ice
+	if r.marked == nil {
+		r.marked = map[netip.AddrPort]int8{}
+	}
+	if len(r.marked) >= maxMarked {
+		return
+	}
+	r.marked[ap] = -1
+	if host {
+		r.marked[ap] = 1
+	}
+}
+
 // HostEndpoints returns the transport addresses the ICE checks showed to be the capture
 // host's own (see iceRTT.hostEndpoints): media they sent was captured at its sender. Like
 // ICE, call it once the capture is read.

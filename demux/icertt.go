@@ -65,9 +65,10 @@ const vantageRatio = 0.2
 
 // Bounds on the round trips held while a pair's vantage is undecided.
 const (
-	maxICEPairs = 64  // candidate pairs whose samples are held
-	maxHeld     = 256 // samples held per direction of a pair until its vantage is decided
-	maxLocal    = 16  // addresses known to be this host's
+	maxICEPairs = 64   // candidate pairs whose samples are held
+	maxHeld     = 256  // samples held per direction of a pair until its vantage is decided
+	maxLocal    = 16   // addresses known to be this host's
+	maxMarked   = 4096 // ends marked by the capture's packet types (MarkEnd)
 )
 
 // The legs an ICE round trip covers (report.ICERTTLeg.Leg).
@@ -154,6 +155,9 @@ type iceRTT struct {
 	// ends are transport addresses something other than the checks showed to be this
 	// host's (Tracker.HostEnd): they decide their own pairs only.
 	ends []netip.AddrPort
+	// marked are the ends a Linux cooked capture marked (Tracker.MarkEnd): +1 this host's,
+	// -1 another's. They decide their pairs before the answer times do.
+	marked map[netip.AddrPort]int8
 	// clients are this host's ends of TURN allocations whose own checks it sent (wrapped,
 	// not seen relayed): the capture is on the client's side.
 	clients []netip.AddrPort
@@ -280,7 +284,14 @@ func (r *iceRTT) place(k icePairKey, p *icePair, dir int, h heldRTT) {
 // answer times (the first pass, whose results place the other pairs); otherwise the
 // addresses decide what timing could not.
 func (r *iceRTT) decide(k icePairKey, p *icePair, byTiming bool) {
-	if p.n[0] > 0 && p.n[1] > 0 {
+	if p.vantage = r.byMarks(k); p.vantage != undecided {
+		switch p.vantage {
+		case loSends:
+			r.addLocal(k.lo.Addr())
+		case hiSends:
+			r.addLocal(k.hi.Addr())
+		}
+	} else if p.n[0] > 0 && p.n[1] > 0 {
 		// Both directions answered: the one answered much faster was answered here.
 		switch {
 		case p.min[0] < vantageRatio*p.min[1]:
@@ -325,6 +336,24 @@ func (r *iceRTT) decide(k icePairKey, p *icePair, byTiming bool) {
 		}
 	}
 	p.held = [2][]heldRTT{}
+}
+
+// byMarks decides a pair by what the capture marked of its ends (MarkEnd): one end this
+// host's and the other another's, the host's checks count; both another's (a router's or a
+// bridge's capture, which writes what it forwards as arrived), the capture is between the
+// agents. Marks are what the capture saw, where answer times are only a sign: an agent
+// slow to answer made the far end look like this host.
+func (r *iceRTT) byMarks(k icePairKey) int8 {
+	lo, hi := r.marked[k.lo], r.marked[k.hi]
+	switch {
+	case lo > 0 && hi < 0:
+		return loSends
+	case hi > 0 && lo < 0:
+		return hiSends
+	case lo < 0 && hi < 0:
+		return between
+	}
+	return undecided
 }
 
 // behindNAT reports whether a is an address seen only on a private network's side of a

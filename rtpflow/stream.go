@@ -82,6 +82,9 @@ func (s *Stream) Path() Path { return s.path }
 // SSRC is the stream's synchronization source.
 func (s *Stream) SSRC() uint32 { return s.ssrc }
 
+// FirstAt is the capture time of the stream's first packet.
+func (s *Stream) FirstAt() int64 { return s.firstAt }
+
 // SeriesStart is the start (ns, capture time) of the first second of the stream's own
 // series (Summary's bitrate.series_kbps), on its direction's 1-second grid; the stream's
 // first packet when it has no series (probes only, on a direction with no media packet).
