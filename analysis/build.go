@@ -52,6 +52,9 @@ func (a *analyzer) build(name string, rd *capture.Reader) report.Capture {
 		c.DurationS = new(numfmt.Round(float64(a.hi-a.lo)/1e9, 6))
 	}
 	all := a.rtp().Streams() // attributes encrypted feedback too, which unanalysed reports on
+	for _, s := range all {
+		s.SetAuthTag(a.authTagOf(s))
+	}
 	a.unreported = a.rtp().Unreported()
 	a.unanalysed(rd)
 

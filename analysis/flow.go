@@ -8,6 +8,7 @@ import (
 	"github.com/callpcap/callpcap/rtpflow"
 	"github.com/callpcap/callpcap/tcpframe"
 	"github.com/callpcap/callpcap/transport"
+	"github.com/callpcap/callpcap/wire"
 )
 
 // flowCache holds the flows found last, one per slot, the slot chosen by a hash of the two
@@ -108,6 +109,7 @@ type flow struct {
 	sides       [2]side // [0] a->b, [1] b->a
 	content     uint16  // bit per demux.Class seen, directly or inside TURN
 	turn        bool    // carried TURN (Allocate, ChannelData, indications)
+	srtpTag     uint8   // SRTP tag length its DTLS ServerHello chose (dtls); 0 when none was read
 	relayed     int64   // datagrams carried to or from a peer through TURN
 	sip         bool    // carried SIP signalling
 	client      netip.AddrPort
@@ -157,6 +159,17 @@ func (f *flow) dir(src netip.AddrPort) int {
 }
 
 func (f *flow) saw(c demux.Class) { f.content |= 1 << c }
+
+// dtls reads a DTLS message of the flow, in the clear or inside TURN, for the SRTP
+// protection profile its ServerHello chose (wire.SRTPAuthTagLen): the length of the tag
+// of the SRTP it keys, on this flow (RFC 5764).
+func (f *flow) dtls(b []byte) {
+	if f.srtpTag == 0 {
+		if n, ok := wire.SRTPAuthTagLen(b); ok {
+			f.srtpTag = uint8(n)
+		}
+	}
+}
 
 func (f *flow) has(c demux.Class) bool { return f.content&(1<<c) != 0 }
 

@@ -94,6 +94,9 @@ func (a *analyzer) message(f *flow, m *transport.Message, udp bool) {
 	case demux.ClassRTCP:
 		a.media.rtcp(rtpflow.Path{Leg: f.idx, Src: m.Src, Dst: m.Dst}, m)
 		f.carried(s, &s.rtcp, m.Delivered, m.Wire.Total)
+	case demux.ClassDTLS:
+		f.dtls(m.Payload)
+		f.carried(s, &s.other, m.Delivered, m.Wire.Total)
 	default:
 		f.carried(s, &s.other, m.Delivered, m.Wire.Total)
 	}
@@ -183,6 +186,8 @@ func (a *analyzer) wrapped(f *flow, i int, m *transport.Message) {
 		p := f.peer(path, m.Src, s)
 		f.carried(p, &p.stun, m.Delivered, m.Wire.Total)
 		return
+	case demux.ClassDTLS:
+		f.dtls(m.Payload)
 	}
 	p := f.peer(path, m.Src, s)
 	f.carried(p, &p.other, m.Delivered, m.Wire.Total)
@@ -227,4 +232,23 @@ func (a *analyzer) clientOf(f *flow) netip.AddrPort {
 // next message.
 func (a *analyzer) classify(m *transport.Message) demux.Class {
 	return a.demux.Classify(m.Payload, m.Snapped)
+}
+
+// authTagOf is the length of the SRTP authentication tag that ends each packet of s, 0
+// where it is not known. Only SRTP keyed by DTLS on s's flow is known to be SRTP (rtpPacket):
+// its ServerHello names the protection profile (DTLS 1.2; flow.dtls), or, where it is not
+// readable (DTLS 1.3 sends it encrypted), the leg's SRTCP shows the tag
+// (rtpflow.Tracker.SRTCPTagLen). An SRTCP tag of 10 bytes is HMAC-SHA1, whose RTP tag is 10
+// bytes but for SRTP_AES128_CM_HMAC_SHA1_32's 4; WebRTC stacks no longer offer that profile
+// (nor does JSEP, RFC 8829 5.1.3, require it), so 10 is taken.
+func (a *analyzer) authTagOf(s *rtpflow.Stream) int {
+	f := a.flowList[s.Path().Leg]
+	switch {
+	case !f.has(demux.ClassDTLS):
+		return 0
+	case f.srtpTag > 0:
+		return int(f.srtpTag)
+	}
+	n, _ := a.rtp().SRTCPTagLen(f.idx)
+	return n
 }

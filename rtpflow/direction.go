@@ -89,7 +89,7 @@ func (t *Tracker) Direction(streams []*Stream, t0 int64) DirectionMetrics {
 	var segs []seg
 	for _, s := range media {
 		dm.MediaPackets += s.packets
-		dm.MediaPayloadBytes += s.wire.MediaPayloadBytes
+		dm.MediaPayloadBytes += s.untagged(s.wire.MediaPayloadBytes, s.wire.Packets)
 		dm.Loss.Expected += s.seq.expected()
 		dm.Loss.Lost += s.seq.lost()
 		if s.rtx.hasRTX {
@@ -205,7 +205,7 @@ func (t *Tracker) series(streams, timed []*Stream, t0 int64) (report.Series, int
 				rtx[j] += float64(c.payload + c.padding)
 				continue
 			}
-			media[j] += float64(c.payload)
+			media[j] += float64(s.untagged(c.payload, c.packets))
 			rtx[j] += float64(c.padding)
 			sr.Lost[j] += c.lost
 			d := s.delay.at(i)

@@ -81,6 +81,10 @@ type rtcpTracker struct {
 	feedback     map[Path]*[nTypes]int64
 	fbDone       bool
 	unattributed int64
+
+	// trailer is, by leg, the fewest bytes an SRTCP packet carried after its first RTCP
+	// packet (SRTCPTrailer).
+	trailer map[int]int
 }
 
 type rtcpState struct {
@@ -163,6 +167,7 @@ func (t *Tracker) RTCP(p Path, m *transport.Message) {
 	}
 	r.packets++
 	r.encrypted++
+	r.noteTrailer(p.Leg, len(b)-rtcpLen(b))
 	if k := clearType(b[1], b[0]&0x1f); k == tNACK || k == tPLI || k == tFIR {
 		media := Path{Leg: p.Leg, Src: p.Dst, Dst: p.Src}
 		r.encryptedFeedback(media, k)
@@ -181,6 +186,34 @@ func (t *Tracker) RTCP(p Path, m *transport.Message) {
 		st.encrypted = true
 		st.types[clearType(b[1], b[0]&0x1f)]++
 	}
+}
+
+// noteTrailer keeps the fewest bytes an SRTCP packet of leg carried after its first RTCP
+// packet: the E flag and SRTCP index (4 bytes), the authentication tag and, in a compound,
+// the encrypted packets after the first. Bounded by the legs (flows) the analysis keeps.
+func (r *rtcpTracker) noteTrailer(leg, n int) {
+	if r.trailer == nil {
+		r.trailer = map[int]int{}
+	}
+	if m, ok := r.trailer[leg]; !ok || n < m {
+		r.trailer[leg] = n
+	}
+}
+
+// SRTCPTagLen says how long the authentication tag of leg's SRTCP is, where one of its
+// packets held a single RTCP packet (RFC 5506's reduced size, as WebRTC sends its
+// feedback): after that packet come only the 4 bytes of E flag and index (RFC 3711 3.4)
+// and the tag, 10 bytes for the HMAC-SHA1 profiles, 16 for AES-GCM (RFC 7714 9.3). A leg
+// whose SRTCP packets are all compound says nothing (ok false): the fewest bytes after the
+// first packet then hold an encrypted packet too.
+func (t *Tracker) SRTCPTagLen(leg int) (n int, ok bool) {
+	switch m, seen := t.rtcp.trailer[leg]; {
+	case !seen:
+		return 0, false
+	case m == 4+10 || m == 4+16:
+		return m - 4, true
+	}
+	return 0, false
 }
 
 // plain applies one packet of plain RTCP, received on p at at.

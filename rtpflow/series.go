@@ -20,6 +20,7 @@ const (
 // stream's delayStats, under the same index.
 type second struct {
 	payload, padding int64 // of non-duplicate packets
+	packets          int64 // non-duplicate packets, for the SRTP tags in payload (Stream.untagged)
 	wire             int64 // m.Wire.Total
 	lost             int64
 }

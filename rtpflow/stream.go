@@ -65,6 +65,8 @@ type Stream struct {
 	switched  bool
 	baseClock int
 
+	authTag int // SRTP authentication tag length (SetAuthTag), 0 when not known
+
 	// The payload type of the last packet and whether it carries media (media).
 	lastPT    uint8
 	lastMedia bool
@@ -308,6 +310,7 @@ func (s *Stream) account(pk *Packet, sec int, dup bool) {
 		if !dup {
 			c.payload += int64(pk.PayloadLen)
 			c.padding += padLen
+			c.packets++
 		}
 	}
 }
@@ -351,6 +354,7 @@ func (s *Stream) lateHeld(dup bool) {
 		w.DuplicatePackets++
 		if c := s.series.at(h.sec); c != nil {
 			c.payload -= h.payloadLen
+			c.packets--
 			c.padding -= h.padLen
 		}
 	} else {

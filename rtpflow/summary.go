@@ -11,7 +11,7 @@ import (
 // overhead breakdown:
 //
 //	Total    = Headers + Framing + Retransmitted + RTPBytes   (as the producer accounts m.Wire)
-//	RTPBytes = MediaPayloadBytes + RTXPayloadBytes + RTPHeaderBytes + PaddingBytes + DuplicateBytes
+//	RTPBytes = MediaPayloadBytes + RTXPayloadBytes + RTPHeaderBytes + PaddingBytes + DuplicateBytes + AuthTagBytes
 //
 // Payload, header and padding bytes are those of non-duplicate packets; a duplicate (a
 // sequence number already received) counts whole in DuplicateBytes.
@@ -24,6 +24,9 @@ type WireTotals struct {
 	PaddingBytes      int64
 	DuplicatePackets  int64
 	DuplicateBytes    int64
+	// AuthTagBytes are the SRTP authentication tags of the media packets, where their
+	// length is known (Stream.SetAuthTag): on the wire, in the payload, no media.
+	AuthTagBytes int64
 }
 
 // Carried sums what carried RTP messages on the wire, the first line of WireTotals' split.
@@ -61,15 +64,30 @@ func (w *WireTotals) add(o WireTotals) {
 	w.PaddingBytes += o.PaddingBytes
 	w.DuplicatePackets += o.DuplicatePackets
 	w.DuplicateBytes += o.DuplicateBytes
+	w.AuthTagBytes += o.AuthTagBytes
 }
 
 // Wire returns the sums over the stream's messages.
 func (s *Stream) Wire() WireTotals {
 	w := s.wire
 	if s.IsRTX() {
-		w.RTXPayloadBytes, w.MediaPayloadBytes = w.MediaPayloadBytes, 0
+		w.RTXPayloadBytes, w.MediaPayloadBytes = w.MediaPayloadBytes, 0 // its tags are RTX's cost
+		return w
 	}
+	media := s.untagged(w.MediaPayloadBytes, w.Packets)
+	w.AuthTagBytes, w.MediaPayloadBytes = w.MediaPayloadBytes-media, media
 	return w
+}
+
+// SetAuthTag says that every packet of the stream ends in an SRTP authentication tag of n
+// bytes (RFC 3711 3.1; the DTLS-SRTP protection profile says how long, RFC 5764 4.1.2),
+// which its payload length counts, as tshark does. Media payload, goodput and media bitrate
+// leave the tags out; payload_bytes keeps them. Call it before Summary and Direction.
+func (s *Stream) SetAuthTag(n int) { s.authTag = n }
+
+// untagged is payload bytes of so many packets less their SRTP tags (SetAuthTag).
+func (s *Stream) untagged(payload, packets int64) int64 {
+	return max(payload-int64(s.authTag)*packets, 0)
 }
 
 // finish takes the decisions still pending at the end of the capture. It is idempotent.
@@ -245,9 +263,9 @@ func (s *Stream) bitrate() report.Bitrate {
 	secs := s.series.secs
 	b := report.Bitrate{SeriesKbps: make([]float64, len(secs))}
 	for i := range secs {
-		b.SeriesKbps[i] = numfmt.Round(float64(secs[i].payload)*8/1000, 3)
+		b.SeriesKbps[i] = numfmt.Round(float64(s.untagged(secs[i].payload, secs[i].packets))*8/1000, 3)
 	}
-	b.MeanKbps = Kbps(s.wire.MediaPayloadBytes, s.packets, s.lastAt-s.firstAt)
+	b.MeanKbps = Kbps(s.untagged(s.wire.MediaPayloadBytes, s.wire.Packets), s.packets, s.lastAt-s.firstAt)
 	return b
 }
 

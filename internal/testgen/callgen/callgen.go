@@ -139,6 +139,26 @@ func DTLSRecord(at time.Duration, src, dst netip.AddrPort) Packet {
 	return Packet{T: Epoch + int64(at), Frame: etherUDP(src, dst, b)}
 }
 
+// DTLSServerHello is a DTLS 1.2 ServerHello (RFC 6347, RFC 5246 7.4.1.3) sent at at from
+// src to dst, choosing SRTP protection profile profile in its use_srtp extension (RFC 5764
+// 4.1.1; 1 is SRTP_AES128_CM_HMAC_SHA1_80, 7 SRTP_AEAD_AES_128_GCM), or with no use_srtp
+// when profile is 0, as a DTLS 1.3 ServerHello, whose use_srtp is encrypted.
+func DTLSServerHello(at time.Duration, src, dst netip.AddrPort, profile uint16) Packet {
+	body := append([]byte{0xfe, 0xfd}, make([]byte, 32)...) // server_version, random
+	body = append(body, 0, 0xc0, 0x2b, 0)                   // no session_id, cipher_suite, no compression
+	ext := []byte{0xff, 0x01, 0, 1, 0}                      // renegotiation_info
+	if profile != 0 {
+		ext = append(ext, 0, 14, 0, 5, 0, 2, byte(profile>>8), byte(profile), 0) // use_srtp, no MKI
+	}
+	body = binary.BigEndian.AppendUint16(body, uint16(len(ext)))
+	body = append(body, ext...)
+	n := len(body)
+	msg := append([]byte{2, 0, byte(n >> 8), byte(n), 0, 0, 0, 0, 0, 0, byte(n >> 8), byte(n)}, body...)
+	rec := []byte{22, 0xfe, 0xfd, 0, 0, 0, 0, 0, 0, 0, 1}
+	rec = binary.BigEndian.AppendUint16(rec, uint16(len(msg)))
+	return Packet{T: Epoch + int64(at), Frame: etherUDP(src, dst, append(rec, msg...))}
+}
+
 // ChannelData wraps payload in a TURN ChannelData message (RFC 8656, 12.4), padded to 4 bytes.
 func ChannelData(channel uint16, payload []byte) []byte {
 	b := make([]byte, 4, 4+len(payload)+3)
