@@ -114,6 +114,16 @@ func (a *analyzer) unanalysed(rd *capture.Reader) {
 		a.warnf("%s (%s) came from SSRCs that sent no RTP stream here; SRTCP leaves only the sender's SSRC readable: counted on no stream",
 			numfmt.Count(n, "encrypted RTCP packet", "encrypted RTCP packets"), strings.Join(parts, ", "))
 	}
+	if len(rc.RTCPPlainNoStream) > 0 {
+		var n int64
+		var parts []string
+		for _, tc := range rc.RTCPPlainNoStream {
+			n += tc.N
+			parts = append(parts, fmt.Sprintf("%d %s", tc.N, tc.Type))
+		}
+		a.warnf("%s (%s) named no SSRC that sent an RTP stream here (a receive-only endpoint's own SSRC, a receiver report without report blocks, an SSRC with too few packets to be a stream): counted on no stream",
+			numfmt.Count(n, "RTCP packet", "RTCP packets"), strings.Join(parts, ", "))
+	}
 	ds := a.turn.Stats()
 	if ds.Malformed > 0 {
 		a.warnf("%d messages classified as STUN did not decode: counted as STUN, not interpreted", ds.Malformed)

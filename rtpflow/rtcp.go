@@ -75,6 +75,11 @@ type rtcpTracker struct {
 	// leaves readable, sent no stream, on its leg or lent (lend): a receive-only endpoint's
 	// receiver reports, REMB and transport-cc feedback (libwebrtc sends them as SSRC 1).
 	noStream [nTypes]int64
+	// plainNoStream counts by type the plain RTCP packets about no stream: those that name
+	// no SSRC (a receiver report without report blocks, from a receiver that has received
+	// nothing yet), and those whose SSRCs sent no stream, on their leg or lent (an SDES of a
+	// receive-only endpoint's own SSRC, a report about an SSRC too short to be a stream).
+	plainNoStream [nTypes]int64
 
 	// Encrypted feedback (NACK, PLI, FIR) by the path of the media it is about (the reverse
 	// of its own), attributed at the end (attributeFeedback).
@@ -229,7 +234,11 @@ func (t *Tracker) plain(p Path, pk rtcp.Packet, at int64) {
 	}
 	var seen [16]uint32
 	n := 0
-	for _, ssrc := range pk.DestinationSSRC() {
+	about := pk.DestinationSSRC()
+	if len(about) == 0 {
+		r.plainNoStream[k]++
+	}
+	for _, ssrc := range about {
 		dup := false
 		for _, x := range seen[:n] {
 			if x == ssrc {
@@ -339,10 +348,10 @@ func (r *rtcpTracker) of(s *Stream) *rtcpState {
 	return r.lent[k]
 }
 
-// noStreamCounts returns noStream's types with a count, in the report's order of types.
-func (r *rtcpTracker) noStreamCounts() []TypeCount {
+// typeCounts returns the types with a count, in the report's order of types.
+func typeCounts(counts *[nTypes]int64) []TypeCount {
 	var out []TypeCount
-	for i, x := range r.noStream {
+	for i, x := range counts {
 		if x > 0 {
 			out = append(out, TypeCount{typeKeys[i], x})
 		}

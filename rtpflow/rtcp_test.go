@@ -291,3 +291,28 @@ func TestRTCPByLeg(t *testing.T) {
 		})
 	}
 }
+
+// TestRTCPAboutNoStream: plain RTCP that names no SSRC that sent a stream is counted, by
+// type, on no stream (Counts.RTCPPlainNoStream, which the analysis warns of), where it was
+// counted nowhere before: a receiver report without report blocks (nothing received yet),
+// and a receive-only endpoint's SDES of its own SSRC. A report about the stream is the
+// stream's only.
+func TestRTCPAboutNoStream(t *testing.T) {
+	tr := NewTracker(Config{})
+	feed(t, tr, pcmu(100, 0, 0, nil, nil)) // 0xA1 from alice to bob
+	empty := &rtcp.ReceiverReport{SSRC: 0xB2}
+	sdes := &rtcp.SourceDescription{Chunks: []rtcp.SourceDescriptionChunk{{Source: 0xB2,
+		Items: []rtcp.SourceDescriptionItem{{Type: rtcp.SDESCNAME, Text: "bob"}}}}}
+	rr := &rtcp.ReceiverReport{SSRC: 0xB2, Reports: []rtcp.ReceptionReport{{SSRC: 0xA1}}}
+	tr.RTCP(pathB, msg(marshal(t, empty, sdes), T0+1e9))
+	tr.RTCP(pathB, msg(marshal(t, rr, sdes), T0+2e9))
+	s := only(t, tr)
+	st := s.Summary(T0).RTCP
+	if st == nil || st.Packets != 1 || st.Types["rr"] != 1 || st.Types["sdes"] != 0 {
+		t.Errorf("the stream's RTCP %+v, want the one report about it", st)
+	}
+	want := []TypeCount{{"rr", 1}, {"sdes", 2}}
+	if got := tr.Counts().RTCPPlainNoStream; !cmp.Equal(got, want) {
+		t.Errorf("RTCPPlainNoStream %v, want %v", got, want)
+	}
+}

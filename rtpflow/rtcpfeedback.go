@@ -151,9 +151,13 @@ func (r *rtcpTracker) lend(out []*Stream) {
 		}
 		if n == 1 {
 			given[to] = append(given[to], k)
-		} else if st.encrypted {
+		} else {
+			to := &r.plainNoStream
+			if st.encrypted {
+				to = &r.noStream
+			}
 			for i, x := range st.types {
-				r.noStream[i] += x
+				to[i] += x
 			}
 		}
 	}

@@ -326,6 +326,9 @@ type Counts struct {
 	// RTCPNoStream counts by type the SRTCP packets whose sender SSRC sent no stream:
 	// what they are about is encrypted. Set once Streams has run.
 	RTCPNoStream []TypeCount
+	// RTCPPlainNoStream counts by type the plain RTCP packets about no stream: naming no
+	// SSRC, or SSRCs that sent none. Set once Streams has run.
+	RTCPPlainNoStream []TypeCount
 }
 
 // Counts returns the tracker's bound counters.
@@ -333,7 +336,7 @@ func (t *Tracker) Counts() Counts {
 	return Counts{Untracked: t.untracked, Evicted: t.evicted,
 		RTCPPackets: t.rtcp.packets, RTCPEncrypted: t.rtcp.encrypted, RTCPInvalid: t.rtcp.invalid,
 		RTCPUntracked: t.rtcp.untracked, RTCPUnattributed: t.rtcp.unattributed,
-		RTCPNoStream: t.rtcp.noStreamCounts()}
+		RTCPNoStream: typeCounts(&t.rtcp.noStream), RTCPPlainNoStream: typeCounts(&t.rtcp.plainNoStream)}
 }
 
 // Streams returns the streams that qualify (see Stream.qualifies), in first-seen order,
