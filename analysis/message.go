@@ -235,9 +235,10 @@ func (a *analyzer) classify(m *transport.Message) demux.Class {
 }
 
 // authTagOf is the length of the SRTP authentication tag that ends each packet of s, 0
-// where it is not known. Only SRTP keyed by DTLS on s's flow is known to be SRTP (rtpPacket):
-// its ServerHello names the protection profile (DTLS 1.2; flow.dtls), or, where it is not
-// readable (DTLS 1.3 sends it encrypted), the leg's SRTCP shows the tag
+// where it is not known. SRTP keyed by SDES has it from the SDP's a=crypto (with its MKI).
+// For SRTP keyed by DTLS on s's flow (rtpPacket), its ServerHello names the protection
+// profile (DTLS 1.2; flow.dtls), or, where it is not readable (DTLS 1.3 sends it
+// encrypted), the leg's SRTCP shows the tag
 // (rtpflow.Tracker.SRTCPTagLen). An SRTCP tag of 10 bytes is HMAC-SHA1, whose RTP tag is 10
 // bytes but for SRTP_AES128_CM_HMAC_SHA1_32's 4; WebRTC stacks no longer offer that profile
 // (nor does JSEP, RFC 8829 5.1.3, require it), so 10 is taken.
@@ -245,7 +246,7 @@ func (a *analyzer) authTagOf(s *rtpflow.Stream) int {
 	f := a.flowList[s.Path().Leg]
 	switch {
 	case !f.has(demux.ClassDTLS):
-		return 0
+		return s.SRTPTrailer() // SDES: the SDP's a=crypto, where one suite was agreed
 	case f.srtpTag > 0:
 		return int(f.srtpTag)
 	}

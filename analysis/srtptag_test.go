@@ -2,6 +2,8 @@ package analysis
 
 import (
 	"encoding/binary"
+	"fmt"
+	"net/netip"
 	"testing"
 	"time"
 
@@ -75,6 +77,52 @@ func TestSRTPAuthTag(t *testing.T) {
 			}
 			if sum := d.Series.MediaKbps[0]; sum != numfmt.Round(float64(50*(160-tt.tag))*8/1000, 3) {
 				t.Errorf("first second's media %v kbps, want %d packets of %d bytes", sum, 50, 160-tt.tag)
+			}
+		})
+	}
+}
+
+// TestSRTPTrailerBySDES: SRTP keyed by SDES (RFC 4568) shows no DTLS; the SDP's a=crypto
+// names its suite, and so the tag (and the MKI) that ends each packet. bob's INVITE offers
+// two suites at his address (saying nothing alone); alice's 200 OK answers with one,
+// HMAC-SHA1-32 with a 4-byte MKI: 8 bytes a packet of her audio to bob, 152 of its 160
+// media. An offer of one suite and no answer says it too; no a=crypto says nothing.
+func TestSRTPTrailerBySDES(t *testing.T) {
+	sip := func(first string, at netip.AddrPort, cryptos ...string) []byte {
+		body := fmt.Sprintf("v=0\r\no=- 1 1 IN IP4 %[1]s\r\ns=-\r\nc=IN IP4 %[1]s\r\nt=0 0\r\nm=audio %[2]d RTP/SAVP 0\r\n", at.Addr(), at.Port())
+		for _, c := range cryptos {
+			body += "a=crypto:" + c + "\r\n"
+		}
+		return []byte(fmt.Sprintf("%s\r\nCall-ID: sdes\r\nCSeq: 1 INVITE\r\nContent-Type: application/sdp\r\nContent-Length: %d\r\n\r\n%s", first, len(body), body))
+	}
+	sipA, sipB := netip.AddrPortFrom(alice.Addr(), 5060), netip.AddrPortFrom(bob.Addr(), 5060)
+	offer := func(cryptos ...string) callgen.Packet {
+		return callgen.Packet{T: callgen.Epoch, Frame: pcapgen.EtherUDP(sipB, sipA, sip("INVITE sip:alice@x SIP/2.0", bob, cryptos...))}
+	}
+	answer := func(cryptos ...string) callgen.Packet {
+		return callgen.Packet{T: callgen.Epoch + int64(50*time.Millisecond), Frame: pcapgen.EtherUDP(sipA, sipB, sip("SIP/2.0 200 OK", alice, cryptos...))}
+	}
+	const sha80, sha32mki = "1 AES_CM_128_HMAC_SHA1_80 inline:PS1uQCVeeCFCanVmcjkpPywjNWhcYD0mXXtxaVBR",
+		"2 AES_CM_128_HMAC_SHA1_32 inline:NzB4d1BINUAvLEw6UzF3WSJ+PSdFcGdUJShpX1Zj|2^20|1:4"
+	s := audio()
+	s.Start = 100 * time.Millisecond
+	for _, tc := range []struct {
+		name    string
+		sig     []callgen.Packet
+		trailer int64
+	}{
+		{"offer of two, answer of one", []callgen.Packet{offer(sha80, sha32mki), answer(sha32mki)}, 8},
+		{"offer of one", []callgen.Packet{offer(sha80)}, 10},
+		{"offer of two only", []callgen.Packet{offer(sha80, sha32mki)}, 0},
+		{"no a=crypto", []callgen.Packet{offer(), answer()}, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := analyze(t, pcapOf(t, append(tc.sig, s.Packets()...)), Options{})
+			st := onlyStream(t, c)
+			for _, d := range c.Directions {
+				if d.ID == st.Direction && (d.MediaPayloadBytes != 500*(160-tc.trailer) || st.PayloadBytes != 500*160) {
+					t.Errorf("media_payload_bytes %d, payload_bytes %d; want %d, %d", d.MediaPayloadBytes, st.PayloadBytes, 500*(160-tc.trailer), 500*160)
+				}
 			}
 		})
 	}

@@ -30,6 +30,10 @@ type PayloadHint struct {
 	// it carries retransmissions of payload type APT, of the same section.
 	RTX bool
 	APT uint8
+	// SRTPTrailer is what SRTP keyed by SDES appends to each RTP packet of the section
+	// (RFC 4568: a=crypto): the authentication tag of its one crypto suite and the MKI;
+	// 0 when the section has no a=crypto, or offers several suites (the answer's one says).
+	SRTPTrailer uint8
 }
 
 // FIDHint is an a=ssrc-group:FID line of one media section (RFC 5576, 4.2; RFC 4588, 8.2):
@@ -102,6 +106,9 @@ type mediaSection struct {
 	nFIDs int
 	ssrcs [maxSSRCs]uint32 // the sources of its a=ssrc lines, each once
 	nSSRC int
+	// crypto is the SRTP trailer of its a=crypto lines (cryptoTrailer), and how many
+	// there were: a hint carries it only where there was one.
+	crypto, nCrypto int
 }
 
 // parseSDP reads the session and media descriptions of an SDP body (RFC 8866, 5): where
@@ -133,6 +140,9 @@ func parseSDP(body []byte, fn sdpSink) {
 				sec.ssrcGroup(v[len("ssrc-group:"):])
 			case bytes.HasPrefix(v, []byte("ssrc:")):
 				sec.ssrc(v[len("ssrc:"):])
+			case bytes.HasPrefix(v, []byte("crypto:")):
+				sec.crypto, _ = cryptoTrailer(v[len("crypto:"):])
+				sec.nCrypto++
 			}
 		}
 	}
@@ -145,6 +155,7 @@ func parseSDP(body []byte, fn sdpSink) {
 func (s *mediaSection) reset(v []byte) {
 	s.media, s.port, s.rtp, s.nFormats, s.mapped = nil, 0, false, 0, [2]uint64{}
 	s.rtx, s.nFIDs, s.nSSRC = [2]uint64{}, 0, 0
+	s.crypto, s.nCrypto = 0, 0
 	f := 0
 	for len(v) > 0 {
 		var tok []byte
@@ -221,6 +232,39 @@ func (s *mediaSection) fmtp(v []byte) {
 	}
 	s.apt[pt] = uint8(apt)
 	s.rtx[pt>>6] |= 1 << (pt & 63)
+}
+
+// cryptoTrailer reads an a=crypto value, <tag> <crypto-suite> <key-params>
+// [<session-params>] (RFC 4568, 9.1), for the bytes SRTP appends to each RTP packet: the
+// suite's authentication tag (RFC 4568 6.2, RFC 6188, RFC 7714) and the MKI its first key
+// gives (inline:<key>[|<lifetime>][|<MKI>:<length>]). ok is false for a suite of unknown
+// tag, or with UNAUTHENTICATED_SRTP (no tag at all).
+func cryptoTrailer(v []byte) (n int, ok bool) {
+	_, v = nextField(v) // the tag, which the answer repeats
+	suite, v := nextField(v)
+	switch string(suite) {
+	case "AES_CM_128_HMAC_SHA1_80", "F8_128_HMAC_SHA1_80", "AES_192_CM_HMAC_SHA1_80", "AES_256_CM_HMAC_SHA1_80":
+		n = 10
+	case "AES_CM_128_HMAC_SHA1_32", "AES_192_CM_HMAC_SHA1_32", "AES_256_CM_HMAC_SHA1_32":
+		n = 4
+	case "AEAD_AES_128_GCM", "AEAD_AES_256_GCM":
+		n = 16
+	default:
+		return 0, false
+	}
+	key, v := nextField(v)
+	if bytes.Contains(v, []byte("UNAUTHENTICATED_SRTP")) {
+		return 0, false
+	}
+	key, _, _ = bytes.Cut(key, []byte(";")) // the first of several keys
+	for part := range bytes.SplitSeq(key, []byte("|")) {
+		if _, l, isMKI := bytes.Cut(part, []byte(":")); isMKI && !bytes.HasPrefix(part, []byte("inline")) {
+			if mki, ok := atoi(l); ok && mki <= 128 {
+				n += mki
+			}
+		}
+	}
+	return n, true
 }
 
 // ssrcGroup reads an ssrc-group value: <semantics> <ssrc-id> ... (RFC 5576, 4.2). Only FID
@@ -337,6 +381,9 @@ func (s *mediaSection) emitFor(key PayloadHint, sink sdpSink) {
 		}
 		if s.rtx[pt>>6]&(1<<(pt&63)) != 0 {
 			h.RTX, h.APT = true, s.apt[pt]
+		}
+		if s.nCrypto == 1 {
+			h.SRTPTrailer = uint8(s.crypto)
 		}
 		sink.pt(h)
 	}

@@ -84,35 +84,35 @@ func TestParseSDP(t *testing.T) {
 		want []PayloadHint
 	}{
 		{"invite amr, telephone-event, static PCMU", inviteAMR, []PayloadHint{
-			{v4, 0, 97, "AMR", 8000, "audio", false, 0},
-			{v4, 0, 101, "telephone-event", 8000, "audio", false, 0},
-			{v4, 0, 0, "PCMU", 8000, "audio", false, 0}, // static: RFC 3551's name without rtpmap
+			{v4, 0, 97, "AMR", 8000, "audio", false, 0, 0},
+			{v4, 0, 101, "telephone-event", 8000, "audio", false, 0, 0},
+			{v4, 0, 0, "PCMU", 8000, "audio", false, 0, 0}, // static: RFC 3551's name without rtpmap
 		}},
 		{"200 ok ipv6, opus/48000/2, media-level c=, no Content-Length", okOpusIPv6, []PayloadHint{
-			{a6, 0, 111, "opus", 48000, "audio", false, 0},
-			{a6, 0, 126, "telephone-event", 8000, "audio", false, 0},
-			{v6, 0, 96, "VP8", 90000, "video", false, 0},
-			{v6, 0, 97, "rtx", 90000, "video", true, 96},
+			{a6, 0, 111, "opus", 48000, "audio", false, 0, 0},
+			{a6, 0, 126, "telephone-event", 8000, "audio", false, 0, 0},
+			{v6, 0, 96, "VP8", 90000, "video", false, 0, 0},
+			{v6, 0, 97, "rtx", 90000, "video", true, 96, 0},
 		}},
 		{"lf line ends, static only", []byte("SIP/2.0 200 OK\nContent-Type: application/sdp\n\n" +
 			"v=0\nc=IN IP4 192.0.2.7\nm=audio 8000 RTP/AVP 8 18 13\n"), []PayloadHint{
-			{netip.MustParseAddrPort("192.0.2.7:8000"), 0, 8, "PCMA", 8000, "audio", false, 0},
-			{netip.MustParseAddrPort("192.0.2.7:8000"), 0, 18, "G729", 8000, "audio", false, 0},
-			{netip.MustParseAddrPort("192.0.2.7:8000"), 0, 13, "CN", 8000, "audio", false, 0},
+			{netip.MustParseAddrPort("192.0.2.7:8000"), 0, 8, "PCMA", 8000, "audio", false, 0, 0},
+			{netip.MustParseAddrPort("192.0.2.7:8000"), 0, 18, "G729", 8000, "audio", false, 0, 0},
+			{netip.MustParseAddrPort("192.0.2.7:8000"), 0, 13, "CN", 8000, "audio", false, 0, 0},
 		}},
 		{"rtpmap in lower case for static types, media type in mixed case", crlf("SIP/2.0 200 OK\nContent-Type: application/sdp\n\n" +
 			"c=IN IP4 192.0.2.7\nm=Audio 8000 RTP/AVP 0 8 97\na=rtpmap:0 pcmu/8000\na=rtpmap:8 pcma/8000\na=rtpmap:97 iLBC/8000\n"), []PayloadHint{
-			{netip.MustParseAddrPort("192.0.2.7:8000"), 0, 0, "PCMU", 8000, "audio", false, 0},
-			{netip.MustParseAddrPort("192.0.2.7:8000"), 0, 8, "PCMA", 8000, "audio", false, 0},
-			{netip.MustParseAddrPort("192.0.2.7:8000"), 0, 97, "iLBC", 8000, "audio", false, 0},
+			{netip.MustParseAddrPort("192.0.2.7:8000"), 0, 0, "PCMU", 8000, "audio", false, 0, 0},
+			{netip.MustParseAddrPort("192.0.2.7:8000"), 0, 8, "PCMA", 8000, "audio", false, 0, 0},
+			{netip.MustParseAddrPort("192.0.2.7:8000"), 0, 97, "iLBC", 8000, "audio", false, 0, 0},
 		}},
 		{"dynamic payload type without rtpmap", crlf("SIP/2.0 200 OK\nContent-Type: application/sdp\n\n" +
 			"c=IN IP4 192.0.2.7\nm=video 9000 RTP/AVP 99\n"), []PayloadHint{
-			{netip.MustParseAddrPort("192.0.2.7:9000"), 0, 99, "", 0, "video", false, 0},
+			{netip.MustParseAddrPort("192.0.2.7:9000"), 0, 99, "", 0, "video", false, 0, 0},
 		}},
 		{"multicast ttl, port count", crlf("SIP/2.0 200 OK\nContent-Type: application/sdp\n\n" +
 			"c=IN IP4 233.252.0.1/127\nm=audio 49170/2 RTP/AVP 0\n"), []PayloadHint{
-			{netip.MustParseAddrPort("233.252.0.1:49170"), 0, 0, "PCMU", 8000, "audio", false, 0},
+			{netip.MustParseAddrPort("233.252.0.1:49170"), 0, 0, "PCMU", 8000, "audio", false, 0, 0},
 		}},
 		{"t38 re-invite: udptl formats are not payload types", crlf("INVITE sip:x@192.0.2.1 SIP/2.0\nContent-Type: application/sdp\n\n" +
 			"c=IN IP4 192.0.2.7\nm=image 9000 udptl t38\na=T38FaxVersion:0\n"), nil},
@@ -126,7 +126,7 @@ func TestParseSDP(t *testing.T) {
 		{"no empty line", crlf("SIP/2.0 200 OK\nContent-Type: application/sdp\n"), nil},
 		{"content-length limits the body", crlf("SIP/2.0 200 OK\nContent-Type: application/sdp\nContent-Length: 42\n\n" +
 			"c=IN IP4 192.0.2.7\nm=audio 9000 RTP/AVP 0\nm=audio 9002 RTP/AVP 8\n"), []PayloadHint{
-			{netip.MustParseAddrPort("192.0.2.7:9000"), 0, 0, "PCMU", 8000, "audio", false, 0},
+			{netip.MustParseAddrPort("192.0.2.7:9000"), 0, 0, "PCMU", 8000, "audio", false, 0, 0},
 		}},
 		{"multipart: the sdp part of a SIP-I INVITE", crlf(`INVITE sip:+15551234567@192.0.2.1;user=phone SIP/2.0
 Content-Type: multipart/mixed;boundary="unique-boundary-1"
@@ -146,7 +146,7 @@ Content-Disposition: signal;handling=required
 (ISUP IAM)
 --unique-boundary-1--
 `), []PayloadHint{
-			{netip.MustParseAddrPort("192.0.2.7:9000"), 0, 97, "AMR-WB", 16000, "audio", false, 0},
+			{netip.MustParseAddrPort("192.0.2.7:9000"), 0, 97, "AMR-WB", 16000, "audio", false, 0, 0},
 		}},
 	}
 	for _, tt := range tests {
@@ -233,7 +233,7 @@ func TestParseSDPCutShort(t *testing.T) {
 	msg := crlf("SIP/2.0 200 OK\nContent-Type: application/sdp\nContent-Length: 500\n\n" +
 		"c=IN IP4 192.0.2.7\nm=audio 9000 RTP/AVP 97\na=rtpmap:97 AMR/8000\n")
 	cut := msg[:len(msg)-4] // "...AMR/80"
-	want := []PayloadHint{{netip.MustParseAddrPort("192.0.2.7:9000"), 0, 97, "", 0, "audio", false, 0}}
+	want := []PayloadHint{{netip.MustParseAddrPort("192.0.2.7:9000"), 0, 97, "", 0, "audio", false, 0, 0}}
 	if d := cmp.Diff(want, parseAll(cut), eqAddrPort); d != "" {
 		t.Errorf("cut message (-want +got):\n%s", d)
 	}
@@ -306,4 +306,54 @@ func FuzzSDP(f *testing.F) {
 			t.Fatalf("%d hints from %d bytes", n, len(b))
 		}
 	})
+}
+
+// TestCryptoTrailer: what SDES's a=crypto (RFC 4568) says SRTP appends to each packet.
+func TestCryptoTrailer(t *testing.T) {
+	for _, tc := range []struct {
+		in string
+		n  int
+		ok bool
+	}{
+		{"1 AES_CM_128_HMAC_SHA1_80 inline:PS1uQCVeeCFCanVmcjkpPywjNWhcYD0mXXtxaVBR|2^20|1:32", 10 + 32, true},
+		{"1 AES_CM_128_HMAC_SHA1_80 inline:PS1uQCVeeCFCanVmcjkpPywjNWhcYD0mXXtxaVBR", 10, true},
+		{"2 AES_CM_128_HMAC_SHA1_32 inline:NzB4d1BINUAvLEw6UzF3WSJ+PSdFcGdUJShpX1Zj|1:4", 4 + 4, true},
+		{"1 AEAD_AES_256_GCM inline:Zmx5aW5nIHNoZWVwIGFyZSBncmVhdA==", 16, true},
+		{"1 AES_256_CM_HMAC_SHA1_80 inline:KEY1|2^31|1:2;inline:KEY2|2^31|2:2", 10 + 2, true},
+		{"1 AES_CM_128_HMAC_SHA1_80 inline:KEY UNENCRYPTED_SRTP", 10, true},
+		{"1 AES_CM_128_HMAC_SHA1_80 inline:KEY UNAUTHENTICATED_SRTP", 0, false},
+		{"1 NULL inline:KEY", 0, false},
+		{"1", 0, false},
+	} {
+		if n, ok := cryptoTrailer([]byte(tc.in)); n != tc.n || ok != tc.ok {
+			t.Errorf("cryptoTrailer(%q) = %d, %v; want %d, %v", tc.in, n, ok, tc.n, tc.ok)
+		}
+	}
+}
+
+// TestParseSDPCrypto: a section with one a=crypto gives its trailer to each payload type's
+// hint; one that offers several suites gives none (the answer's one says).
+func TestParseSDPCrypto(t *testing.T) {
+	sdp := func(cryptos ...string) []byte {
+		b := "SIP/2.0 200 OK\r\nContent-Type: application/sdp\r\n\r\nv=0\r\nc=IN IP4 192.0.2.7\r\nm=audio 8000 RTP/SAVP 0\r\n"
+		for _, c := range cryptos {
+			b += "a=crypto:" + c + "\r\n"
+		}
+		return []byte(b)
+	}
+	for _, tc := range []struct {
+		name string
+		in   []byte
+		want uint8
+	}{
+		{"one suite", sdp("1 AES_CM_128_HMAC_SHA1_80 inline:KEY"), 10},
+		{"several suites offered", sdp("1 AES_CM_128_HMAC_SHA1_80 inline:KEY", "2 AES_CM_128_HMAC_SHA1_32 inline:KEY"), 0},
+		{"none", sdp(), 0},
+	} {
+		var got []PayloadHint
+		ParseSDP(tc.in, func(h PayloadHint) { got = append(got, h) }, nil)
+		if len(got) != 1 || got[0].SRTPTrailer != tc.want {
+			t.Errorf("%s: hints %+v, want one with SRTPTrailer %d", tc.name, got, tc.want)
+		}
+	}
 }

@@ -19,6 +19,9 @@ type PayloadHint struct {
 	// RTX says that PT carries RFC 4588 retransmissions of payload type APT (fmtp apt=).
 	RTX bool
 	APT uint8
+	// SRTPTrailer is the authentication tag and MKI that SRTP keyed by SDES appends to
+	// each packet (a=crypto); 0 when not signalled.
+	SRTPTrailer uint8
 }
 
 // FIDHint is an SDP ssrc-group:FID pair (RFC 5576; RFC 4588, 8.2): RTX is the
@@ -158,6 +161,24 @@ func (ht *hintTable) lookupPT(s *Stream, pt uint8) (PayloadHint, bool) {
 	}
 	h, ok := ht.m[hintKey{addr: s.path.Src, pt: pt}]
 	return h, ok
+}
+
+// SRTPTrailer is the authentication tag and MKI that SRTP keyed by SDES appends to each
+// packet of s, as an a=crypto of one suite says (PayloadHint.SRTPTrailer): the SDP of its
+// destination, else of its SSRC, else its sender's own. An offer of several suites says
+// nothing; the answer's one, sent by either end, does: the suite is the same both ways. 0
+// when no SDP says.
+func (s *Stream) SRTPTrailer() int {
+	ht := &s.t.hints
+	if ht.m == nil {
+		return 0
+	}
+	for _, k := range [...]hintKey{{addr: s.path.Dst, pt: s.pt}, {ssrc: s.ssrc, pt: s.pt}, {addr: s.path.Src, pt: s.pt}} {
+		if h, ok := ht.m[k]; ok && h.SRTPTrailer > 0 {
+			return int(h.SRTPTrailer)
+		}
+	}
+	return 0
 }
 
 // payloadKind is "event" for an RFC 4733 telephone-event payload, "comfort_noise" for
