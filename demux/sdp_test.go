@@ -260,6 +260,8 @@ func sdpSeeds() map[string][]byte {
 			"--b1\nContent-Type: application/sdp\n\nc=IN IP4 192.0.2.7\nm=audio 9000 RTP/AVP 97\na=rtpmap:97 AMR/8000\n--b1--\n"),
 		"t38": crlf("INVITE sip:x@192.0.2.1 SIP/2.0\nContent-Type: application/sdp\n\n" +
 			"c=IN IP4 192.0.2.7\nm=image 9000 udptl t38\n"),
+		"sdes": crlf("SIP/2.0 200 OK\nContent-Type: application/sdp\n\nc=IN IP4 192.0.2.7\nm=audio 9000 RTP/SAVP 0\n" +
+			"a=crypto:1 AES_CM_128_HMAC_SHA1_32 inline:NzB4d1BINUAvLEw6UzF3WSJ+PSdFcGdUJShpX1Zj|2^20|1:4\n"),
 	}
 }
 
@@ -293,7 +295,7 @@ func FuzzSDP(f *testing.F) {
 				t.Fatalf("hint address %v", h.Addr)
 			}
 			if h.PT >= 128 || h.ClockRate < 0 || h.Media == "" || (h.ClockRate == 0) != (h.Codec == "") ||
-				h.APT >= 128 || h.RTX && h.APT == h.PT || !h.RTX && h.APT != 0 {
+				h.APT >= 128 || h.RTX && h.APT == h.PT || !h.RTX && h.APT != 0 || h.SRTPTrailer > 16+128 {
 				t.Fatalf("hint %+v", h)
 			}
 		}, func(h FIDHint) {
