@@ -6,6 +6,7 @@ import (
 
 	"github.com/callpcap/callpcap/capture"
 	"github.com/callpcap/callpcap/internal/numfmt"
+	"github.com/callpcap/callpcap/rtpflow"
 )
 
 // unanalysed warns of what the capture holds that the report leaves out or could not follow:
@@ -104,25 +105,13 @@ func (a *analyzer) unanalysed(rd *capture.Reader) {
 			numfmt.Count(rc.RTCPUnattributed, "encrypted feedback message", "encrypted feedback messages"))
 	}
 
-	if len(rc.RTCPNoStream) > 0 {
-		var n int64
-		var parts []string
-		for _, tc := range rc.RTCPNoStream {
-			n += tc.N
-			parts = append(parts, fmt.Sprintf("%d %s", tc.N, tc.Type))
-		}
+	if n, parts := byType(rc.RTCPNoStream); n > 0 {
 		a.warnf("%s (%s) came from SSRCs that sent no RTP stream here; SRTCP leaves only the sender's SSRC readable: counted on no stream",
-			numfmt.Count(n, "encrypted RTCP packet", "encrypted RTCP packets"), strings.Join(parts, ", "))
+			numfmt.Count(n, "encrypted RTCP packet", "encrypted RTCP packets"), parts)
 	}
-	if len(rc.RTCPPlainNoStream) > 0 {
-		var n int64
-		var parts []string
-		for _, tc := range rc.RTCPPlainNoStream {
-			n += tc.N
-			parts = append(parts, fmt.Sprintf("%d %s", tc.N, tc.Type))
-		}
+	if n, parts := byType(rc.RTCPPlainNoStream); n > 0 {
 		a.warnf("%s (%s) named no SSRC that sent an RTP stream here (a receive-only endpoint's own SSRC, a receiver report without report blocks, an SSRC with too few packets to be a stream): counted on no stream",
-			numfmt.Count(n, "RTCP packet", "RTCP packets"), strings.Join(parts, ", "))
+			numfmt.Count(n, "RTCP packet", "RTCP packets"), parts)
 	}
 	ds := a.turn.Stats()
 	if ds.Malformed > 0 {
@@ -154,4 +143,14 @@ func list(ts ...bound) string {
 		}
 	}
 	return strings.Join(parts, ", ")
+}
+
+// byType sums RTCP counts by type and lists them ("2 rr, 1 sdes").
+func byType(tcs []rtpflow.TypeCount) (n int64, parts string) {
+	list := make([]string, 0, len(tcs))
+	for _, tc := range tcs {
+		n += tc.N
+		list = append(list, fmt.Sprintf("%d %s", tc.N, tc.Type))
+	}
+	return n, strings.Join(list, ", ")
 }
