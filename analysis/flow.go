@@ -44,7 +44,7 @@ type side struct {
 	other         int64 // wire bytes of DTLS and unclassified messages
 	anchored      bool  // its seconds are anchored at anchorAt, its first RTP message (anchorSeries)
 	// sentHere and arrived say that the capture marked some of its packets as sent by the
-	// capturing host, or as arrived there (capture.Packet.Outgoing): markedHosts.
+	// capturing host, or as arrived there (capture.Packet.Outgoing): captureMarks.
 	sentHere, arrived bool
 	anchorAt          int64
 	// The same by second, for the direction's wire series: made at the side's anchor or

@@ -238,10 +238,10 @@ func (a *analyzer) classify(m *transport.Message) demux.Class {
 // where it is not known. SRTP keyed by SDES has it from the SDP's a=crypto (with its MKI).
 // For SRTP keyed by DTLS on s's flow (rtpPacket), its ServerHello names the protection
 // profile (DTLS 1.2; flow.dtls), or, where it is not readable (DTLS 1.3 sends it
-// encrypted), the leg's SRTCP shows the tag
-// (rtpflow.Tracker.SRTCPTagLen). An SRTCP tag of 10 bytes is HMAC-SHA1, whose RTP tag is 10
-// bytes but for SRTP_AES128_CM_HMAC_SHA1_32's 4; WebRTC stacks no longer offer that profile
-// (nor does JSEP, RFC 8829 5.1.3, require it), so 10 is taken.
+// encrypted), the leg's SRTCP shows the tag (rtpflow.Tracker.SRTCPTagLen). An SRTCP tag of
+// 10 bytes is HMAC-SHA1, whose RTP tag is 10 bytes but for SRTP_AES128_CM_HMAC_SHA1_32's 4;
+// WebRTC stacks no longer offer that profile (nor does JSEP, RFC 8829 5.1.3, require it),
+// so 10 is taken.
 func (a *analyzer) authTagOf(s *rtpflow.Stream) int {
 	f := a.flowList[s.Path().Leg]
 	switch {

@@ -175,6 +175,7 @@ func (a *analyzer) captureMarks(streams []*rtpflow.Stream) map[netip.AddrPort]in
 		for _, t := range arrivedAt[s.SSRC()] {
 			if d := s.FirstAt() - t; d >= 0 && d <= forwardWithin {
 				delete(marks, s.Path().Src)
+				break
 			}
 		}
 	}

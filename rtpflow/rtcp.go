@@ -88,7 +88,7 @@ type rtcpTracker struct {
 	unattributed int64
 
 	// trailer is, by leg, the fewest bytes an SRTCP packet carried after its first RTCP
-	// packet (SRTCPTrailer).
+	// packet (noteTrailer, SRTCPTagLen).
 	trailer map[int]int
 }
 
