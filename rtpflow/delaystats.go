@@ -224,10 +224,8 @@ func (d *delayStats) judged(p bsample, delay int64) {
 			d.lateWin += w
 		}
 	}
-	for i, th := range lateThresholds {
-		if delay > th.ns {
-			d.over[i] += w
-		}
+	for i := 0; i < len(lateThresholds) && delay > lateThresholds[i].ns; i++ {
+		d.over[i] += w // the thresholds ascend: most samples stop at the first
 	}
 	if p.sec >= 0 {
 		d.second(int(p.sec), delay, w, delay > d.budget)

@@ -21,7 +21,8 @@ const (
 	defaultMaxStreams = 10000
 )
 
-// lateThresholds are the extra late counts reported beside the budget (report.Late.OverMS).
+// lateThresholds are the extra late counts reported beside the budget (report.Late.OverMS),
+// in ascending order: delayStats.judged stops at the first a delay does not exceed.
 var lateThresholds = [...]struct {
 	key string
 	ns  int64
