@@ -102,6 +102,7 @@ type analyzer struct {
 	// unreported sums RTP messages in no stream by path, for the directions' wire (build)
 	unreported map[rtpflow.Path]rtpflow.Carried
 	emit       func(*transport.Message)
+	datagram   transport.Message // the message of the UDP datagram being analysed (packet)
 	// TCP flows fed packets of the current batch and of the one before (lentPrev): their
 	// Conns may point into both (Config.BorrowPayload), and batchNo numbers the batches.
 	lent, lentPrev []*flow
@@ -378,17 +379,15 @@ func (a *analyzer) packet(p *capture.Packet, dg digests, next int64, hasNext boo
 		}
 		return
 	}
-	m := transport.Message{
-		Payload:   p.Payload,
-		Proto:     transport.UDP,
-		Src:       src,
-		Dst:       dst,
-		Iface:     p.Iface,
-		FirstSeen: p.Time, Complete: p.Time, Delivered: p.Time,
-		Wire:    transport.Wire{Total: int64(p.WireLen), Headers: int64(p.WireLen - p.PayloadLen)},
-		Snapped: p.Snapped,
-	}
-	a.message(f, &m, true)
+	// Field by field into one Message kept for datagrams: a composite literal zeroed and
+	// filled a new one of 30 words a packet. The fields a datagram leaves zero (framing,
+	// retransmissions, hold, stream position, TURN wrapping) are never set on it.
+	m := &a.datagram
+	m.Payload, m.Proto, m.Src, m.Dst, m.Iface = p.Payload, transport.UDP, src, dst, p.Iface
+	m.FirstSeen, m.Complete, m.Delivered = p.Time, p.Time, p.Time
+	m.Wire.Total, m.Wire.Headers = int64(p.WireLen), int64(p.WireLen-p.PayloadLen)
+	m.Snapped = p.Snapped
+	a.message(f, m, true)
 }
 
 // repeatedFragment counts a repeated fragment of a UDP datagram (the network or the capture
