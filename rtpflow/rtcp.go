@@ -302,18 +302,31 @@ func (r *rtcpTracker) blocks(st *rtcpState, leg int, ssrc uint32, rbs []rtcp.Rec
 		if rb.LastSenderReport == 0 {
 			continue
 		}
+		// The SR the block names: on its own leg first (at a TURN server the same SR is seen
+		// on both legs, and the round trip is the leg's), else on another (a sender whose
+		// RTCP leaves from one port and comes back to another, as GStreamer's rtpbin does:
+		// each way is a flow of its own).
+		var sr *srEntry
 		for i := 0; i < srRing; i++ {
 			e := &r.srs[(r.srNext-1-i+srRing)%srRing]
 			if e.at == 0 && e.mid == 0 {
 				break
 			}
-			if e.ssrc == ssrc && e.leg == leg && e.mid == rb.LastSenderReport {
-				dlsr := int64(rb.Delay) * 1e9 / 65536
-				if rtt := at - dlsr - e.at; rtt >= 0 {
-					st.rtt.Record(float64(rtt) / 1e6)
-					st.rtts.Add(at, float64(rtt)/1e6)
+			if e.ssrc == ssrc && e.mid == rb.LastSenderReport {
+				if e.leg == leg {
+					sr = e
+					break
 				}
-				break
+				if sr == nil {
+					sr = e
+				}
+			}
+		}
+		if sr != nil {
+			dlsr := int64(rb.Delay) * 1e9 / 65536
+			if rtt := at - dlsr - sr.at; rtt >= 0 {
+				st.rtt.Record(float64(rtt) / 1e6)
+				st.rtts.Add(at, float64(rtt)/1e6)
 			}
 		}
 	}

@@ -264,11 +264,19 @@ func TestRTCPByLeg(t *testing.T) {
 		{"RTCP on its own port", []rtcpAt{rrs(l3Back, 64, 10, 80, 5)}, nil, rr2},
 		{"RTCP on its own port and on the leg", []rtcpAt{rrs(l3Back, 64, 10, 80, 5), rrs(l1Back, 0, 0, 8, 3)}, rr1, rr2},
 		{"RTCP on its own port, each leg", []rtcpAt{rrs(l3Back, 64, 10, 80, 5), rrs(l4Back, 0, 0, 8, 3)}, rr1, rr2},
-		// Merged: both legs' counts, the receiver reports' figures; no round trip, the SR
-		// and the reports naming it being on different legs.
+		// Merged: both legs' counts, the receiver reports' figures; no round trip, the
+		// reports naming no SR.
 		{"SRs and receiver reports each on a port of their own", []rtcpAt{{l5, sr, T0 + 1e9, 2}, rrs(l6Back, 64, 10, 80, 5)}, nil,
 			&report.RTCP{Packets: 7, Types: rtcpTypes(map[string]int64{"sr": 2, "rr": 5}), FractionLost: f64(25),
 				CumulativeLost: i64(10), ReportedLost: i64(0), ReportedExpected: i64(0), JitterMS: f64(10), NACKedPackets: i64(0)}},
+		// The report names the SR that came on the other leg: its round trip is measured
+		// there (before: null, the SR looked for on the report's leg only), 30 ms less the
+		// DLSR's 20.004.
+		{"a report naming an SR of another leg", []rtcpAt{{l5, sr, T0 + 1e9, 1},
+			{l6Back, rrAbout(0xA1, 64, 10, 80, 0x12345678, 0x051F), T0 + 1e9 + 30*ms1, 1}}, nil,
+			&report.RTCP{Packets: 2, Types: rtcpTypes(map[string]int64{"sr": 1, "rr": 1}),
+				RTTMS:        &report.Quantiles{Samples: 1, Min: 9.996, P50: 9.996, P95: 9.996, P99: 9.996, Max: 9.996},
+				FractionLost: f64(25), CumulativeLost: i64(10), JitterMS: f64(10), NACKedPackets: i64(0)}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tr := NewTracker(Config{})
