@@ -103,7 +103,11 @@ func (md *media) run() {
 // steps steps of the capture's clock (rtpflow.Packet.TimeSteps).
 func (md *media) rtp(p rtpflow.Path, m *transport.Message, h *wire.RTP, steps uint32) {
 	b := md.cur
-	b.pkts = append(b.pkts, rtpflow.Packet{})
+	if n := len(b.pkts); n < cap(b.pkts) {
+		b.pkts = b.pkts[:n+1] // PacketOf sets every field: a slot reused as it is
+	} else {
+		b.pkts = append(b.pkts, rtpflow.Packet{})
+	}
 	pk := &b.pkts[len(b.pkts)-1]
 	rtpflow.PacketOf(pk, p, m, h)
 	pk.TimeSteps = steps

@@ -1,6 +1,8 @@
 package rtpflow
 
 import (
+	"net/netip"
+	"reflect"
 	"testing"
 
 	"github.com/callpcap/callpcap/transport"
@@ -52,5 +54,53 @@ func TestPacketOfOSN(t *testing.T) {
 				t.Errorf("HasOSN %v OSN %#x, want %v 0x1234", pk.HasOSN, pk.OSN, tt.wantOSN)
 			}
 		})
+	}
+}
+
+// TestPacketOfSetsEveryField: the analysis hands PacketOf a slot of its batch as it was
+// left by the packet before (media.rtp), so PacketOf must set every field but TimeSteps,
+// which the caller sets. A slot filled with garbage in every field comes out as a zero one
+// does.
+func TestPacketOfSetsEveryField(t *testing.T) {
+	b := rp{pt: 111, seq: 7, ts: 960, ssrc: 0xA1, payload: make([]byte, 40), pad: 4}.bytes()
+	m := msg(b, T0)
+	var h wire.RTP
+	if err := h.Unmarshal(b, false); err != nil {
+		t.Fatal(err)
+	}
+	var zero, dirty Packet
+	v := reflect.ValueOf(&dirty).Elem()
+	for i := range v.NumField() {
+		fillNonZero(v.Field(i))
+	}
+	PacketOf(&zero, pathA, m, &h)
+	PacketOf(&dirty, pathA, m, &h)
+	dirty.TimeSteps = zero.TimeSteps
+	if !reflect.DeepEqual(zero, dirty) {
+		t.Errorf("PacketOf left fields of the slot as they were:\n got %+v\nwant %+v", dirty, zero)
+	}
+}
+
+// fillNonZero sets v, and each field of a struct v, to a value that is not its zero.
+func fillNonZero(v reflect.Value) {
+	switch v.Kind() {
+	case reflect.Bool:
+		v.SetBool(true)
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		v.SetInt(99)
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		v.SetUint(99)
+	case reflect.Slice:
+		v.Set(reflect.MakeSlice(v.Type(), 3, 3))
+	case reflect.Struct:
+		if v.Type() == reflect.TypeOf(netip.AddrPort{}) {
+			v.Set(reflect.ValueOf(netip.MustParseAddrPort("192.0.2.99:9")))
+			return
+		}
+		for i := range v.NumField() {
+			if v.Field(i).CanSet() {
+				fillNonZero(v.Field(i))
+			}
+		}
 	}
 }
