@@ -96,7 +96,7 @@ func (a *analyzer) message(f *flow, m *transport.Message, udp bool) {
 		f.carried(s, &s.rtcp, m.Delivered, m.Wire.Total)
 	case demux.ClassDTLS:
 		f.dtls(m.Payload)
-		f.carried(s, &s.other, m.Delivered, m.Wire.Total)
+		fallthrough
 	default:
 		f.carried(s, &s.other, m.Delivered, m.Wire.Total)
 	}
