@@ -272,7 +272,8 @@ func (f *finder) directions() {
 			f.add(report.FindingSlowRamp, report.SeverityWarn, legs, dirs, figs, fmt.Sprintf("%s: the media bitrate %s.", name, did))
 		}
 		if r := d.Ramp; !fwd && r != nil && d.ActiveS >= minRampDurationS && r.TargetKbps > 0 && r.Stable != nil && !*r.Stable &&
-			r.T90S != nil && d.ActiveS-*r.T90S >= minStabilitySpanS && r.PlateauKbps >= minPlateauKbps && !pausedOnly(d) {
+			r.T90S != nil && d.ActiveS-*r.T90S >= minStabilitySpanS && r.PlateauKbps >= minPlateauKbps && !pausedOnly(d) &&
+			!heldAtPlateau(d) {
 			figs := map[string]float64{"plateau_kbps": r.PlateauKbps}
 			cv := ""
 			if r.CVAfterT90 != nil {
@@ -293,6 +294,14 @@ func (f *finder) directions() {
 				fmt.Sprintf("%s: audio stream %s had a mean interarrival jitter of %.1f ms (max %.1f ms).", name, s.SSRC, s.JitterMS.Mean, s.JitterMS.Max))
 		}
 	}
+}
+
+// heldAtPlateau says whether a direction measured against --ramp-target, and so not stable
+// around it, held around its own plateau all the same: it settled steadily elsewhere than
+// the target (a slow ramp's matter, or none), and did not keep swinging.
+func heldAtPlateau(d *report.Direction) bool {
+	r := d.Ramp
+	return r.TargetSource == report.TargetFromOption && rtpflow.HeldAround(d.Series.MediaKbps, int(*r.T90S), r.PlateauKbps)
 }
 
 // reportedLoss raises rtp_loss from what the receiver of a direction reported in its RTCP

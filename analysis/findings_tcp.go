@@ -145,10 +145,10 @@ func (f *finder) mediaOverTCP(l *report.Leg) {
 func (f *finder) slowRamp(d *report.Direction) (did string, t90 *float64, ok bool) {
 	r := d.Ramp
 	if r == nil || d.ActiveS < minRampDurationS || r.TargetKbps <= 0 ||
-		r.TargetSource == "plateau" && r.PlateauKbps < minPlateauKbps {
+		r.TargetSource == report.TargetFromPlateau && r.PlateauKbps < minPlateauKbps {
 		return "", nil, false
 	}
-	if r.TargetSource == "option" && !f.hasVideo(d) {
+	if r.TargetSource == report.TargetFromOption && !f.hasVideo(d) {
 		return "", nil, false
 	}
 	switch {

@@ -216,6 +216,33 @@ func TestHoldIsNoSwing(t *testing.T) {
 	checkFindingList(t, Findings(build(swing, nil, nil)), unstable)
 }
 
+// TestSteadyOffTargetIsNoSwing: against --ramp-target 1 Mbps, a direction that settled at
+// 2 Mbps is not stable (DESIGN: within ±20% of the target), but it held: it did not keep
+// swinging, and unstable_bitrate would misname it. One that goes between 3 Mbps and 300 kbps
+// every three seconds is.
+func TestSteadyOffTargetIsNoSwing(t *testing.T) {
+	build := func(kbps []float64, plateau float64) *report.Capture {
+		t90, cv, stable := 3.0, 0.1, false
+		return &report.Capture{
+			Legs: []report.Leg{{ID: "l1", Transport: report.TransportUDP, Client: "10.21.0.1:6000", Server: "10.21.0.2:20084", Flows: []string{}}},
+			Directions: []report.Direction{{ID: "d1", From: "10.21.0.1:6000", To: "10.21.0.2:20084", Legs: []string{"l1"},
+				Transport: report.TransportUDP, MediaPackets: 5000, WireBytes: 5000000, ActiveS: float64(len(kbps)),
+				Series: report.Series{MediaKbps: kbps},
+				Ramp: &report.Ramp{TargetKbps: 1000, TargetSource: report.TargetFromOption, PlateauKbps: plateau, T50S: &t90, T90S: &t90,
+					Stable: &stable, CVAfterT90: &cv}}},
+		}
+	}
+	steady := slices.Concat([]float64{100, 500, 1000}, slices.Repeat([]float64{2000}, 25))
+	checkFindingList(t, Findings(build(steady, 2000)), []report.Finding{})
+	swing := []float64{100, 500, 1000}
+	for i := range 24 {
+		swing = append(swing, []float64{3000, 300}[i/3%2])
+	}
+	checkFindingList(t, Findings(build(swing, 1650)), []report.Finding{{Code: "unstable_bitrate", Severity: "warn",
+		Text: "10.21.0.1:6000 -> 10.21.0.2:20084: after ramping up, the media bitrate kept swinging more than 20% around 1.65 Mbps (coefficient of variation 0.10).",
+		Legs: []string{"l1"}, Directions: []string{"d1"}, Figures: map[string]float64{"plateau_kbps": 1650, "cv_after_t90": 0.1}}})
+}
+
 // TestDroppedBeforeTCPSaysWho: seen from a TURN client, the gaps of its own media were its
 // own drops; those of the media coming to it may be the TURN server's or its other leg's
 // loss, which only the server's capture tells apart; over ICE-TCP, the sender's.

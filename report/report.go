@@ -341,15 +341,23 @@ type Loss struct {
 	RecoveredByRTX   int64    `json:"recovered_by_rtx"`
 }
 
+// RampTarget says where a ramp's target came from.
+type RampTarget string
+
+const (
+	TargetFromPlateau RampTarget = "plateau" // the measured plateau
+	TargetFromOption  RampTarget = "option"  // --ramp-target
+)
+
 // Ramp says how fast the media bitrate reached its target and whether it then held.
 type Ramp struct {
-	TargetKbps   float64  `json:"target_kbps"`
-	TargetSource string   `json:"target_source"` // plateau | option
-	PlateauKbps  float64  `json:"plateau_kbps"`
-	T50S         *float64 `json:"t50_s"`
-	T90S         *float64 `json:"t90_s"`
-	Stable       *bool    `json:"stable"`
-	CVAfterT90   *float64 `json:"cv_after_t90"`
+	TargetKbps   float64    `json:"target_kbps"`
+	TargetSource RampTarget `json:"target_source"`
+	PlateauKbps  float64    `json:"plateau_kbps"`
+	T50S         *float64   `json:"t50_s"`
+	T90S         *float64   `json:"t90_s"`
+	Stable       *bool      `json:"stable"`
+	CVAfterT90   *float64   `json:"cv_after_t90"`
 }
 
 // Series are per-second values from T0S (seconds since the capture's first packet).

@@ -12,20 +12,21 @@ import (
 // direction's first second) reached its target and whether it then held. target ≤ 0 means
 // the plateau. Definitions, over n = len(kbps) seconds:
 //
-//   - plateau: the median of kbps[n/2:], the second half of the active time (for odd n the
-//     middle second belongs to the second half); the median of an even count is the mean
-//     of the two middle values;
+//   - plateau: the median of the second half of the active seconds, those in which the
+//     direction sent media (kbps[i] > 0; for an odd count the middle one belongs to the
+//     second half); the median of an even count is the mean of the two middle values. A
+//     mute, a hold or an outage is no rate the call settled at: a direction that sent
+//     1 Mbps for 15 s, nothing for 10 s and 600 kbps for 5 s read a plateau of 0 over the
+//     second half of its span, and "t50 never";
 //   - the 3-second moving average at second i, MA(i), is the mean of kbps[max(0,i−2) .. i]:
 //     at the start, of the seconds available (MA(0) = kbps[0], MA(1) = mean of two);
 //   - t50 and t90 are the index i of the first second whose MA(i) ≥ 50% (90%) of the
 //     target, that is the offset in seconds of that second's start from the series' start;
 //     nil when never reached (and when the target is 0);
 //   - stable: over the seconds after t90 (i > t90), at least 80% have MA(i) within ±20% of
-//     the plateau; nil when there is no second after t90. The plateau is the measured one
-//     even when a target is given: DESIGN's report carries both (plateau_kbps beside
-//     target_kbps), and stability is whether the bitrate held where it settled; a call that
-//     held steady below the target is slow (t90 late or never), not unstable, and
-//     unstable_bitrate would misname it;
+//     the plateau, which DESIGN makes the target when one is given (the report's
+//     plateau_kbps still says where the bitrate settled); nil when there is no second
+//     after t90;
 //   - cv_after_t90: the population standard deviation of kbps[i] for i > t90 over their
 //     mean; nil when there is no such second or their mean is 0.
 func Ramp(kbps []float64, target float64) *report.Ramp {
@@ -33,29 +34,27 @@ func Ramp(kbps []float64, target float64) *report.Ramp {
 	if n == 0 {
 		return nil
 	}
-	r := &report.Ramp{TargetSource: "plateau"}
-	plateau := median(kbps[n/2:])
+	r := &report.Ramp{TargetSource: report.TargetFromPlateau}
+	var active []float64
+	for _, v := range kbps {
+		if v > 0 {
+			active = append(active, v)
+		}
+	}
+	plateau := median(active[len(active)/2:])
 	r.PlateauKbps = numfmt.Round(plateau, 3)
 	if target > 0 {
-		r.TargetSource, r.TargetKbps = "option", target
+		r.TargetSource, r.TargetKbps = report.TargetFromOption, target
 	} else {
 		target = plateau
 		r.TargetKbps = r.PlateauKbps
-	}
-	ma := func(i int) float64 {
-		lo := max(0, i-2)
-		var s float64
-		for _, v := range kbps[lo : i+1] {
-			s += v
-		}
-		return s / float64(i+1-lo)
 	}
 	first := func(frac float64) int {
 		if target <= 0 {
 			return -1
 		}
 		for i := range kbps {
-			if ma(i) >= frac*target {
+			if movingAvg(kbps, i) >= frac*target {
 				return i
 			}
 		}
@@ -74,13 +73,7 @@ func Ramp(kbps []float64, target float64) *report.Ramp {
 		return r
 	}
 	after := kbps[t90+1:]
-	within := 0
-	for i := t90 + 1; i < n; i++ {
-		if math.Abs(ma(i)-plateau) <= 0.2*plateau {
-			within++
-		}
-	}
-	stable := within*5 >= len(after)*4
+	stable := HeldAround(kbps, t90, target)
 	r.Stable = &stable
 	var sum, sq float64
 	for _, v := range after {
@@ -95,6 +88,31 @@ func Ramp(kbps []float64, target float64) *report.Ramp {
 		r.CVAfterT90 = &cv
 	}
 	return r
+}
+
+// HeldAround says whether, of the seconds after t90, at least 80% have their 3-second
+// moving average within ±20% of level (Ramp's stable when level is its plateau).
+func HeldAround(kbps []float64, t90 int, level float64) bool {
+	if t90 < 0 || t90+1 >= len(kbps) {
+		return false
+	}
+	within := 0
+	for i := t90 + 1; i < len(kbps); i++ {
+		if math.Abs(movingAvg(kbps, i)-level) <= 0.2*level {
+			within++
+		}
+	}
+	return within*5 >= (len(kbps)-t90-1)*4
+}
+
+// movingAvg is the 3-second moving average at second i: the mean of kbps[max(0,i−2) .. i].
+func movingAvg(kbps []float64, i int) float64 {
+	lo := max(0, i-2)
+	var s float64
+	for _, v := range kbps[lo : i+1] {
+		s += v
+	}
+	return s / float64(i+1-lo)
 }
 
 func median(v []float64) float64 {

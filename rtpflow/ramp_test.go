@@ -59,6 +59,28 @@ func TestRamp(t *testing.T) {
 				T50S: f64(0), T90S: f64(0), Stable: bp(false), CVAfterT90: f64(0.5774)},
 		},
 		{
+			// 1000 ×15, silent ×10, 600 ×5: the active seconds are the 20 with media, their
+			// second half 1000 ×5 and 600 ×5 → plateau 800 (over the span's second half,
+			// 0). MA(0) = 1000 ≥ 720: t50 = t90 = 0. After it no MA is within 640..960
+			// (1000 ×14, then 666.7 and the silence's 333.3 and 0, then 200, 400, 600 ×3):
+			// 4 of 29 → unstable; cv of kbps[1:] 0.7652.
+			name: "silence in the middle",
+			kbps: slices.Concat(rep(1000, 15), rep(0, 10), rep(600, 5)),
+			want: &report.Ramp{TargetKbps: 800, TargetSource: "plateau", PlateauKbps: 800,
+				T50S: f64(0), T90S: f64(0), Stable: bp(false), CVAfterT90: f64(0.7652)},
+		},
+		{
+			// Target 1000 from the option; the plateau (second half of 13 active seconds,
+			// [6:]) is 2000. MA: 100, 300, 533.3, 1166.7 → t50 = 2, t90 = 3. After it MA
+			// is 1666.7, then 2000: none within 800..1200 of the target, stable false
+			// (DESIGN: the plateau is the target when one is given), though every one is
+			// within ±20% of 2000 (HeldAround).
+			name: "option target below where it settled",
+			kbps: slices.Concat([]float64{100, 500, 1000}, rep(2000, 10)), target: 1000,
+			want: &report.Ramp{TargetKbps: 1000, TargetSource: "option", PlateauKbps: 2000,
+				T50S: f64(2), T90S: f64(3), Stable: bp(false), CVAfterT90: f64(0)},
+		},
+		{
 			name: "no media",
 			kbps: []float64{0, 0, 0},
 			want: &report.Ramp{TargetSource: "plateau"},
@@ -70,6 +92,24 @@ func TestRamp(t *testing.T) {
 				t.Errorf("Ramp (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+func rep(v float64, n int) []float64 { return slices.Repeat([]float64{v}, n) }
+
+func TestHeldAround(t *testing.T) {
+	kbps := slices.Concat([]float64{100, 500, 1000}, rep(2000, 10))
+	// MA after t90 = 3: 1666.7, then 2000.
+	for _, tt := range []struct {
+		level float64
+		want  bool
+	}{{2000, true}, {1000, false}, {1700, true}, {2500, true}, {2600, false}} {
+		if got := HeldAround(kbps, 3, tt.level); got != tt.want {
+			t.Errorf("HeldAround(level %v) = %v, want %v", tt.level, got, tt.want)
+		}
+	}
+	if HeldAround(kbps, len(kbps)-1, 2000) {
+		t.Error("HeldAround with no second after t90 = true")
 	}
 }
 
