@@ -77,6 +77,9 @@ type analyzer struct {
 	flowsOver  int64 // flows not tracked beyond MaxFlows
 	cache      flowCache
 	rtpInvalid int64 // messages in RTP's range whose header did not decode
+	rtpCut     int64 // messages in RTP's range the snap length cut inside the fixed header
+	// RTP packets the snap length cut inside their header extension's length (wire.RTP.ExtLenCut)
+	rtpExtLenCut int64
 
 	packets, wire               int64
 	first, prev                 int64

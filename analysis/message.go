@@ -115,8 +115,15 @@ func (a *analyzer) message(f *flow, m *transport.Message, udp bool) {
 func (a *analyzer) rtpPacket(f *flow, p rtpflow.Path, m *transport.Message) bool {
 	h := a.demux.RTP()
 	if h == nil {
-		a.rtpInvalid++
+		if m.Snapped {
+			a.rtpCut++
+		} else {
+			a.rtpInvalid++
+		}
 		return false
+	}
+	if h.ExtLenCut {
+		a.rtpExtLenCut++
 	}
 	if f.has(demux.ClassDTLS) {
 		h.MarkSRTP()

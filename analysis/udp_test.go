@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
+	"encoding/binary"
 	"errors"
 	"math"
 	"net/netip"
@@ -20,6 +21,7 @@ import (
 	"github.com/callpcap/callpcap/internal/testgen/callgen"
 	"github.com/callpcap/callpcap/internal/testgen/pcapgen"
 	"github.com/callpcap/callpcap/internal/testgen/schematest"
+	"github.com/callpcap/callpcap/report"
 )
 
 func TestGzipGivesTheSameReport(t *testing.T) {
@@ -562,5 +564,66 @@ func TestWarningsBounded(t *testing.T) {
 	w := a.listedWarnings()
 	if len(w) != 51 || w[49] != "warning 49" || w[50] != "10 more warnings not listed" {
 		t.Errorf("%d warnings, ending %q", len(w), w[len(w)-2:])
+	}
+}
+
+// TestSnappedInsideRTPHeader: 50 PCMU packets (one lost) with two CSRCs and an 8-byte
+// header extension, a 32-byte RTP header, cut by the snap length at four places. Cut after
+// the header, or inside the extension's body, the stream and its sizes are whole. Cut
+// inside the CSRC list, its sequence numbers and SSRC are still captured: the stream is
+// counted (it was not: "a header that does not parse"), its header as the least it can be
+// (24 bytes), the other 8 as payload, and a warning says so. Cut inside the fixed header,
+// before the SSRC, no stream can have the packets: a warning says they are counted in none.
+func TestSnappedInsideRTPHeader(t *testing.T) {
+	const n, payload = 50, 160
+	write := func(snap int) []byte {
+		var b bytes.Buffer
+		w := pcapgen.NewPcap(&b, capture.LinkEthernet, false, false, snap)
+		for i := range n {
+			if i == 10 {
+				continue
+			}
+			rtp := []byte{0x92, 0, 0, 0, 0, 0, 0, 0, 0x1a, 0x2b, 0x3c, 0x4d, // v=2, x=1, cc=2, PT 0
+				0, 0, 0, 1, 0, 0, 0, 2, // CSRCs
+				0xbe, 0xde, 0, 2, 0x10, 0xaa, 0, 0, 0, 0, 0, 0} // one-byte extension, 2 words
+			binary.BigEndian.PutUint16(rtp[2:], uint16(1000+i))
+			binary.BigEndian.PutUint32(rtp[4:], uint32(160*i))
+			rtp = append(rtp, make([]byte, payload)...)
+			w.Write(int64(i)*20e6, 0, pcapgen.EtherUDP(alice, bob, rtp), 0)
+		}
+		return b.Bytes()
+	}
+	has := func(c report.Capture, s string) bool {
+		for _, w := range c.Warnings {
+			if strings.Contains(w, s) {
+				return true
+			}
+		}
+		return false
+	}
+	const cutExt, cutFixed = "inside their header extension's length", "inside the RTP fixed header"
+	for _, tc := range []struct {
+		name            string
+		snap            int
+		header, payload int64 // of the stream, per packet
+		warn            string
+	}{
+		{"after the header", 42 + 32, 32, payload, ""},
+		{"inside the extension's body", 42 + 26, 32, payload, ""},
+		{"inside the CSRC list", 42 + 16, 24, payload + 8, "49 RTP packets were cut by the snap length " + cutExt},
+	} {
+		c := analyze(t, write(tc.snap), Options{})
+		st := onlyStream(t, c)
+		if st.Packets != n-1 || deref(st.Lost) != 1 || st.HeaderBytes != (n-1)*tc.header || st.PayloadBytes != (n-1)*tc.payload {
+			t.Errorf("%s: packets %d lost %d header %d payload %d; want %d, 1, %d, %d", tc.name, st.Packets, deref(st.Lost),
+				st.HeaderBytes, st.PayloadBytes, n-1, (n-1)*tc.header, (n-1)*tc.payload)
+		}
+		if tc.warn != "" && !has(c, tc.warn) || tc.warn == "" && (has(c, cutExt) || has(c, cutFixed)) {
+			t.Errorf("%s: warnings %q, want one saying %q", tc.name, c.Warnings, tc.warn)
+		}
+	}
+	c := analyze(t, write(42+8), Options{})
+	if len(c.Streams) != 0 || !has(c, "49 messages in RTP's range were cut by the snap length "+cutFixed) {
+		t.Errorf("inside the fixed header: %d streams, warnings %q; want none, and a warning", len(c.Streams), c.Warnings)
 	}
 }

@@ -94,6 +94,14 @@ func (a *analyzer) unanalysed(rd *capture.Reader) {
 	if a.rtpInvalid > 0 {
 		a.warnf("%d messages classified as RTP had a header that does not parse: counted as other", a.rtpInvalid)
 	}
+	if a.rtpCut > 0 {
+		a.warnf("%s in RTP's range were cut by the snap length inside the RTP fixed header, before their SSRC: they count in no stream, and as lost in the stream they belonged to",
+			numfmt.Count(a.rtpCut, "message", "messages"))
+	}
+	if a.rtpExtLenCut > 0 {
+		a.warnf("%s cut by the snap length inside their header extension's length: their header is counted as the least it can be (12 bytes, the CSRCs and the extension's 4), the rest as payload",
+			numfmt.Count(a.rtpExtLenCut, "RTP packet was", "RTP packets were"))
+	}
 	if rc.RTCPInvalid > 0 {
 		a.warnf("%d messages classified as RTCP were too short or not version 2: not counted", rc.RTCPInvalid)
 	}

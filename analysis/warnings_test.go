@@ -15,8 +15,8 @@ import (
 // warning with its count. The capture holds, besides a clean call:
 //   - 2 IPv4 datagrams of which only the first fragment came (one 40 s before the end:
 //     expired; one at the end: incomplete when the capture ended);
-//   - 3 RTP packets cut by the snap length inside their CSRC list: RTP by their first bytes,
-//     but their header cannot be read, so they count as other;
+//   - 3 RTP packets cut by the snap length inside their fixed header: RTP by their first
+//     byte, but their SSRC was not captured, so they count in no stream;
 //   - 2 datagrams in STUN's range with the magic cookie but attributes that overrun.
 func TestUnanalysedWarnings(t *testing.T) {
 	s := audio()
@@ -42,15 +42,15 @@ func TestUnanalysedWarnings(t *testing.T) {
 	}
 	for i := 0; i < 3; i++ {
 		frame := pcapgen.EtherUDP(other, bob, make([]byte, 200))
-		frame[42] = 0x82 // v=2, CC=2: 20 bytes of header, of which the capture kept 14
-		if err := w.Write(end+int64(i+1)*1e6, 0, frame[:42+14], len(frame)); err != nil {
+		frame[42] = 0x80 // v=2: 12 bytes of fixed header, of which the capture kept 8
+		if err := w.Write(end+int64(i+1)*1e6, 0, frame[:42+8], len(frame)); err != nil {
 			t.Fatal(err)
 		}
 	}
 	c := analyze(t, buf.Bytes(), Options{})
 	want := []string{
 		"2 IP datagrams could not be rebuilt from IP fragments (1 incomplete 30 s after the first fragment, 1 incomplete at the end of the capture)",
-		"3 messages classified as RTP had a header that does not parse",
+		"3 messages in RTP's range were cut by the snap length inside the RTP fixed header, before their SSRC",
 		"2 messages classified as STUN did not decode",
 	}
 	all := strings.Join(c.Warnings, "\n")

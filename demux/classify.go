@@ -120,9 +120,9 @@ func (c *Classifier) Classify(b []byte, truncated bool) Class {
 			return validRTCP(b, truncated)
 		}
 		err := c.rtpHeader(b, truncated)
-		// A truncated packet cut inside its CSRC list or extension is still RTP by its
-		// first bytes; only its header cannot be read.
-		if err == nil || truncated && err == wire.ErrRTPHeaderLength {
+		// A truncated packet cut inside its fixed header is still RTP by its first byte;
+		// only its header cannot be read (one cut after it is read: wire.RTP.Unmarshal).
+		if err == nil || truncated && err == wire.ErrRTPShort {
 			return ClassRTP
 		}
 	case wire.RangeQUICLong:
@@ -145,7 +145,7 @@ func (c *Classifier) rtpHeader(b []byte, truncated bool) error {
 
 // RTP returns the RTP header decoded by the last Classify, if it said ClassRTP, or by
 // DecodeRTP; nil otherwise, and when it did not decode (a truncated packet cut inside its
-// header).
+// fixed header).
 // The header points into the message, and is valid until the next call of Classify or
 // DecodeRTP.
 func (c *Classifier) RTP() *wire.RTP {

@@ -136,7 +136,8 @@ func TestClassify(t *testing.T) {
 		{name: "rtp padding beyond payload",
 			data: []byte{0xA0, 0x60, 0, 1, 0, 0, 0, 1, 0, 0, 0, 2, 0xAA, 0x09},
 			want: ClassRTP, truncated: ClassRTP},
-		{name: "rtp header cut", data: []byte{0x80, 0x60, 0, 1, 0, 0, 0, 1, 0, 0, 0}, want: ClassOther},
+		{name: "rtp header cut", data: []byte{0x80, 0x60, 0, 1, 0, 0, 0, 1, 0, 0, 0}, want: ClassOther,
+			truncated: ClassRTP, truncatedC: true}, // the snap length cut it: rtp by its first byte
 
 		{name: "rtcp receiver report",
 			data: []byte{0x80, 0xC9, 0x00, 0x01, 0xDE, 0xAD, 0xBE, 0xEF}, // v=2, rc=0, RR, len=1
@@ -217,7 +218,9 @@ func TestClassifierRTP(t *testing.T) {
 		want      want
 	}{
 		{name: "rtp: the header travels", data: rtp, want: want{ClassRTP, true, 7, 20, 3}},
-		{name: "truncated rtp cut in its header: rtp without a header", data: extCut, truncated: true,
+		{name: "truncated rtp cut in its extension: its fixed header read", data: extCut, truncated: true,
+			want: want{ClassRTP, true, 7, 16, -2}},
+		{name: "truncated rtp cut in its fixed header: rtp without a header", data: rtp[:9], truncated: true,
 			want: want{class: ClassRTP}},
 		{name: "rtp cut in its header, not truncated: other", data: extCut, want: want{class: ClassOther}},
 		{name: "stun: no header", data: stun, want: want{class: ClassSTUN}},

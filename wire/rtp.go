@@ -28,8 +28,10 @@ const (
 	RTPVersion        = 2 // RTP and RTCP alike (RFC 3550, 5.1 and 6.4.1)
 
 	versionShift   = 6
-	ccMask         = 0x0f
+	paddingBit     = 0x20
 	extensionBit   = 0x10
+	ccMask         = 0x0f
+	markerBit      = 0x80
 	maxCSRC        = ccMask
 	csrcLen        = 4
 	extHeaderLen   = 4 // profile (16 bits) and length in 32-bit words (16 bits)
@@ -69,6 +71,9 @@ type RTP struct {
 	// SRTP says the caller knows the packet is SRTP (MarkSRTP): everything after its
 	// header is encrypted, an RTX packet's original sequence number included.
 	SRTP bool
+	// ExtLenCut says the snap length cut the header extension's length: HeaderLen is the
+	// least the header can be (12 + 4·CC + 4), and PayloadLen holds the rest of it.
+	ExtLenCut bool
 }
 
 // Unmarshal decodes the RTP header at the start of b. It fails when b is shorter than the
@@ -79,8 +84,7 @@ type RTP struct {
 // truncated says that the capture's snap length cut the packet: its last captured byte is
 // then not the padding count, so padding is not read (PaddingSize 0) and every captured
 // byte after the header counts as payload. A truncated packet whose cut falls inside the
-// CSRC list or the extension fails with ErrRTPHeaderLength, though its first bytes are an
-// RTP header's: the demux still classifies it as RTP.
+// CSRC list or the extension is decoded from its fixed header (cut).
 //
 // The lengths are checked before pion parses (as stun.IsMessage is checked before a STUN
 // decode): pion builds its errors with fmt.Errorf, and random payloads in the RTP range
@@ -97,7 +101,10 @@ func (r *RTP) Unmarshal(b []byte, truncated bool) error {
 	}
 	n, ext := headerLen(b)
 	if n > len(b) {
-		return r.fail(ErrRTPHeaderLength)
+		if !truncated {
+			return r.fail(ErrRTPHeaderLength)
+		}
+		return r.cut(b, n)
 	}
 	if cc := int(b[0] & ccMask); cc > cap(r.CSRC) {
 		r.CSRC = make([]uint32, 0, maxCSRC) // once: pion would allocate each larger count
@@ -106,6 +113,7 @@ func (r *RTP) Unmarshal(b []byte, truncated bool) error {
 	r.PaddingSize = 0
 	r.PaddingUnread = false
 	r.SRTP = false
+	r.ExtLenCut = false
 	r.ExtensionBody = ext
 	r.HeaderLen = n
 	rest := len(b) - n
@@ -120,6 +128,39 @@ func (r *RTP) Unmarshal(b []byte, truncated bool) error {
 		}
 	}
 	r.PayloadLen = rest
+	return nil
+}
+
+// cut decodes a header that the capture cut inside its CSRC list or extension, whose
+// length is n (at least 12 + 4·CC + 4 when the extension's own length was cut too): the
+// fixed header's fields are captured, and with them the packet's stream, sequence number
+// and timestamp (DESIGN: what the captured bytes allow is still computed). pion's
+// Unmarshal rejects a header that runs beyond its buffer, so the fixed header is read
+// here, by hand; neither the CSRCs nor the extension's elements are read. PayloadLen, the
+// captured bytes after the header, is then negative: PacketOf adds what the snap length
+// cut.
+func (r *RTP) cut(b []byte, n int) error {
+	r.Header = rtp.Header{
+		Version:          RTPVersion,
+		Padding:          b[0]&paddingBit != 0,
+		Extension:        b[0]&extensionBit != 0,
+		Marker:           b[1]&markerBit != 0,
+		PayloadType:      b[1] &^ markerBit,
+		SequenceNumber:   binary.BigEndian.Uint16(b[2:]),
+		Timestamp:        binary.BigEndian.Uint32(b[4:]),
+		SSRC:             binary.BigEndian.Uint32(b[8:]),
+		CSRC:             r.CSRC[:0],
+		Extensions:       r.Extensions[:0],
+		ExtensionProfile: 0,
+	}
+	if at := RTPFixedHeaderLen + int(b[0]&ccMask)*csrcLen; r.Extension && at+extLenOffset <= len(b) {
+		r.ExtensionProfile = binary.BigEndian.Uint16(b[at:])
+	}
+	r.PaddingUnread, r.SRTP = false, false
+	r.ExtLenCut = r.Extension && RTPFixedHeaderLen+int(b[0]&ccMask)*csrcLen+extHeaderLen > len(b)
+	r.ExtensionBody = nil
+	r.HeaderLen = n
+	r.PayloadLen = len(b) - n
 	return nil
 }
 

@@ -116,8 +116,17 @@ func TestRTPUnmarshal(t *testing.T) {
 		{name: "csrc beyond the end", data: []byte{0x82, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1}, wantErr: ErrRTPHeaderLength},
 		{name: "extension beyond the end", data: []byte{0x90, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xbe, 0xde, 0, 2, 0, 0, 0, 0}, wantErr: ErrRTPHeaderLength},
 		{name: "extension header cut", data: []byte{0x90, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xbe, 0xde}, wantErr: ErrRTPHeaderLength},
-		{name: "truncated inside the extension", data: []byte{0x90, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xbe, 0xde, 0, 2, 0, 0, 0, 0},
-			truncated: true, wantErr: ErrRTPHeaderLength},
+		// Cut by the snap length inside the CSRC list or the extension: the fixed header's
+		// fields stand, the header's length is what it says (or the least it can be), and the
+		// captured bytes after it are negative (PacketOf adds what was cut).
+		{name: "truncated inside the extension", data: []byte{0x90, 0, 0, 9, 0, 0, 0, 5, 0, 0, 0, 1, 0xbe, 0xde, 0, 2, 0, 0, 0, 0},
+			truncated: true, want: header{Extension: true, Seq: 9, TS: 5, SSRC: 1, ExtProfile: 0xbede, HeaderLen: 24, PayloadLen: -4}},
+		{name: "truncated inside the csrc list", data: []byte{0x83, 0x88, 0, 9, 0, 0, 0, 5, 0, 0, 0, 1, 0, 0, 0, 7, 0, 0},
+			truncated: true, want: header{Marker: true, PT: 8, Seq: 9, TS: 5, SSRC: 1, HeaderLen: 24, PayloadLen: -6}},
+		{name: "truncated inside the extension's header", data: []byte{0x90, 0, 0, 9, 0, 0, 0, 5, 0, 0, 0, 1, 0xbe},
+			truncated: true, want: header{Extension: true, Seq: 9, TS: 5, SSRC: 1, HeaderLen: 16, PayloadLen: -3}},
+		{name: "truncated inside the fixed header", data: []byte{0x80, 0, 0, 9, 0, 0, 0, 5, 0, 0},
+			truncated: true, wantErr: ErrRTPShort},
 		// With SRTP the last byte is the auth tag's (RFC 3711, 3.1): a count that cannot be
 		// one is unread, not a reason to reject an otherwise valid header.
 		{name: "padding count 0: unread", data: []byte{0xa0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0}, // v=2, p=1; payload 01 00
