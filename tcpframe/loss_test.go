@@ -187,7 +187,7 @@ func TestSenderVantageUnackedAtEnd(t *testing.T) {
 }
 
 // TestHoleFillerBound: with a 60 ms handshake, a segment that fills a hole is a repair
-// when it comes more than 48 ms (80% of the round trip, minRTT) after the bytes beyond
+// when it comes more than 57 ms (95% of the round trip, minRTT) after the bytes beyond
 // it, else out of order; a repair that also carries bytes seen before (resegmented) is a
 // retransmission of all its bytes, however soon it comes.
 func TestHoleFillerBound(t *testing.T) {
@@ -199,9 +199,11 @@ func TestHoleFillerBound(t *testing.T) {
 	}{
 		{"reordered by 1 ms", 1, false, 0, 0, 1},
 		{"reordered by 47 ms", 47, false, 0, 0, 1},
-		{"repaired 49 ms after", 49, false, 1, fl, 0},
+		{"reordered by 56.9 ms", 56.9, false, 0, 0, 1},
+		{"repaired 57.1 ms after", 57.1, false, 1, fl, 0},
 		{"repaired 59.5 ms after, under the handshake's RTT", 59.5, false, 1, fl, 0},
 		{"resegmented repair 1 ms after", 1, true, 1, fl + 102, 0},
+		{"resegmented repair 58 ms after", 58, true, 1, fl + 102, 0},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -283,5 +285,34 @@ func TestSlowHandshake(t *testing.T) {
 	}
 	if b := s.BToA; b.Vantage != "sender" || b.RTTMS == nil || b.RTTMS.Min != 20 {
 		t.Errorf("b_to_a: vantage %s, rtt %+v; want sender, 20 ms", b.Vantage, b.RTTMS)
+	}
+}
+
+// TestFINSentAgain: at the receiver, frames 0-2 with FIN on the last, ACKed; the FIN segment
+// sent again 50 ms after its ACK is a retransmission of bytes seen, spurious (the ACK had
+// covered them), though the direction had ended: it was not counted. Data beyond the FIN
+// is still no part of the stream.
+func TestFINSentAgain(t *testing.T) {
+	f := newFeeder(t, Config{})
+	f.handshake(0, 0, ms(60), 1000, 5000) // at B, the receiver
+	for k := range 3 {
+		flags := uint8(fACK | fPSH)
+		if k == 2 {
+			flags |= fFIN
+		}
+		f.send(seg(ms(100+10*float64(k)), true, flags, seqA(k), 5001, frame4571(k)))
+	}
+	f.send(seg(ms(121), false, fACK, 5001, seqA(3)+1, nil))
+	f.send(seg(ms(171), true, fACK|fFIN, seqA(2), 5001, frame4571(2)))
+	f.send(seg(ms(180), true, fACK, seqA(3)+1, 5001, frame4571(3)))
+	f.close()
+	s := f.c.Summary().AToB
+	if s.RetransmittedSegments != 1 || s.RetransmittedBytes != fl || s.SpuriousRetransmittedBytes != fl ||
+		s.Messages != 3 || s.StreamBytes != 3*fl {
+		t.Errorf("retransmitted %d segments, %d bytes, %d spurious; %d messages, stream %d; want 1, %d, %d, 3, %d",
+			s.RetransmittedSegments, s.RetransmittedBytes, s.SpuriousRetransmittedBytes, s.Messages, s.StreamBytes, fl, fl, 3*fl)
+	}
+	if len(f.dirMsgs(0)) != 3 {
+		t.Errorf("%d messages emitted, want 3", len(f.dirMsgs(0)))
 	}
 }

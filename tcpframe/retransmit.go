@@ -7,14 +7,19 @@ package tcpframe
 // A segment that fills a hole is a retransmission when it comes more than one minimum RTT
 // (minRTT: with a margin for the RTT's own noise) after the first byte beyond the hole was
 // seen, else it is out of order (DESIGN, "TCP"). A retransmission that also fills a hole
-// (the sender resegmented its repair) is a repair of all of it: a sender never sends new
-// bytes below the ones it sent before, so the hole's bytes are resent ones too.
+// (the sender resegmented its repair) is a repair of all of it, however soon after the
+// bytes beyond: a sender never sends new bytes below the ones it sent before, so the
+// hole's bytes are resent ones too. A repair sent on a timer (RTO) comes when the timer
+// says, not a round trip after the bytes beyond: in a Chromium call through coturn with
+// loss, one filled its hole under 95% of the round trip after them.
 // Bytes below the store's framed offset were seen before: they are copies of messages held
-// back or already handed out (oldCopy).
+// back or already handed out (oldCopy). So are those of a direction that ended (its FIN
+// delivered, or RST) that lie below what it framed: a FIN segment sent again counts as a
+// retransmission, spurious when the peer's ACK had covered it.
 func (d *dir) data(g *dataSeg) {
 	s, e := g.start, g.end()
 	st := &d.st
-	if d.ended || d.finSeen && s >= d.finOff {
+	if d.ended && e > st.framed || d.finSeen && s >= d.finOff {
 		d.addRest(&d.rest.Unframed, g.size+g.hdr)
 		return
 	}
@@ -60,13 +65,17 @@ func (d *dir) data(g *dataSeg) {
 		d.addRest(&d.rest.Unframed, e-hi+share(g.hdr, g.size, s, hi, e))
 	}
 
-	retx := seen > 0 || holeNew > 0 && late
+	resent := seen // bytes retransmitted
+	if seen > 0 || late {
+		resent += holeNew
+	}
+	retx := resent > 0
 	switch {
 	case retx:
 		d.stats.retxSegments++
-		d.stats.retxBytes += seen + holeNew
+		d.stats.retxBytes += resent
 		if d.restSecs != nil {
-			d.restSecs.RetransmittedPayload.Add(g.t, seen+holeNew)
+			d.restSecs.RetransmittedPayload.Add(g.t, resent)
 		}
 		var spurious int64
 		if d.ackSeen && seen > 0 {
