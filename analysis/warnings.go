@@ -56,7 +56,11 @@ func (a *analyzer) unanalysed(rd *capture.Reader) {
 		a.warnf("%d packets of flows beyond the first %d were counted, not analysed", a.flowsOver, a.opts.maxFlows())
 	}
 	if a.snapped > 0 {
-		a.warnf("%d packets were cut by the snap length: their lengths are counted from the original frame size", a.snapped)
+		if a.snapped == 1 {
+			a.warnf("1 packet was cut by the snap length: its length is counted from the original frame size")
+		} else {
+			a.warnf("%s packets were cut by the snap length: their lengths are counted from the original frame size", numfmt.Thousands(a.snapped))
+		}
 		if a.snappedHeaders > 0 {
 			// DESIGN: what the captured bytes did not allow is said in warnings.
 			a.warnf("%s cut inside their link, IP or transport headers: counted as undecodable, in no flow", numfmt.Count(a.snappedHeaders, "packet was", "packets were"))

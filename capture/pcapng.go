@@ -349,11 +349,16 @@ func (r *Reader) undescribed(p *Packet, data []byte, orig int) {
 // captured_len(4) at 12, original_len(4) at 16, data at 20. len(body) >= 20.
 func (r *Reader) timedPacket(p *Packet, id uint32, body []byte) error {
 	caplen := r.u32(body[12:])
-	if caplen > uint32(len(body)-20) {
-		return fmt.Errorf("%w: packet length %d overruns its block", ErrCorrupt, caplen)
-	}
 	r.dataOff = r.blockOff + 8 + 20
 	ifc, err := r.iface(id)
+	if caplen > uint32(len(body)-20) {
+		// A captured length beyond the block, whose own length held (readBlock): a
+		// malformed packet, undecodable, and the blocks after it can still be read (DESIGN,
+		// "Bad input": counted and skipped, never fatal). Its lengths are no more to be
+		// trusted than its captured one: it is the bytes its block holds.
+		r.undescribed(p, body[20:], 0)
+		return nil
+	}
 	if err != nil {
 		r.undescribed(p, body[20:20+caplen], int(r.u32(body[16:])))
 		return nil

@@ -409,7 +409,6 @@ func TestCorruptBlocks(t *testing.T) {
 		{"length-huge", block(6, 1<<30, nil, 0)},
 		{"trailer-mismatch", block(99, 16, []byte{0, 0, 0, 0}, 20)},
 		{"epb-too-short", block(6, 16, []byte{0, 0, 0, 0}, 16)},
-		{"epb-caplen-overrun", block(6, 36, epb(0, 100), 36)},
 		{"isb-unknown-interface", block(5, 24, []byte{5, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, 24)},
 		{"idb-too-short", block(1, 16, []byte{1, 0, 0, 0}, 16)},
 		{"idb-option-overrun", block(1, 28, []byte{1, 0, 0, 0, 0, 0, 0, 0, 9, 0, 0xff, 0, 6, 0, 0, 0}, 28)},
@@ -423,15 +422,17 @@ func TestCorruptBlocks(t *testing.T) {
 			}
 		})
 	}
-	// A packet block of an interface its section did not describe, whose length holds: its
-	// bytes cannot be read (no link type), the blocks after it can. Before, reading stopped
-	// there and the packets after it were lost.
+	// A packet block of an interface its section did not describe, or whose captured length
+	// overruns it, whose own length holds: its bytes cannot be read, the blocks after it
+	// can. Before, reading stopped there and the packets after it were lost.
 	for _, tc := range []struct {
 		name  string
 		block []byte
 		wire  int
 	}{
 		{"epb-unknown-interface", block(6, 36, epb(5, 4), 36), 4},
+		// A captured length beyond its block: the packet is malformed, the file is not.
+		{"epb-caplen-overrun", block(6, 36, epb(0, 100), 36), 4},
 		{"opb-unknown-interface", block(2, 36, epb(7, 4), 36), 4},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
