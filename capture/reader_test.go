@@ -197,6 +197,9 @@ func TestCompressed(t *testing.T) {
 		{"pcap-zstd", "pcap", "zstd", zs(plain)},
 		{"pcapng-gzip", "pcapng", "gzip", gz(ng.Bytes())},
 		{"pcapng-zstd", "pcapng", "zstd", zs(ng.Bytes())},
+		// A skippable frame first (magic 0x184D2A5?, a length, that many bytes), as pzstd
+		// writes: a zstd stream all the same.
+		{"pcap-zstd-skippable-first", "pcap", "zstd", append([]byte{0x5e, 0x2a, 0x4d, 0x18, 4, 0, 0, 0, 1, 2, 3, 4}, zs(plain)...)},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r, ps, err := readAllBytes(t, tc.data)
