@@ -353,7 +353,7 @@ func (a *analyzer) packet(p *capture.Packet, dg digests, next int64, hasNext boo
 	}
 	f.packets += frames
 	f.wire += int64(p.WireLen)
-	f.last = max(f.last, p.Time)
+	f.first, f.last = min(f.first, p.Time), max(f.last, p.Time)
 	s := &f.sides[f.dir(src)]
 	s.packets += frames
 	s.wire += int64(p.WireLen)

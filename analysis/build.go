@@ -45,6 +45,10 @@ func (a *analyzer) build(name string, rd *capture.Reader) report.Capture {
 		c.InterfaceDrops = &n
 	}
 	if a.packets > 0 {
+		// Times in the report count from the capture's earliest packet, which need not be
+		// its first record: a file merged from two interfaces' captures, or one whose
+		// first record was written late, gave a stream a first_s of -0.22.
+		a.first = a.lo
 		s := time.Unix(0, a.first).UTC().Format("2006-01-02T15:04:05.000000Z")
 		c.Start = &s
 		// The time the capture covers: its span, or with steps in its clock the sum of the

@@ -241,6 +241,35 @@ func TestSnappedPackets(t *testing.T) {
 	}
 }
 
+// TestEarliestPacketNotFirst: the capture's first record is the 12th packet of the call,
+// 220 ms after the one written second (a file merged from two captures, a record written
+// late): times count from the earliest packet (DESIGN: seconds since the capture's first
+// packet), so the stream and its flow start at 0 and the capture at the earliest packet.
+// Before, the stream started at -0.22 s and its flow at 0.
+func TestEarliestPacketNotFirst(t *testing.T) {
+	s := audio()
+	pkts := s.Packets()
+	t0 := pkts[0].T
+	var b bytes.Buffer
+	w := pcapgen.NewPcap(&b, capture.LinkEthernet, false, false, 0)
+	w.Write(pkts[11].T, 0, pkts[11].Frame, 0)
+	for i, p := range pkts {
+		if i != 11 {
+			w.Write(p.T, 0, p.Frame, 0)
+		}
+	}
+	c := analyze(t, b.Bytes(), Options{})
+	st := onlyStream(t, c)
+	start := time.Unix(0, t0).UTC().Format("2006-01-02T15:04:05.000000Z")
+	if c.Start == nil || c.DurationS == nil {
+		t.Fatalf("start %v, duration %v", c.Start, c.DurationS)
+	}
+	if *c.Start != start || st.FirstS != 0 || c.Flows[0].FirstS != 0 || *c.DurationS != 9.98 {
+		t.Errorf("start %s, stream first_s %v, flow first_s %v, duration %v; want %s, 0, 0, 9.98",
+			*c.Start, st.FirstS, c.Flows[0].FirstS, *c.DurationS, start)
+	}
+}
+
 // TestTruncatedCapture: a file cut in the middle of its last record gives the packets
 // before it, truncated, a warning, and no error.
 func TestTruncatedCapture(t *testing.T) {
