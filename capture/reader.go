@@ -24,24 +24,28 @@ const (
 
 // Magic numbers, read as big-endian words from the first four bytes.
 const (
-	magicGzip = 0x1f8b0000 // two bytes only, masked
-	magicZstd = 0x28b52ffd
-	// A zstd skippable frame (RFC 8878, 3.1.2): magic 0x184D2A5? little-endian, 16 values,
-	// masked. pzstd writes one first, to say how its frames are laid out.
+	magicGzip      = 0x1f8b0000 // two bytes only, masked
+	magicZstd      = 0x28b52ffd
+	magicMicroBE   = 0xa1b2c3d4
+	magicMicroLE   = 0xd4c3b2a1
+	magicNanoBE    = 0xa1b23c4d
+	magicNanoLE    = 0x4d3cb2a1
+	magicModBE     = 0xa1b2cd34 // Kuznetzov's modified pcap
+	magicModLE     = 0x34cdb2a1
+	magicPcapNG    = 0x0a0d0d0a // Section Header Block type, a palindrome
+	pcapHeaderLen  = 24
+	pcapRecHdrLen  = 16
+	pcapMinMaxCap  = 256 << 10 // libpcap's largest snap length for most link types
+	linkTypeMask   = 0x03ffffff
+	defaultTSResol = 6
+)
+
+// A zstd skippable frame (RFC 8878, 3.1.2) starts with one of 16 magic numbers,
+// 0x184D2A50-5F little-endian: masked. pzstd writes one first, to say how its frames are
+// laid out.
+const (
 	magicZstdSkippable = 0x502a4d18
 	zstdSkippableMask  = 0xf0ffffff
-	magicMicroBE       = 0xa1b2c3d4
-	magicMicroLE       = 0xd4c3b2a1
-	magicNanoBE        = 0xa1b23c4d
-	magicNanoLE        = 0x4d3cb2a1
-	magicModBE         = 0xa1b2cd34 // Kuznetzov's modified pcap
-	magicModLE         = 0x34cdb2a1
-	magicPcapNG        = 0x0a0d0d0a // Section Header Block type, a palindrome
-	pcapHeaderLen      = 24
-	pcapRecHdrLen      = 16
-	pcapMinMaxCap      = 256 << 10 // libpcap's largest snap length for most link types
-	linkTypeMask       = 0x03ffffff
-	defaultTSResol     = 6
 )
 
 // Reader reads one capture. It is not safe for concurrent use.

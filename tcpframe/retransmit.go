@@ -65,17 +65,13 @@ func (d *dir) data(g *dataSeg) {
 		d.addRest(&d.rest.Unframed, e-hi+share(g.hdr, g.size, s, hi, e))
 	}
 
-	resent := seen // bytes retransmitted
-	if seen > 0 || late {
-		resent += holeNew
-	}
-	retx := resent > 0
+	retx := seen > 0 || holeNew > 0 && late
 	switch {
 	case retx:
 		d.stats.retxSegments++
-		d.stats.retxBytes += resent
+		d.stats.retxBytes += seen + holeNew
 		if d.restSecs != nil {
-			d.restSecs.RetransmittedPayload.Add(g.t, resent)
+			d.restSecs.RetransmittedPayload.Add(g.t, seen+holeNew)
 		}
 		var spurious int64
 		if d.ackSeen && seen > 0 {
