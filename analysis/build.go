@@ -44,7 +44,7 @@ func (a *analyzer) build(name string, rd *capture.Reader) report.Capture {
 	if n, ok := rd.InterfaceDrops(); ok {
 		c.InterfaceDrops = &n
 	}
-	if a.packets > 0 {
+	if a.packets > 0 && rd.Timed() { // else no time stamp says when the capture was
 		// Times in the report count from the capture's earliest packet, which need not be
 		// its first record: a file merged from two interfaces' captures, or one whose
 		// first record was written late, gave a stream a first_s of -0.22.

@@ -658,3 +658,20 @@ func TestSnappedInsideRTPHeader(t *testing.T) {
 		t.Errorf("inside the fixed header: %d streams, warnings %q; want none, and a warning", len(c.Streams), c.Warnings)
 	}
 }
+
+// TestSimplePacketBlocksOnly: a pcapng whose packets all came in Simple Packet Blocks, which
+// carry no time stamp: when the capture began and how long it lasted cannot be measured
+// (null), where they read 1970-01-01 and 0 s. The packets are still analysed.
+func TestSimplePacketBlocksOnly(t *testing.T) {
+	s := audio()
+	s.Count = 20
+	var b bytes.Buffer
+	w := pcapgen.NewPcapNG(&b, []pcapgen.Iface{{Link: capture.LinkEthernet}})
+	for _, p := range s.Packets() {
+		w.WriteSPB(p.Frame, 0)
+	}
+	c := analyze(t, b.Bytes(), Options{})
+	if c.Start != nil || c.DurationS != nil || c.Packets != 20 || len(c.Streams) != 1 {
+		t.Errorf("start %v, duration %v, %d packets, %d streams; want null, null, 20, 1", c.Start, c.DurationS, c.Packets, len(c.Streams))
+	}
+}

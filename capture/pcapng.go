@@ -365,7 +365,7 @@ func (r *Reader) timedPacket(p *Packet, id uint32, body []byte) error {
 	}
 	ts := uint64(r.u32(body[4:]))<<32 | uint64(r.u32(body[8:]))
 	t := r.nanos(ts, ifc)
-	r.lastTime = t
+	r.lastTime, r.timed = t, true
 	r.decode(p, t, r.section+int(id), ifc.link, body[20:20+caplen], int(r.u32(body[16:])))
 	return nil
 }

@@ -69,6 +69,7 @@ type Reader struct {
 	ifaces   []iface
 	section  int // global index of the current section's first interface
 	lastTime int64
+	timed    bool  // a packet block with a time stamp was read (an SPB has none)
 	blockOff int64 // offset of the last block read in the decompressed file
 
 	// dataOff is the offset of the last packet's Data in the decompressed file (DataOffset).
@@ -358,6 +359,11 @@ next:
 	}
 	return out
 }
+
+// Timed says whether the packets read so far carry their capture times: false when every
+// one came in a pcapng Simple Packet Block, which has no time stamp (each then takes the
+// time of the packet before, or 0).
+func (r *Reader) Timed() bool { return !r.ng || r.timed }
 
 // InterfaceDrops returns the packets the interfaces dropped, from the isb_ifdrop option of
 // pcapng Interface Statistics Blocks: the last value given for each interface (the counter
