@@ -48,7 +48,10 @@ type bsample struct {
 	at, rel int64
 	sec     int32
 	n       uint16 // the packets it speaks for: its frame's, on RTP timestamps
-	hd      hold
+	// behind counts those of them held behind a retransmission of earlier bytes where the
+	// frame's first packet, whose hold hd is, was held otherwise (its own bytes resent).
+	behind uint16
+	hd     hold
 }
 
 // minRef is a sample in a minimum's deque: its transit and its key (index or arrival).

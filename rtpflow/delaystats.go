@@ -179,6 +179,9 @@ func (d *delayStats) sample(at, ts int64, seq uint16, media bool, astV uint32, a
 			if b := &d.base; d.frameIdx >= b.out {
 				if x := b.pending.at(int(d.frameIdx - b.out)); x.n < 1<<16-1 {
 					x.n++
+					if hd == holdRetransmission && x.hd != holdRetransmission {
+						x.behind++
+					}
 				}
 			}
 			return
@@ -208,20 +211,26 @@ func (d *delayStats) sample(at, ts int64, seq uint16, media bool, astV uint32, a
 
 // judged records a sample's delay above its baseline. A sample on RTP timestamps speaks for
 // the packets of its frame (p.n): they are late when it is, so late counts are of packets,
-// and the percentiles and the samples count are of samples.
+// and the percentiles and the samples count are of samples. Their causes are each
+// packet's: those behind a retransmission of earlier bytes (p.behind) are head-of-line
+// blocked though the frame's first packet waited for its own bytes (a tester's TCP call,
+// each lost segment carrying one message, read 23 late by their own retransmission where
+// 19 segments were resent), the others take the first packet's cause.
 func (d *delayStats) judged(p bsample, delay int64) {
 	w := int64(p.n)
 	d.all.add(delay)
 	d.judgedPk += w
 	if delay > d.budget {
 		d.latePk += w
+		behind := int64(p.behind)
+		d.lateHOL += behind
 		switch p.hd {
 		case holdRetransmission:
-			d.lateHOL += w
+			d.lateHOL += w - behind
 		case holdRetransmitted:
-			d.lateOwn += w
+			d.lateOwn += w - behind
 		case holdWindow:
-			d.lateWin += w
+			d.lateWin += w - behind
 		}
 	}
 	for i := 0; i < len(lateThresholds) && delay > lateThresholds[i].ns; i++ {

@@ -284,3 +284,33 @@ func TestHeldInsideAFrame(t *testing.T) {
 		t.Errorf("%d samples, want 16 (15 frames and the held packet)", d.all.n)
 	}
 }
+
+// TestFrameBehindItsFirstPacket: the same video, frame 5's first packet lost and repaired
+// 300 ms later (holdRetransmitted: its own bytes), and the frame's other two packets, and
+// frames 6-9, held behind it (holdRetransmission). 15 packets are late: 1 by its own
+// retransmission, 14 behind it. The frame's sample spoke for its three packets with its
+// first packet's cause: 3 by their own retransmission, though one segment was resent.
+func TestFrameBehindItsFirstPacket(t *testing.T) {
+	d := newDelayStats(150*ms1, 1100*ms1)
+	d.reference(90000, false)
+	repaired := T0 + 465*ms1
+	seq := uint16(0)
+	for f := range 15 {
+		for j := range 3 {
+			at, hd := T0+int64(f)*33*ms1+int64(j)*ms1, holdNone
+			switch {
+			case f == 5 && j == 0:
+				at, hd = repaired, holdRetransmitted
+			case f >= 5 && at < repaired:
+				at, hd = repaired, holdRetransmission
+			}
+			d.sample(at, int64(f)*3000, seq, true, 0, false, hd, 0)
+			seq++
+		}
+	}
+	d.flush()
+	_, late := d.summary(45)
+	if late == nil || late.Packets != 15 || late.HOLBlocked != 14 || late.Causes == nil || late.Causes.Retransmission != 15 {
+		t.Errorf("late %+v, want 15: 14 behind the retransmission, 1 by its own", late)
+	}
+}
