@@ -80,7 +80,7 @@ func (d *dir) data(g *dataSeg) {
 		d.stats.spuriousBytes += spurious
 		// Karn: the ACKs of every segment beyond were held by the loss too.
 		d.sent.markRetx(s, 1<<62)
-		d.retx.push(s, e, g.t, spurious > 0)
+		d.retx.push(s, e, g.t, spurious > 0, spurious == e-s)
 	case holeNew > 0:
 		d.stats.oooSegments++
 	}

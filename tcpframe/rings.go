@@ -149,12 +149,13 @@ type retxRing struct {
 type retxRange struct {
 	start, end, t int64
 	spurious      bool
+	acked         bool // the peer's ACK covered all of it when it was seen: it held nothing
 }
 
 const retxRingSize = 32
 
-func (r *retxRing) push(s, e, t int64, spurious bool) {
-	x := retxRange{s, e, t, spurious}
+func (r *retxRing) push(s, e, t int64, spurious, acked bool) {
+	x := retxRange{s, e, t, spurious, acked}
 	if len(r.r) < retxRingSize {
 		r.r = append(r.r, x)
 		return
@@ -179,11 +180,14 @@ func (r *retxRing) dsack(l, h int64) int64 {
 
 // heldBehind reports whether a retransmission of bytes below start was seen from first to
 // now: a message first seen at first, starting at start, and delivered late in order waited
-// for it (head-of-line blocking). When the ring has forgotten ranges seen since first, it
-// answers yes: those many retransmissions are the likelier cause.
+// for it (head-of-line blocking). A retransmission of bytes the peer had acknowledged when
+// it was seen held nothing: the receiver had them (a tester's spurious resend made five
+// messages, each waiting 9.9 ms for an ACK that rode on data, read as blocked). When the
+// ring has forgotten ranges seen since first, it answers yes: those many retransmissions
+// are the likelier cause.
 func (r *retxRing) heldBehind(first, now, start int64) bool {
 	for _, x := range r.r {
-		if x.start < start && x.t >= first && x.t <= now {
+		if x.start < start && x.t >= first && x.t <= now && !x.acked {
 			return true
 		}
 	}

@@ -91,7 +91,7 @@ func TestRingsGrow(t *testing.T) {
 func TestRetxRingWraps(t *testing.T) {
 	var r retxRing
 	for i := int64(0); i < 40; i++ {
-		r.push(100*i, 100*i+50, i, false)
+		r.push(100*i, 100*i+50, i, false, false)
 	}
 	if len(r.r) != retxRingSize {
 		t.Fatalf("%d ranges held, want %d", len(r.r), retxRingSize)
@@ -109,5 +109,16 @@ func TestRetxRingWraps(t *testing.T) {
 	}
 	if n := r.dsack(1000, 1200); n != 0 {
 		t.Errorf("dsack again: %d bytes, want 0", n)
+	}
+	// A resend of bytes the peer had all acknowledged held nothing; one partly
+	// acknowledged may have.
+	var a retxRing
+	a.push(0, 100, 10, true, true)
+	if a.heldBehind(5, 40, 200) {
+		t.Error("held behind a resend of acknowledged bytes")
+	}
+	a.push(100, 300, 20, true, false)
+	if !a.heldBehind(5, 40, 400) {
+		t.Error("not held behind a resend partly acknowledged")
 	}
 }
