@@ -25,9 +25,13 @@ import "cmp"
 // is in no stream's recent frames but runs behind one stream's last (within tsNear)
 // resends an older frame, from before the capture began or from seconds ago (pion resends
 // for seconds): such votes count with the others, on at least rtxMinVotes, where a
-// quarter of the packets skipped numbers of the stream's own or went back in time, which
-// a media stream whose clock merely runs behind another's (two clocks started at 0) does
-// not. Streams that share one timestamp clock (simulcast layers of some senders) cannot be
+// quarter of the packets skipped numbers of the stream's own (at least rtxSkip) or went
+// back in time while their own numbers went on, which a media stream whose clock merely
+// runs behind another's (two clocks started at 0) does not. Network reordering does
+// neither: a packet that overtakes others shows a gap of a few numbers, and each one
+// overtaken, which goes back in time, fills it (two testers' audio, jittered by up to
+// 80 ms with clocks started at 0, was elected RTX of the video: its loss and jitter went
+// null). Streams that share one timestamp clock (simulcast layers of some senders) cannot be
 // told apart by timestamps: a timestamp near another such stream's votes for none.
 //
 // The RTX stream's own sequence numbers play no part: pion numbers an RTX packet when it
@@ -142,8 +146,8 @@ func (r *rtxMatcher) voting() bool { return !r.decided && r.n < rtxVotes }
 // vote records one payload-bearing packet's OSN and the stream it matched (nil: none),
 // and the stream its timestamp matched with the hole the packet repaired in it or the
 // credit it took (Stream.repairOf). It reports whether that was the last vote.
-func (r *rtxMatcher) vote(osn uint16, match *Stream, wanted bool, tsMatch *Stream, hole int64, credit bool, ts uint32, skipped bool, behind *Stream) (full bool) {
-	if skipped || r.n > 0 && int32(ts-r.lastTS) < 0 {
+func (r *rtxMatcher) vote(osn uint16, match *Stream, wanted bool, tsMatch *Stream, hole int64, credit bool, ts uint32, skipped, filled bool, behind *Stream) (full bool) {
+	if skipped || !filled && r.n > 0 && int32(ts-r.lastTS) < 0 {
 		r.unlike++
 	}
 	r.lastTS = ts
@@ -157,6 +161,11 @@ func (r *rtxMatcher) vote(osn uint16, match *Stream, wanted bool, tsMatch *Strea
 	r.n++
 	return r.n == rtxVotes
 }
+
+// rtxSkip is the fewest numbers a packet must skip for its vote to be unlike a media
+// stream's: more than network reordering skips (a packet that overtakes three others), as
+// pion's RTX numbers, given when it buffers the original, skip dozens.
+const rtxSkip = 4
 
 // decide elects the stream that at least three quarters of the OSN votes name, provided
 // that at least half of its OSNs are distinct (a stream repeating one number is not

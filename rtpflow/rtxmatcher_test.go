@@ -13,6 +13,7 @@ func TestRTXMatcherDecide(t *testing.T) {
 		s, ts   *Stream // the streams the OSN and the timestamp matched
 		tsv     uint32  // the packet's timestamp
 		skipped bool    // numbers of the voting stream's own were skipped before it
+		filled  bool    // its own number filled a gap (reordered)
 		behind  *Stream // the stream whose timestamps ran just ahead of it (matchBehind)
 	}
 	// votes gives n votes for s with OSNs from osn0 (step 1), then the rest.
@@ -42,6 +43,13 @@ func TestRTXMatcherDecide(t *testing.T) {
 	skip := func(vs []vote, n int) []vote {
 		for i := range n {
 			vs[i].skipped = true
+		}
+		return vs
+	}
+	// fill marks the votes at idx as filling a gap in the stream's own numbers (reordered).
+	fill := func(vs []vote, idx ...int) []vote {
+		for _, i := range idx {
+			vs[i].filled = true
 		}
 		return vs
 	}
@@ -76,6 +84,9 @@ func TestRTXMatcherDecide(t *testing.T) {
 		{"behind, going back", behind(b, 16, 3000, 6000, 3000, 9000), false, b, true},
 		{"behind, at the end, going back", behind(b, 5, 6000, 3000), true, b, true},
 		{"behind, never going back: a media stream's own clock", behind(b, 6, 3000, 6000, 9000, 12000, 15000, 18000), true, nil, false},
+		// Audio behind video's clock (both started at 0), reordered by the network: each
+		// packet that goes back in time fills the gap the one before it showed.
+		{"behind, going back only to fill gaps: reordered media", fill(behind(b, 16, 6000, 3000, 12000, 9000), 1, 3, 5, 7, 9, 11, 13, 15), false, nil, false},
 		{"behind, at the end, fewer than four votes", behind(b, 3, 6000, 3000), true, nil, false},
 		{"behind and recent together", append(byTS(b, votes(nil, 0, 8)), behind(b, 8, 6000, 3000)...), false, b, true},
 		{"behind two streams", append(behind(a, 8, 6000, 3000), behind(b, 8, 6000, 3000)...), false, nil, false},
@@ -89,7 +100,7 @@ func TestRTXMatcherDecide(t *testing.T) {
 				if !r.voting() {
 					t.Fatalf("vote %d refused", i)
 				}
-				if full := r.vote(v.osn, v.s, false, v.ts, -1, false, v.tsv, v.skipped, v.behind); full != (i == rtxVotes-1) {
+				if full := r.vote(v.osn, v.s, false, v.ts, -1, false, v.tsv, v.skipped, v.filled, v.behind); full != (i == rtxVotes-1) {
 					t.Fatalf("vote %d: full = %v", i, full)
 				}
 			}

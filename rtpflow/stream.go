@@ -181,7 +181,7 @@ func (s *Stream) add(pk *Packet) {
 	// asks, so that its RTX numbers go back by hundreds: its late copies voted against
 	// the stream their first copies had matched).
 	if pk.HasOSN && !ev.dup && !ev.held && (!s.rtx.decided || s.rtx.of != nil) {
-		s.rtxOSN(pk.OSN, pk.Timestamp, at, pk.Padded, pk.Encrypted, ev.lost > 0) // RTX vote, or a loss its RTX stream recovered
+		s.rtxOSN(pk.OSN, pk.Timestamp, at, pk.Padded, pk.Encrypted, ev.lost >= rtxSkip, ev.filled) // RTX vote, or a loss its RTX stream recovered
 	}
 	if s.rtx.of == nil {
 		if ev.filled || ev.dup { // for an RTX stream matched by timestamps

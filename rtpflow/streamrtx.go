@@ -18,7 +18,7 @@ package rtpflow
 // rest of its votes only check the signalling. Linked so while its payload is known to be
 // encrypted (SRTP), its OSNs are unreadable: its repairs are told by timestamps, as for a
 // stream elected by them.
-func (s *Stream) rtxOSN(osn uint16, ts uint32, at int64, padded, encrypted, skipped bool) {
+func (s *Stream) rtxOSN(osn uint16, ts uint32, at int64, padded, encrypted, skipped, filled bool) {
 	s.rtx.encrypted = s.rtx.encrypted || encrypted
 	if !s.rtx.voting() {
 		s.repairOrRecover(osn, ts, at, padded)
@@ -44,7 +44,7 @@ func (s *Stream) rtxOSN(osn uint16, ts uint32, at int64, padded, encrypted, skip
 	case !s.rtx.signalled:
 		behind = s.snd.matchBehind(s, ts)
 	}
-	full := s.rtx.vote(osn, m, m != nil && m.seq.wanted(osn), tm, hole, credit, ts, skipped, behind)
+	full := s.rtx.vote(osn, m, m != nil && m.seq.wanted(osn), tm, hole, credit, ts, skipped, filled, behind)
 	s.repairOrRecover(osn, ts, at, padded)
 	if full {
 		s.decideRTX(false)
