@@ -13,7 +13,8 @@ const (
 // windowBits), reordered (a new number below the highest). It also keeps which lost numbers
 // the stream's RTX stream recovered (markRTX), since those marks live in the same window.
 //
-// A very large jump (A.1: MAX_DROPOUT forward, MAX_MISORDER backward) is held on probation:
+// A very large jump (A.1: MAX_DROPOUT forward, MAX_MISORDER backward, but for a number that
+// fills a gap of the segment: fillsGap) is held on probation:
 // the packet counts nowhere, and A.1's bad_seq is set to the number after it. If the next
 // packet is bad_seq, the sender restarted its numbers (a SIP gateway does, under the same
 // SSRC): a new segment begins at the held packet, with its own lowest, highest and window,
@@ -70,7 +71,7 @@ func (q *seqStats) add(seq uint16) seqEvent {
 		return seqEvent{}
 	}
 	d := seq - uint16(q.highest)
-	jump := !q.noProbation && d >= maxDropout && d <= 1<<16-maxMisorder
+	jump := !q.noProbation && d >= maxDropout && d <= 1<<16-maxMisorder && !q.fillsGap(seq)
 	if jump && q.bad && seq == q.badSeq {
 		q.bad = false
 		q.restartAt(seq - 1)
@@ -91,6 +92,17 @@ func (q *seqStats) add(seq uint16) seqEvent {
 	}
 	ev.heldDup, ev.heldFilled = prior.dup, prior.filled
 	return ev
+}
+
+// fillsGap says whether seq, behind the highest, is a number of the current segment that
+// was shown missing and has not arrived: a late packet filling a gap, however far behind
+// (DESIGN counts distinct numbers), not A.1's very large jump. A burst held back 2.1 s, 104
+// packets behind the highest when it came, was a restart of its own numbers: 105 lost of
+// 1,000 where none was.
+func (q *seqStats) fillsGap(seq uint16) bool {
+	back := int64(uint16(q.highest) - seq)
+	ext := q.highest - back
+	return q.win != nil && back < windowBits && ext >= q.lowest && !q.win.has(ext)
 }
 
 // late accounts a held packet that the next one did not confirm as a restart. One that

@@ -1,6 +1,7 @@
 package rtpflow
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -140,10 +141,20 @@ func TestSeqStats(t *testing.T) {
 			want:   seqTotals{Lowest: 1000, Highest: 1150, Expected: 151, Dups: 1},
 		},
 		{
-			name:   "packet later than MAX_MISORDER fills its gap, one packet late",
+			// A number the segment showed missing fills its gap however far behind, at once:
+			// no probation (fillsGap).
+			name:   "packet later than MAX_MISORDER fills its gap",
 			ops:    append(pkts(append(run(1000, 10), run(1011, 139)...)...), pkts(1010, 1150)...),
-			events: append(append(make([]ev, 10), ev{lost: 1}), append(make([]ev, 138), ev{held: true}, ev{heldFilled: true})...),
+			events: append(append(make([]ev, 10), ev{lost: 1}), append(make([]ev, 138), ev{filled: true}, ev{})...),
 			want:   seqTotals{Lowest: 1000, Highest: 1150, Expected: 151, Reordered: 1},
+		},
+		{
+			// A burst held back 2.1 s: 251, then 356, then 252-355 and on. Two of them in a
+			// row, 104 behind the highest, confirmed a restart (A.1): 105 lost of 1,000.
+			name:   "a held burst more than MAX_MISORDER behind: late, no restart",
+			ops:    pkts(slices.Concat(run(1, 251), []uint16{356}, run(252, 104), run(357, 644))...),
+			events: slices.Concat(make([]ev, 251), []ev{{lost: 104}}, slices.Repeat([]ev{{filled: true}}, 104), make([]ev, 644)),
+			want:   seqTotals{Lowest: 1, Highest: 1000, Expected: 1000, Reordered: 104},
 		},
 		{
 			// Held twice in a row: the first is resolved when the second comes.
@@ -290,9 +301,9 @@ func TestSeqStatsSettle(t *testing.T) {
 			want:   seqTotals{Lowest: 1000, Highest: 1004, Expected: 5},
 		},
 		{
-			name:   "a packet later than MAX_MISORDER comes last: it fills its gap",
+			name:   "a packet later than MAX_MISORDER comes last: it filled its gap, nothing held",
 			seqs:   append(append(run(0, 100), run(101, 199)...), 100),
-			settle: ev{filled: true},
+			settle: ev{},
 			want:   seqTotals{Lowest: 0, Highest: 299, Expected: 300, Reordered: 1},
 		},
 		{
