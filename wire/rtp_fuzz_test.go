@@ -35,6 +35,9 @@ func (h *refRTP) unmarshal(b []byte, snapped bool) bool {
 	h.ssrc = binary.BigEndian.Uint32(b[8:])
 	n := 12 + int(b[0]&0x0f)*4
 	if n > len(b) {
+		if h.extension {
+			n += 4 // the extension's header at least
+		}
 		return h.cut(b, n, snapped)
 	}
 	if h.extension {
