@@ -281,7 +281,7 @@ func (a *analyzer) buildStreamsAndDirections(c *report.Capture, streams []*rtpfl
 			a.reportsHere[s] = true
 		}
 	}
-	relays := a.relay.relays(streams, a.first)
+	relays := a.relay.relays(streams, a.first, a.hi)
 	a.ownPeerPaths(streams)
 	claims := sideClaims{taken: map[[2]int]bool{}, sends: map[[2]int]bool{}}
 	for _, s := range streams {

@@ -401,6 +401,19 @@ func (d *relayDir) evict() {
 	}
 }
 
+// drop settles the pending packets when the capture ended before the fate of those seen on
+// ingress showed: they count nowhere. One seen on egress only is counted as ever (its
+// ingress copy came before it, unseen).
+func (d *relayDir) drop() {
+	for d.n > 0 {
+		x := d.ring[d.head]
+		if e, ok := d.pending[x.key]; ok && e.t == x.t && e.ingress {
+			delete(d.pending, x.key)
+		}
+		d.evict()
+	}
+}
+
 // relayFigures is a call direction's relay figures, with what the direction's streams on the
 // egress leg need: by SSRC, the packets lost before the relay, which a gap on that leg
 // also shows.
@@ -412,16 +425,27 @@ type relayFigures struct {
 
 // relays returns the relay figures of each TURN-leg call direction whose two legs were both
 // seen, given the capture's streams (for the ingress legs' RTP-level loss).
-func (r *relayTracker) relays(streams []*rtpflow.Stream, t0 int64) map[dirKey]relayFigures {
+//
+// A packet still waiting when the capture ended, which reached the relay less than the
+// longest relay latency seen before the end (relayWindow before any was), may have left
+// after it: its fate is unknown, and it is lost after the relay only if it had waited
+// longer (a tester's packet that arrived 0.5 ms before the end, through a relay taking
+// 1 ms, was said to have reached it and never left it).
+func (r *relayTracker) relays(streams []*rtpflow.Stream, t0, end int64) map[dirKey]relayFigures {
 	out := map[dirKey]relayFigures{}
 	for _, k := range r.order {
 		d := r.dirs[k]
 		if !d.egress.Src.IsValid() || !d.ingress.Src.IsValid() {
 			continue
 		}
-		for d.n > 0 {
+		grace := relayWindow
+		if d.lat.N() > 0 {
+			grace = min(grace, int64(d.lat.Max()*1e6))
+		}
+		for d.n > 0 && end-d.ring[d.head].t > grace {
 			d.evict()
 		}
+		d.drop()
 		rel := &report.Relay{Matched: d.matched}
 		for ssrc, n := range d.lostAfter {
 			if d.forwarded[ssrc] {

@@ -141,6 +141,23 @@ func TestRelayIngressCopyMissed(t *testing.T) {
 	}
 }
 
+// TestRelayCaptureEnds: the capture of relayCall ends as packet 499 reaches the relay, 2 ms
+// before it would leave: whether it left is unknown, and it is not lost after the relay.
+// Before, it was: 11 that reached it and never left it.
+func TestRelayCaptureEnds(t *testing.T) {
+	pkts := relayCall(t)
+	pkts = pkts[:len(pkts)-1] // packet 499's egress copy
+	c := analyze(t, pcapOf(t, pkts), Options{})
+	want := &report.Relay{Matched: 486, LostBeforeRelay: 3, LostAfterRelay: 10,
+		LatencyMS: &report.Quantiles{Samples: 486, Min: 2, P50: 2, P95: 2, P99: 2, Max: 2}}
+	if len(c.Directions) != 2 {
+		t.Fatalf("directions %d, want 2", len(c.Directions))
+	}
+	if d := cmp.Diff(want, c.Directions[0].Relay); d != "" {
+		t.Errorf("relay of %s -> %s (-want +got):\n%s", c.Directions[0].From, c.Directions[0].To, d)
+	}
+}
+
 // The same relay captured on two interfaces: the TURN leg in full, the peer leg cut to its
 // Ethernet, IPv4 and UDP headers and the 12-byte RTP header (snap length 42 + 12). The peer
 // leg's packets still give SSRC and sequence number: the relay matches as before, sizes come

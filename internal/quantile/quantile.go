@@ -82,6 +82,9 @@ func (q *Hist) N() int64 { return q.n }
 // Min is exact.
 func (q *Hist) Min() float64 { return q.min }
 
+// Max returns the largest value recorded, in milliseconds; 0 before the first.
+func (q *Hist) Max() float64 { return q.max }
+
 // Quantile returns the p-th percentile (0-100) in milliseconds, clamped to [Min, Max].
 func (q *Hist) Quantile(p float64) float64 {
 	if q.n == 0 {
