@@ -74,7 +74,7 @@ func (f *finder) mediaOverTCP(l *report.Leg) {
 		pct := 100 * float64(late) / float64(media)
 		figs["late_packets"], figs["late_pct"] = float64(late), numfmt.Round(pct, 3)
 		sev = worse(sev, grade(pct, latePctWarn, latePctBad))
-		s := fmt.Sprintf("%s (%s) arrived more than %.0f ms late", count(late, "media packet", "media packets"), fmtPct(pct), budget)
+		s := fmt.Sprintf("%s (%s) arrived more than %s late", count(late, "media packet", "media packets"), fmtPct(pct), numfmt.ExactMS(budget))
 		if hol > 0 {
 			figs["hol_blocked"] = float64(hol)
 			s += fmt.Sprintf(", %s of them held behind a retransmitted segment (head-of-line blocking)", thousands(hol))

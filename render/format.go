@@ -28,6 +28,7 @@ var (
 	rate      = numfmt.Rate
 	pct       = numfmt.Pct
 	ms        = numfmt.MS
+	exactMS   = numfmt.ExactMS
 	seconds   = numfmt.Seconds
 	count     = numfmt.Count
 )

@@ -216,7 +216,7 @@ func directionFigures(d *report.Direction) [][2]string {
 		f = append(f, [2]string{"TCP retransmitted", pct(*d.TCPRetransmittedPct)})
 	}
 	if l := d.Late; l != nil {
-		v := fmt.Sprintf("%s (%s) over %s", thousands(l.Packets), pct(l.Pct), ms(l.BudgetMS))
+		v := fmt.Sprintf("%s (%s) over %s", thousands(l.Packets), pct(l.Pct), exactMS(l.BudgetMS))
 		if l.HOLBlocked > 0 {
 			v += fmt.Sprintf(", %s behind a retransmission", thousands(l.HOLBlocked))
 		}

@@ -302,7 +302,7 @@ func (t *textWriter) direction(d *report.Direction, streams map[string]*report.S
 		retx = "TCP retransmitted " + pct(*d.TCPRetransmittedPct)
 	}
 	if l := d.Late; l != nil {
-		late = fmt.Sprintf("late >%s %s (%s", strings.ReplaceAll(ms(l.BudgetMS), " ", ""), thousands(l.Packets), pct(l.Pct))
+		late = fmt.Sprintf("late >%s %s (%s", strings.ReplaceAll(exactMS(l.BudgetMS), " ", ""), thousands(l.Packets), pct(l.Pct))
 		if l.HOLBlocked > 0 {
 			late += fmt.Sprintf(", %s behind a retransmission", thousands(l.HOLBlocked))
 		}

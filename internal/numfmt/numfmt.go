@@ -70,6 +70,10 @@ func MS(v float64) string {
 	return fmt.Sprintf("%.0f ms", v)
 }
 
+// ExactMS formats a duration in milliseconds that the user gave (a budget), as given:
+// "75.5 ms", where MS would round it to "76 ms".
+func ExactMS(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) + " ms" }
+
 // Seconds formats seconds.
 func Seconds(v float64) string {
 	if v < 10 {

@@ -10,6 +10,7 @@ func TestFormats(t *testing.T) {
 		{Pct(0), "0%"}, {Pct(0.043), "0.04%"}, {Pct(1.46), "1.5%"}, {Pct(13.8), "14%"},
 		{Pct(9.984), "10%"}, {Pct(10.063), "10%"}, {Pct(0.0996), "0.1%"}, {Pct(9.949), "9.9%"},
 		{MS(0.25), "0.3 ms"}, {MS(420), "420 ms"}, {Seconds(6), "6 s"}, {Seconds(93.2), "93 s"},
+		{ExactMS(150), "150 ms"}, {ExactMS(75.5), "75.5 ms"}, // a budget as the user gave it (MS: "76 ms")
 	}
 	for _, c := range cases {
 		if c.got != c.want {
