@@ -87,7 +87,15 @@ func (t *textWriter) comparison(c *report.Comparison) {
 	for _, f := range files {
 		t.line("  %-*s  %s", labelW, label[f], fitLeft(f, textWidth-4-labelW))
 		for i, d := range dirs[f] {
-			t.line("  %-*s    %d  %s", labelW, "", i+1, d)
+			lead := fmt.Sprintf("  %-*s    %d  ", labelW, "", i+1)
+			from, to, ok := strings.Cut(d, " -> ")
+			if ok && utf8.RuneCountInString(lead+d) > textWidth {
+				// Two IPv6 endpoints are wider than the page: one per line.
+				t.line("%s%s ->", lead, from)
+				t.line("%s   %s", strings.Repeat(" ", len(lead)), to)
+				continue
+			}
+			t.line("%s%s", lead, d)
 		}
 	}
 

@@ -115,3 +115,20 @@ func TestTextComparisonManyCaptures(t *testing.T) {
 		}
 	}
 }
+
+// TestTextComparisonIPv6: a direction between two IPv6 endpoints is wider than the page
+// beside its legend's indent: it is written one endpoint a line. Before, its line ran to
+// 114 columns.
+func TestTextComparisonIPv6(t *testing.T) {
+	r := fourCaptures()
+	const from, to = "[fd12:3456:789a:bcde:f012:3456:789a:bcd1]:40000", "[2001:db8:1111:2222:3333:4444:5555:6669]:50000"
+	r.Comparison.Entries[0].Direction = from + " -> " + to
+	var b bytes.Buffer
+	if err := Text(&b, r); err != nil {
+		t.Fatal(err)
+	}
+	textcheck.Width(t, b.String())
+	if want := "       1  " + from + " ->\n             " + to + "\n"; !strings.Contains(b.String(), want) {
+		t.Errorf("comparison lacks %q:\n%s", want, b.String())
+	}
+}
