@@ -192,9 +192,9 @@ func callDirection() *report.Direction {
 			DelayP50MS: []*float64{f64(0), f64(0)}, DelayMaxMS: []*float64{f64(300), f64(300)}}}
 }
 
-// TestPartialLastSecondLeftOut: the last second, 0.28 s of media, is not drawn (no cliff
-// to 18 kbit/s at the end); a last second whose media ran to within one packet interval
-// (20.28 s / 2,999 = 6.8 ms) of its end is.
+// TestPartialLastSecondLeftOut: the last second, 0.28 s of media, is not drawn as a rate
+// (no cliff to 18 kbit/s at the end); a last second whose media ran to within one packet
+// interval (20.28 s / 2,999 = 6.8 ms) of its end is. Its counts are drawn either way.
 func TestPartialLastSecondLeftOut(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
@@ -208,6 +208,15 @@ func TestPartialLastSecondLeftOut(t *testing.T) {
 			xs := c.lines[0].xs
 			if len(xs) != 2*tc.seconds || xs[len(xs)-1] != float64(tc.seconds) || c.xEnd < xs[len(xs)-1] {
 				t.Errorf("%d corners to %v s on an axis to %v s; want %d to %d s", len(xs), xs[len(xs)-1], c.xEnd, 2*tc.seconds, tc.seconds)
+			}
+			// Counts are no rates: the 3 packets late in the last second are drawn, whole
+			// or partial (they were not).
+			for _, c := range ForDirection(d, 150) {
+				for _, l := range c.lines {
+					if l.name == "late packets" && (l.xs[len(l.xs)-1] != 21 || l.ys[len(l.ys)-1] != 3) {
+						t.Errorf("late packets end at %v s with %v, want 21 s with 3", l.xs[len(l.xs)-1], l.ys[len(l.ys)-1])
+					}
+				}
 			}
 		})
 	}

@@ -66,8 +66,8 @@ func seriesLen(s *report.Series) int {
 		len(s.DelayP50MS), len(s.DelayMaxMS), len(s.RTTMS.ICE), len(s.RTTMS.TCP), len(s.RTTMS.RTCP))
 }
 
-// wholeSeconds is how many seconds of d's series to draw: all but the last when the last is
-// partial. The series runs to the second that holds the direction's last packet, so its last
+// wholeSeconds is how many seconds of d's rate series to draw: all but the last when the
+// last is partial. The series runs to the second that holds the direction's last packet, so its last
 // second usually ends before the call did, and its bytes over a whole second would draw a
 // cliff at the end of every call (the text report's sparkline leaves it out too). It is
 // left out rather than scaled by the part the media covered: a small part would scale to a
@@ -91,20 +91,16 @@ func wholeSeconds(d *report.Direction, step float64) int {
 	return n
 }
 
-// trimmed is s cut to its first n seconds.
+// trimmed is s with its rates cut to their first n seconds. The counts (lost, late) and
+// the delays and round trips of a partial last second are what they are, not a share of a
+// second: a tester's call lost 30 packets in its last second, which the loss chart drew
+// flat.
 func trimmed(s *report.Series, n int) report.Series {
 	t := *s
 	t.MediaKbps = t.MediaKbps[:min(n, len(t.MediaKbps))]
 	t.WireKbps = t.WireKbps[:min(n, len(t.WireKbps))]
 	t.RTXKbps = t.RTXKbps[:min(n, len(t.RTXKbps))]
-	t.Lost = t.Lost[:min(n, len(t.Lost))]
-	t.Late = t.Late[:min(n, len(t.Late))]
 	t.RetransmittedKbps = t.RetransmittedKbps[:min(n, len(t.RetransmittedKbps))]
-	t.DelayP50MS = t.DelayP50MS[:min(n, len(t.DelayP50MS))]
-	t.DelayMaxMS = t.DelayMaxMS[:min(n, len(t.DelayMaxMS))]
-	t.RTTMS.ICE = t.RTTMS.ICE[:min(n, len(t.RTTMS.ICE))]
-	t.RTTMS.TCP = t.RTTMS.TCP[:min(n, len(t.RTTMS.TCP))]
-	t.RTTMS.RTCP = t.RTTMS.RTCP[:min(n, len(t.RTTMS.RTCP))]
 	return t
 }
 
