@@ -245,6 +245,15 @@ func (t *Tracker) turnResponse(m *transport.Message, success, matched bool, e *t
 		if !success {
 			return // a 401 challenge, or a refusal: counted in the errors
 		}
+		if a.deallocated && a.relayed.IsValid() && len(t.order) < maxAllocations {
+			// A new allocation on the 5-tuple of one deleted (RFC 8656 7: LIFETIME 0):
+			// listed apart, with its own relayed address, permissions and channels.
+			// Before, the two were one, under the second's address.
+			a = &allocation{key: a.key, firstSeen: m.FirstSeen, lastSeen: m.FirstSeen}
+			t.allocs[a.key] = a
+			t.order = append(t.order, a)
+			clear(t.last[:]) // lookup's cache holds the deleted one
+		}
 		if r, ok := getXORAddr(&t.msg, stun.AttrXORRelayedAddress); ok {
 			if a.relayed != r {
 				t.relayedChanges++

@@ -142,6 +142,38 @@ func TestTURNRefusedDeletion(t *testing.T) {
 	}
 }
 
+// TestTURNReallocation: an allocation deleted (Refresh, LIFETIME 0) and a new one made on
+// the same 5-tuple, with another relayed address: two allocations, each with its own
+// address and lifetime. Before, one, under the second's address.
+func TestTURNReallocation(t *testing.T) {
+	tr := NewTracker()
+	const relayed2 = "203.0.113.7:50090"
+	feedSTUN(t, tr,
+		udp(build(t, stun.MethodAllocate, stun.ClassRequest, 1, u32Attr(stun.AttrRequestedTransport, 17<<24)), client, server, 0),
+		udp(build(t, stun.MethodAllocate, stun.ClassSuccessResponse, 1, relayedAddr(relayed), lifetime(600)), server, client, 10),
+		udp(build(t, stun.MethodRefresh, stun.ClassRequest, 2, lifetime(0)), client, server, 20),
+		udp(build(t, stun.MethodRefresh, stun.ClassSuccessResponse, 2, lifetime(0)), server, client, 30),
+	)
+	// ChannelData on the deleted allocation's 5-tuple, then a channel of the new one's: the
+	// lookup finds the new allocation, not the deleted one it had cached.
+	var inner transport.Message
+	tr.ChannelData(udp([]byte{0x40, 0x00, 0x00, 0x02, 0x80, 0x60}, client, server, 35), &inner)
+	feedSTUN(t, tr,
+		udp(build(t, stun.MethodAllocate, stun.ClassRequest, 3, u32Attr(stun.AttrRequestedTransport, 17<<24)), client, server, 40),
+		udp(build(t, stun.MethodAllocate, stun.ClassSuccessResponse, 3, relayedAddr(relayed2), lifetime(900)), server, client, 50),
+		udp(build(t, stun.MethodChannelBind, stun.ClassRequest, 4, channelNumber(0x4001), peerAddr(bob)), client, server, 60),
+		udp(build(t, stun.MethodChannelBind, stun.ClassSuccessResponse, 4), server, client, 70),
+	)
+	if !tr.ChannelData(udp([]byte{0x40, 0x01, 0x00, 0x02, 0x80, 0x60}, client, server, 80), &inner) || inner.Peer != ap(bob) {
+		t.Errorf("ChannelData on the new allocation's channel: peer %v, want %v", inner.Peer, bob)
+	}
+	got := tr.TURN().Allocations
+	if len(got) != 2 || got[0].Relayed == nil || *got[0].Relayed != relayed || got[1].Relayed == nil || *got[1].Relayed != relayed2 ||
+		got[0].LifetimeS == nil || *got[0].LifetimeS != 0 || got[1].LifetimeS == nil || *got[1].LifetimeS != 900 {
+		t.Errorf("allocations %+v: want %s (deleted, lifetime 0) and %s (900 s)", got, relayed, relayed2)
+	}
+}
+
 // TestTURNErrorsByTransaction: an Allocate sent twice (STUN over UDP retransmits) and
 // answered 401 twice is one challenge; a second Allocate, a transaction of its own, is
 // another. Before, the errors read 401 ×3.
