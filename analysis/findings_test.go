@@ -1,6 +1,7 @@
 package analysis
 
 import (
+	"bytes"
 	"encoding/binary"
 	"fmt"
 	"net/netip"
@@ -13,6 +14,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/pion/rtcp"
 
+	"github.com/callpcap/callpcap/capture"
 	"github.com/callpcap/callpcap/internal/testgen/callgen"
 	"github.com/callpcap/callpcap/internal/testgen/pcapgen"
 	"github.com/callpcap/callpcap/report"
@@ -608,5 +610,28 @@ func TestEncryptedMediaBySRTCP(t *testing.T) {
 		case !encrypted && len(got) != 0:
 			t.Errorf("plain RTCP: encrypted_media %+v, want none", got)
 		}
+	}
+}
+
+// TestLossBesideInterfaceDrops: 10 packets of a call missing where the capture's interface
+// statistics say it dropped 10: the rtp_loss finding says they may be among them.
+func TestLossBesideInterfaceDrops(t *testing.T) {
+	s := audio()
+	s.Lose = func(i int) bool { return i >= 100 && i < 110 }
+	var b bytes.Buffer
+	w := pcapgen.NewPcapNG(&b, []pcapgen.Iface{{Link: capture.LinkEthernet}})
+	for _, p := range s.Packets() {
+		w.Write(p.T, 0, p.Frame, 0)
+	}
+	w.WriteISB(0, 10)
+	c := analyze(t, b.Bytes(), Options{})
+	var text string
+	for _, f := range c.Findings {
+		if f.Code == report.FindingRTPLoss {
+			text = f.Text
+		}
+	}
+	if want := "10 of 500 media packets were lost (2.0%); the capture's interfaces dropped 10 packets, which may be among them."; !strings.HasSuffix(text, want) {
+		t.Errorf("rtp_loss %q, want it to end %q", text, want)
 	}
 }
