@@ -261,21 +261,12 @@ func TestDelayStats(t *testing.T) {
 // came on time, and its sample spoke for the packet TCP held: 12 late (frames 6-9). The
 // held packet is now a sample of its own, late by 298 ms: 13.
 func TestHeldInsideAFrame(t *testing.T) {
-	d := newDelayStats(150*ms1, 1100*ms1)
-	d.reference(90000, false)
-	repaired := T0 + 465*ms1
-	seq := uint16(0)
-	for f := range 15 {
-		for j := range 3 {
-			at, hd := T0+int64(f)*33*ms1+int64(j)*ms1, holdNone
-			if (f == 5 && j == 2) || (f > 5 && at < repaired) {
-				at, hd = max(repaired, at), holdRetransmission
-			}
-			d.sample(at, int64(f)*3000, seq, true, 0, false, hd, 0)
-			seq++
+	d := heldVideo(func(f, j int, at int64) (int64, hold) {
+		if (f == 5 && j == 2) || (f > 5 && at < heldUntil) {
+			return max(heldUntil, at), holdRetransmission
 		}
-	}
-	d.flush()
+		return at, holdNone
+	})
 	_, late := d.summary(45)
 	if late == nil || late.Packets != 13 || late.Causes == nil || late.Causes.Retransmission != 13 {
 		t.Errorf("late %+v, want 13, all behind the retransmission", late)
@@ -285,30 +276,42 @@ func TestHeldInsideAFrame(t *testing.T) {
 	}
 }
 
+// heldUntil is when heldVideo's repair came.
+const heldUntil = T0 + 465*ms1
+
+// heldVideo samples 15 frames of video at 30 fps over TCP, three packets a frame 1 ms
+// apart, packet j of frame f arriving when and held as held says (given the time it was
+// sent), and flushes.
+func heldVideo(held func(f, j int, at int64) (int64, hold)) delayStats {
+	d := newDelayStats(150*ms1, 1100*ms1)
+	d.reference(90000, false)
+	seq := uint16(0)
+	for f := range 15 {
+		for j := range 3 {
+			at, hd := held(f, j, T0+int64(f)*33*ms1+int64(j)*ms1)
+			d.sample(at, int64(f)*3000, seq, true, 0, false, hd, 0)
+			seq++
+		}
+	}
+	d.flush()
+	return d
+}
+
 // TestFrameBehindItsFirstPacket: the same video, frame 5's first packet lost and repaired
 // 300 ms later (holdRetransmitted: its own bytes), and the frame's other two packets, and
 // frames 6-9, held behind it (holdRetransmission). 15 packets are late: 1 by its own
 // retransmission, 14 behind it. The frame's sample spoke for its three packets with its
 // first packet's cause: 3 by their own retransmission, though one segment was resent.
 func TestFrameBehindItsFirstPacket(t *testing.T) {
-	d := newDelayStats(150*ms1, 1100*ms1)
-	d.reference(90000, false)
-	repaired := T0 + 465*ms1
-	seq := uint16(0)
-	for f := range 15 {
-		for j := range 3 {
-			at, hd := T0+int64(f)*33*ms1+int64(j)*ms1, holdNone
-			switch {
-			case f == 5 && j == 0:
-				at, hd = repaired, holdRetransmitted
-			case f >= 5 && at < repaired:
-				at, hd = repaired, holdRetransmission
-			}
-			d.sample(at, int64(f)*3000, seq, true, 0, false, hd, 0)
-			seq++
+	d := heldVideo(func(f, j int, at int64) (int64, hold) {
+		switch {
+		case f == 5 && j == 0:
+			return heldUntil, holdRetransmitted
+		case f >= 5 && at < heldUntil:
+			return heldUntil, holdRetransmission
 		}
-	}
-	d.flush()
+		return at, holdNone
+	})
 	_, late := d.summary(45)
 	if late == nil || late.Packets != 15 || late.HOLBlocked != 14 || late.Causes == nil || late.Causes.Retransmission != 15 {
 		t.Errorf("late %+v, want 15: 14 behind the retransmission, 1 by its own", late)
