@@ -239,19 +239,18 @@ func (f *finder) directions() {
 				// The receiver got these back, late: say so, or the loss reads worse than it was.
 				text += fmt.Sprintf(", %s of them repaired by retransmission (RTX)", thousands(d.Loss.RecoveredByRTX))
 			}
-			sev := grade(pct, lossWarnPct, lossBadPct)
 			switch {
 			case d.DelayMS != nil && d.DelayMS.Vantage == "sender":
 				// Taken at the sender, no network lay before the capture: the numbers missing
 				// there were never sent, or the capture missed them (a tester's sender-side
-				// capture read as network loss).
-				// The severity stays the loss's: a receiver lacks them all the same.
+				// capture read as network loss). The severity stays the loss's: a receiver
+				// lacks them all the same.
 				text = fmt.Sprintf("%s: %s of %s media packets (%s) are missing from this capture, taken at their sender: the sender skipped their numbers, or the capture missed them; no network lay before it to lose them",
 					name, thousands(lost), thousands(d.Loss.Expected), fmtPct(pct))
 			case f.c.InterfaceDrops != nil && *f.c.InterfaceDrops > 0:
 				text += fmt.Sprintf("; the capture's interfaces dropped %s packets, which may be among them", thousands(*f.c.InterfaceDrops))
 			}
-			f.add(report.FindingRTPLoss, sev, legs, dirs, figs, text+".")
+			f.add(report.FindingRTPLoss, grade(pct, lossWarnPct, lossBadPct), legs, dirs, figs, text+".")
 		}
 		// Who dropped them: the sender into its connection, the client on its way up to a
 		// relay, the TURN server on its way down. At the TURN server both legs say which:

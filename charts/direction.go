@@ -67,15 +67,15 @@ func seriesLen(s *report.Series) int {
 }
 
 // wholeSeconds is how many seconds of d's rate series to draw: all but the last when the
-// last is partial. The series runs to the second that holds the direction's last packet, so its last
-// second usually ends before the call did, and its bytes over a whole second would draw a
-// cliff at the end of every call (the text report's sparkline leaves it out too). It is
-// left out rather than scaled by the part the media covered: a small part would scale to a
-// spike. The last second [T0S+(n−1)·step, T0S+n·step) counts as whole when the direction's
-// last media packet (LastS) came within one mean packet interval (ActiveS over the gaps
-// between MediaPackets) of its end, as the next packet would then have fallen past it.
-// A series whose times are unknown (LastS not after T0S: a report built by hand) is drawn
-// whole.
+// last is partial. The series runs to the second that holds the direction's last packet,
+// so its last second usually ends before the call did, and its bytes over a whole second
+// would draw a cliff at the end of every call (the text report's sparkline leaves it out
+// too). It is left out rather than scaled by the part the media covered: a small part
+// would scale to a spike. The last second [T0S+(n−1)·step, T0S+n·step) counts as whole
+// when the direction's last media packet (LastS) came within one mean packet interval
+// (ActiveS over the gaps between MediaPackets) of its end, as the next packet would then
+// have fallen past it. A series whose times are unknown (LastS not after T0S: a report
+// built by hand) is drawn whole.
 func wholeSeconds(d *report.Direction, step float64) int {
 	n := seriesLen(&d.Series)
 	if n < 2 || !(d.LastS > d.Series.T0S) {
