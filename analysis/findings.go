@@ -173,15 +173,56 @@ func (f *finder) legs() {
 		case t.OverTCP():
 			f.mediaOverTCP(l)
 		case t.TURN():
+			if !f.relayedBeyondSTUN(l) {
+				// Nothing but STUN went through this allocation, checks that went unanswered:
+				// no media was relayed (a tester's second call was said to have been).
+				continue
+			}
 			f.add(report.FindingMediaOverTURN, report.SeverityInfo, f.callLegs(l.ID), nil, nil,
 				fmt.Sprintf("Media between %s and %s was relayed over UDP through TURN %s instead of a direct path.",
-					l.Client, peersOf(l), l.Server))
+					l.Client, f.peersOf(l), l.Server))
 		}
 	}
 }
 
-// peersOf names a TURN leg's peers.
-func peersOf(l *report.Leg) string {
+// relayedBeyondSTUN says whether a TURN leg carried anything but STUN: a call direction, or
+// on its flows anything else inside the ChannelData (DTLS, RTCP, a messenger's own media).
+func (f *finder) relayedBeyondSTUN(l *report.Leg) bool {
+	if slices.ContainsFunc(f.c.Directions, func(d report.Direction) bool { return slices.Contains(d.Legs, l.ID) }) {
+		return true
+	}
+	for _, fl := range f.c.Flows {
+		if slices.Contains(l.Flows, fl.ID) && slices.ContainsFunc(fl.Content, func(c string) bool { return c != "stun" && c != "channeldata" }) {
+			return true
+		}
+	}
+	return false
+}
+
+// mediaPeers lists the ends of a TURN leg's call directions other than its client, in the
+// order of the directions: the peers media went to or came from.
+func (f *finder) mediaPeers(l *report.Leg) []string {
+	var out []string
+	for i := range f.c.Directions {
+		d := &f.c.Directions[i]
+		if !slices.Contains(d.Legs, l.ID) {
+			continue
+		}
+		for _, e := range []string{d.From, d.To} {
+			if e != l.Client && e != "unknown" && !slices.Contains(out, e) {
+				out = append(out, e)
+			}
+		}
+	}
+	return out
+}
+
+// peersOf names a TURN leg's peers: those media went to or came from, else those the
+// allocation named (a permission names an address that may never carry anything).
+func (f *finder) peersOf(l *report.Leg) string {
+	if p := f.mediaPeers(l); len(p) > 0 {
+		return strings.Join(p, ", ")
+	}
 	if len(l.Peers) == 0 {
 		return "its peer"
 	}

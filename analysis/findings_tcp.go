@@ -122,7 +122,7 @@ func (f *finder) mediaOverTCP(l *report.Leg) {
 
 	var text string
 	if l.Transport.TURN() {
-		text = fmt.Sprintf("Media between %s and %s was relayed over TCP through TURN %s", l.Client, peersOf(l), l.Server)
+		text = fmt.Sprintf("Media between %s and %s was relayed over TCP through TURN %s", l.Client, f.peersOf(l), l.Server)
 	} else {
 		text = fmt.Sprintf("Media travelled over TCP (%s) between %s and %s", l.Transport, l.Client, l.Server)
 	}

@@ -635,3 +635,21 @@ func TestLossBesideInterfaceDrops(t *testing.T) {
 		t.Errorf("rtp_loss %q, want it to end %q", text, want)
 	}
 }
+
+// TestTURNLegWithoutMedia: an allocation through which only STUN went (ICE checks that were
+// never answered; Signal's allocations while its media went direct) relayed no media, and
+// media_over_turn does not say it did. One that relayed anything else (DTLS, a messenger's
+// own media) did.
+func TestTURNLegWithoutMedia(t *testing.T) {
+	build := func(content ...string) *report.Capture {
+		return &report.Capture{
+			Flows: []report.Flow{{ID: "f1", Proto: "udp", A: "10.0.0.1:50000", B: "203.0.113.7:3478", Content: content}},
+			Legs: []report.Leg{{ID: "l1", Transport: report.TransportTURNUDP, Client: "10.0.0.1:50000", Server: "203.0.113.7:3478",
+				Peers: []string{"198.51.100.9:9000"}, Flows: []string{"f1"}}},
+		}
+	}
+	checkFindingList(t, Findings(build("stun", "channeldata")), []report.Finding{})
+	checkFindingList(t, Findings(build("other", "stun")), []report.Finding{{Code: report.FindingMediaOverTURN, Severity: report.SeverityInfo,
+		Text: "Media between 10.0.0.1:50000 and 198.51.100.9:9000 was relayed over UDP through TURN 203.0.113.7:3478 instead of a direct path.",
+		Legs: []string{"l1"}, Directions: []string{}, Figures: map[string]float64{}}})
+}
