@@ -417,3 +417,23 @@ func TestVideoClockBehindAQueue(t *testing.T) {
 		t.Errorf("kind %s, clock %v (inferred %v); want video at 90 kHz, inferred", st.Kind, derefI(st.ClockRate), st.ClockRateInferred)
 	}
 }
+
+// TestEventsBesideTheirAudio: the events of events() on their own SSRC, beside alice's
+// audio, each event taking the timestamp of the audio packet sent as it began (as a
+// gateway takes it from the audio's clock): their timestamps are the audio's recent ones,
+// which the RTX matcher took for resends (RTX by timestamp of the audio, its 200 event
+// packets counted as probes). They are events.
+func TestEventsBesideTheirAudio(t *testing.T) {
+	ev := events()
+	ev.TS = func(i int) uint32 { return uint32(5000 + 160*(5+50*(i/20))) }
+	a := audio()
+	c := analyze(t, pcapOf(t, append(a.Packets(), ev.Packets()...)), Options{})
+	for _, st := range c.Streams {
+		if st.SSRC == "0x000000e7" && (st.Kind != "event" || st.RTXOf != nil) {
+			t.Errorf("event stream: kind %s, rtx_of %v; want event, none", st.Kind, st.RTXOf)
+		}
+	}
+	if len(c.Streams) != 2 {
+		t.Errorf("%d streams, want the audio and the events", len(c.Streams))
+	}
+}

@@ -201,6 +201,12 @@ func (s *Stream) decideRTX(final bool) {
 	}
 	was := s.rtx.decided
 	best, byTS := s.rtx.decide(final)
+	if byTS && s.shape.events() {
+		// RFC 4733 events on an SSRC of their own carry the timestamps of the audio they
+		// interrupt, on its clock: no resends (a tester's DTMF stream was elected RTX of
+		// the audio, its events counted as probes).
+		best, byTS = nil, false
+	}
 	if !was && s.rtx.decided && !byTS {
 		s.rtx.settleTS(nil) // the timestamp votes' marks stand only for a stream they elected
 	}
