@@ -437,3 +437,39 @@ func TestEventsBesideTheirAudio(t *testing.T) {
 		t.Errorf("%d streams, want the audio and the events", len(c.Streams))
 	}
 }
+
+// TestCallOpensWithoutMedia: alice's PCMU (audio(), on time) opening with one comfort
+// noise packet (PT 13), or with a DTMF event of 10 packets on its SSRC (PT 101, no SDP),
+// is a PCMU stream: payload type 0, audio, 8 kHz, jitter 0. Before, the first opened a
+// comfort noise stream, and the second had no clock rate, jitter or delay at all.
+func TestCallOpensWithoutMedia(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		opener func(i int, b []byte) (pt uint8, size int)
+		n      int
+	}{
+		{"comfort noise", func(i int, b []byte) (uint8, int) { b[0] = 40; return 13, 1 }, 1},
+		{"a DTMF event", func(i int, b []byte) (uint8, int) {
+			b[0], b[1], b[2], b[3] = 5, 10, 0, byte(160*(i+1))
+			return 101, 4
+		}, 10},
+	} {
+		s := audio()
+		pkts := s.Packets()
+		for i := range tc.n {
+			// The opener takes the first packets' places: their numbers, times, timestamps
+			// (an event keeps its start's).
+			op := s
+			op.Count = tc.n
+			pt, size := tc.opener(i, make([]byte, 4))
+			op.PT, op.PayloadSize = pt, size
+			op.TS = func(int) uint32 { return uint32(s.StartTS) }
+			op.Fill = func(j int, b []byte) { tc.opener(j, b) }
+			pkts[i] = op.Packets()[i]
+		}
+		st := onlyStream(t, analyze(t, pcapOf(t, pkts), Options{}))
+		if st.PayloadType != 0 || st.Kind != "audio" || st.ClockRate == nil || *st.ClockRate != 8000 || st.JitterMS == nil || st.JitterMS.Max != 0 {
+			t.Errorf("%s: payload type %d, kind %s, clock %v, jitter %+v; want 0, audio, 8000, 0", tc.name, st.PayloadType, st.Kind, st.ClockRate, st.JitterMS)
+		}
+	}
+}

@@ -199,6 +199,18 @@ func (s *Stream) add(pk *Packet) {
 	}
 	hd := holdOf(pk)
 	media := s.media(pk.PT) && !s.eventShaped(pk)
+	if media && pk.PT != s.pt && (!s.media(s.pt) || s.shape.events()) {
+		// The stream began with comfort noise or a telephone event, as a call does that
+		// opens in silence or with a key press: it is its first media type's stream (its
+		// payload type, codec, kind and clock). A tester's PCMU call that opened with one CN
+		// packet was reported as comfort noise; one that opened with a DTMF event had no
+		// clock rate, jitter or delay over its 976 PCMU packets.
+		s.pt = pk.PT
+		s.t.hints.forget(s) // the SDP hint taken for the first type's clock names CN or the events
+		for i := range s.early {
+			s.early[i].media = false // the packets before: no timing of their own
+		}
+	}
 	if media && pk.PT != s.clockPT {
 		s.switchClock(pk.PT)
 	}
