@@ -108,6 +108,10 @@ func TestHeldAround(t *testing.T) {
 			t.Errorf("HeldAround(level %v) = %v, want %v", tt.level, got, tt.want)
 		}
 	}
+	// A moving average exactly 20% off counts as within, its floating-point sum aside.
+	if !within20((25.6+64+64)/3, 64) {
+		t.Error("(25.6+64+64)/3 not within 20% of 64")
+	}
 	if HeldAround(kbps, len(kbps)-1, 2000) {
 		t.Error("HeldAround with no second after t90 = true")
 	}
