@@ -199,19 +199,13 @@ func (s *Stream) add(pk *Packet) {
 	}
 	hd := holdOf(pk)
 	media := s.media(pk.PT) && !s.eventShaped(pk)
-	if media && pk.PT != s.pt && (!s.media(s.pt) || s.shape.events()) {
-		// The stream began with comfort noise or a telephone event, as a call does that
-		// opens in silence or with a key press: it is its first media type's stream (its
-		// payload type, codec, kind and clock). A tester's PCMU call that opened with one CN
-		// packet was reported as comfort noise; one that opened with a DTMF event had no
-		// clock rate, jitter or delay over its 976 PCMU packets.
-		s.pt = pk.PT
-		s.t.hints.forget(s) // the SDP hint taken for the first type's clock names CN or the events
-		for i := range s.early {
-			s.early[i].media = false // the packets before: no timing of their own
-		}
-	}
 	if media && pk.PT != s.clockPT {
+		// Looked at once per change of the media type, not per packet: after a codec
+		// change every packet's type differs from the stream's first, and media's cache of
+		// one type would be asked for both in turn.
+		if pk.PT != s.pt && (!s.media(s.pt) || s.shape.events()) {
+			s.mediaAfterOpener(pk.PT)
+		}
 		s.switchClock(pk.PT)
 	}
 	if ev.held { // on probation: timed only if the next packet confirms a restart
@@ -373,6 +367,19 @@ func (s *Stream) lateHeld(dup bool) {
 		s.series.loss(h.sec, seqEvent{filled: true})
 	}
 	s.timing(h.at, s.tsUn.Unwrap(h.ts), h.seq, h.media, h.hd, h.ext, &h.ast, h.sec)
+}
+
+// mediaAfterOpener makes the stream, which began with comfort noise or a telephone event
+// (as a call does that opens in silence or with a key press), its first media type pt's
+// stream: its payload type, codec, kind and clock. A tester's PCMU call that opened with
+// one CN packet was reported as comfort noise; one that opened with a DTMF event had no
+// clock rate, jitter or delay over its 976 PCMU packets.
+func (s *Stream) mediaAfterOpener(pt uint8) {
+	s.pt = pt
+	s.t.hints.forget(s) // the SDP hint taken for the first type's clock names CN or the events
+	for i := range s.early {
+		s.early[i].media = false // the packets before: no timing of their own
+	}
 }
 
 // eventShaped says whether pk looks like an RFC 4733 telephone event where no SDP names
