@@ -47,8 +47,18 @@ func (d *dir) makeRoom(e int64) {
 // than half a window of data waits behind them.
 func (d *dir) boundHoles() {
 	st := &d.st
-	if st.cs.n() > st.maxChunks() && !st.compact() && st.delivered < st.highest {
-		d.skipHole(st.highest)
+	if st.cs.n() > st.maxChunks() {
+		st.compact()
+		// Dense holes merge nothing: give up holes down to three quarters of the bound, so
+		// that the next compaction, linear in the runs, waits for a quarter of the bound's
+		// new runs instead of coming back with the next segment.
+		for st.cs.n() > st.maxChunks()*3/4 && st.delivered < st.highest {
+			before := st.delivered
+			d.skipHole(st.highest)
+			if st.delivered == before {
+				break
+			}
+		}
 	}
 	for st.highest-st.delivered > d.c.window/2 && st.delivered < st.highest {
 		d.skipHole(st.highest)
