@@ -88,6 +88,11 @@ func (a *analyzer) unanalysed(rd *capture.Reader) {
 			numfmt.Count(n, "UDP datagram", "UDP datagrams"))
 	}
 
+	if n := rd.Stats().OrigBeyond; n > 0 {
+		a.warnf("%s claimed an original length beyond 256 KiB, more than any link carries: the captured length was counted on the wire",
+			numfmt.Count(n, "record", "records"))
+	}
+
 	rc := a.rtp().Counts()
 	if rc.Untracked > 0 {
 		a.warnf("%d RTP packets of streams beyond the RTP stream table were counted, not analysed", rc.Untracked)

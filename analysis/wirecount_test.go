@@ -94,9 +94,13 @@ func countWire(data []byte) (w wireCount, ok bool) {
 			w.complete = complete && err == io.EOF
 			return w, true
 		}
-		// A record claiming fewer bytes on the wire than it holds is damaged: its captured
-		// bytes count (capture's rule; pcapgo refuses such a record in classic pcap).
+		// A record claiming fewer bytes on the wire than it holds is damaged, and so is one
+		// claiming more than 256 KiB and more than it holds: its captured bytes count
+		// (capture's rule; pcapgo refuses the former in classic pcap).
 		n := int64(max(ci.Length, ci.CaptureLength))
+		if n > int64(max(ci.CaptureLength, 256<<10)) {
+			n = int64(ci.CaptureLength)
+		}
 		w.records = append(w.records, n)
 		w.classify(d, link, n)
 	}

@@ -48,11 +48,20 @@ const (
 	nfulaPayload            = 9 // NFLOG TLV holding the packet
 )
 
+// wireLen is a record's length on the wire. A record claiming fewer bytes than it holds is
+// damaged, and so is one claiming more than any link carries (orig_len 0xFFFFFFFF would
+// count 4.29 GB): the captured length is then the better bound, and the latter are counted.
+func (r *Reader) wireLen(orig, captured int) int {
+	if orig > max(captured, pcapMinMaxCap) {
+		r.origBeyond++
+		return captured
+	}
+	return max(orig, captured)
+}
+
 // decode resets p to the record and decodes it in place.
 func (r *Reader) decode(p *Packet, t int64, ifIndex int, link LinkType, data []byte, orig int) {
-	// A record claiming fewer bytes on the wire than it holds is damaged; the captured
-	// length is then the better bound for wire accounting.
-	wire := max(orig, len(data))
+	wire := r.wireLen(orig, len(data))
 	if !r.zero {
 		*p = Packet{}
 	}

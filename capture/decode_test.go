@@ -382,3 +382,40 @@ func TestTunnels(t *testing.T) {
 		}
 	}
 }
+
+// A record's original length beyond 256 KiB and beyond what it holds is damaged (no link
+// carries such a frame): its captured length is the wire length, and it is counted
+// (Stats.OrigBeyond). 256 KiB itself is taken as given. Both formats.
+func TestOrigLenBeyondAnyLink(t *testing.T) {
+	frame := pcapgen.EtherUDP(a4, b4, []byte("hi")) // 44 bytes
+	for _, tc := range []struct {
+		orig    int
+		wire    int
+		counted int64
+	}{
+		{0xFFFFFFFF, 44, 1},
+		{256<<10 + 1, 44, 1},
+		{256 << 10, 256 << 10, 0},
+		{1500, 1500, 0},
+	} {
+		for _, ng := range []bool{false, true} {
+			var buf bytes.Buffer
+			var w *pcapgen.Writer
+			if ng {
+				w = pcapgen.NewPcapNG(&buf, []pcapgen.Iface{{Link: capture.LinkEthernet}})
+			} else {
+				w = pcapgen.NewPcap(&buf, capture.LinkEthernet, false, false, 0)
+			}
+			must(t, w.Write(t0, 0, frame, tc.orig))
+			r, err := capture.Open(bytes.NewReader(buf.Bytes()))
+			must(t, err)
+			var p capture.Packet
+			must(t, r.Next(&p))
+			if p.WireLen != tc.wire || p.FrameLen != tc.wire || r.Stats().OrigBeyond != tc.counted {
+				t.Errorf("pcapng %v, orig_len %d: wire %d frame %d counted %d, want %d %d",
+					ng, tc.orig, p.WireLen, p.FrameLen, r.Stats().OrigBeyond, tc.wire, tc.counted)
+			}
+			r.Close()
+		}
+	}
+}

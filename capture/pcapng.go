@@ -338,7 +338,7 @@ func (r *Reader) undescribed(p *Packet, data []byte, orig int) {
 	if !r.zero {
 		*p = Packet{}
 	}
-	w := max(orig, len(data))
+	w := r.wireLen(orig, len(data))
 	p.Time, p.Iface, p.WireLen, p.FrameLen = r.lastTime, r.section, w, w
 	p.CapLen, p.Data = len(data), data
 	p.Kind = KindUndecodable

@@ -82,7 +82,8 @@ type Reader struct {
 	err  error  // sticky: once Next fails, it keeps failing the same way
 	frag reassembler
 
-	udpBeyond int64 // Stats.UDPBeyond
+	udpBeyond  int64 // Stats.UDPBeyond
+	origBeyond int64 // Stats.OrigBeyond
 }
 
 // iface is one pcapng interface, or the single interface of a classic pcap file.
@@ -391,12 +392,15 @@ type Stats struct {
 	// UDPBeyond counts UDP datagrams whose length field claimed more than their IP packet
 	// holds: read to the packet's end.
 	UDPBeyond int64
+	// OrigBeyond counts records whose original length claimed more than 256 KiB and more
+	// than they hold: their captured length was counted on the wire.
+	OrigBeyond int64
 }
 
-// Stats returns the fragment counters so far, and UDPBeyond.
+// Stats returns the fragment counters so far, UDPBeyond and OrigBeyond.
 func (r *Reader) Stats() Stats {
 	s := r.frag.stats
-	s.Pending, s.UDPBeyond = r.frag.pending, r.udpBeyond
+	s.Pending, s.UDPBeyond, s.OrigBeyond = r.frag.pending, r.udpBeyond, r.origBeyond
 	return s
 }
 
