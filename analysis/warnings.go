@@ -112,7 +112,11 @@ func (a *analyzer) unanalysed(rd *capture.Reader) {
 			numfmt.Count(a.rtpExtLenCut, "RTP packet was", "RTP packets were"))
 	}
 	if rc.RTCPInvalid > 0 {
-		a.warnf("%d messages classified as RTCP were too short or not version 2: not counted", rc.RTCPInvalid)
+		a.warnf("%d messages classified as RTCP were too short, not version 2, or damaged (neither RTCP's packets nor SRTCP's trailer): not counted", rc.RTCPInvalid)
+	}
+	if rc.RTCPSnapped > 0 {
+		a.warnf("%s cut by the snap length: counted, not read (what was kept cannot tell RTCP from SRTCP)",
+			numfmt.Count(rc.RTCPSnapped, "RTCP packet was", "RTCP packets were"))
 	}
 	if rc.RTCPUntracked > 0 {
 		a.warnf("%d RTCP reports about SSRCs beyond the RTCP table were counted, not followed", rc.RTCPUntracked)

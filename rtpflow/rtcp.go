@@ -65,6 +65,7 @@ type rtcpTracker struct {
 	packets   int64 // compound packets
 	encrypted int64
 	invalid   int64
+	snapped   int64 // cut by the snap length: counted, not read
 	untracked int64
 	scratch   []byte // the last packet of a compound without its padding (unpad)
 
@@ -149,6 +150,13 @@ func (r *rtcpTracker) state(p Path, ssrc uint32) *rtcpState {
 func (t *Tracker) RTCP(p Path, m *transport.Message) {
 	r := &t.rtcp
 	b := m.Payload
+	if m.Snapped {
+		// Cut by the snap length, the bytes kept cannot tell plain RTCP from SRTCP, whose
+		// first packet is as clear: counted, not read.
+		r.packets++
+		r.snapped++
+		return
+	}
 	pkts, err := rtcp.Unmarshal(b)
 	if err == nil {
 		r.packets++
@@ -166,7 +174,7 @@ func (t *Tracker) RTCP(p Path, m *transport.Message) {
 		}
 		return
 	}
-	if len(b) < wire.RTCPClearLen || b[0]>>6 != wire.RTPVersion {
+	if len(b) < wire.RTCPClearLen || b[0]>>6 != wire.RTPVersion || len(b)-rtcpLen(b) < srtcpMinTrailer {
 		r.invalid++
 		return
 	}
@@ -192,6 +200,12 @@ func (t *Tracker) RTCP(p Path, m *transport.Message) {
 		st.types[clearType(b[1], b[0]&0x1f)]++
 	}
 }
+
+// srtcpMinTrailer is the fewest bytes SRTCP carries after its first packet: the E flag and
+// index (4) and an authentication tag, mandatory for SRTCP and 80 bits in every profile
+// that uses HMAC-SHA1 (RFC 3711 3.4, RFC 4568 6.2), 16 bytes with AES-GCM (RFC 7714). RTCP
+// that does not parse and leaves fewer is damaged, not encrypted.
+const srtcpMinTrailer = 4 + 10
 
 // noteTrailer keeps the fewest bytes an SRTCP packet of leg carried after its first RTCP
 // packet: the E flag and SRTCP index (4 bytes), the authentication tag and, in a compound,

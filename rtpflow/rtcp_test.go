@@ -187,6 +187,41 @@ func TestRTCPPadded(t *testing.T) {
 	}
 }
 
+// TestRTCPSnappedOrDamaged: RTCP cut by the snap length is counted and not read: what was
+// kept cannot tell it from SRTCP, whose first packet is as clear. RTCP that does not parse and
+// leaves fewer bytes after its first packet than SRTCP's index and shortest tag (14) is
+// damaged, not encrypted: not counted. Neither makes the stream's RTCP encrypted.
+func TestRTCPSnappedOrDamaged(t *testing.T) {
+	long := cat(rrB2[:2], []byte{0x00, 0x20}, rrB2[4:]) // length 33 words, in 32 bytes
+	for _, tc := range []struct {
+		name                   string
+		data                   []byte
+		snapped                bool
+		packets, snap, invalid int64
+	}{
+		{"RR+SDES cut after 20 bytes", cat(rrB2, sdesB2)[:20], true, 1, 1, 0},
+		{"RR cut inside a whole compound's length", rrB2[:28], true, 1, 1, 0},
+		{"RR and 8 bytes that are no packet", cat(rrB2, make([]byte, 8)), false, 0, 0, 1},
+		{"RR and 13 bytes that are no packet", cat(rrB2, make([]byte, 13)), false, 0, 0, 1},
+		{"first length beyond the datagram", long, false, 0, 0, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tr := NewTracker(Config{})
+			feed(t, tr, pcmu(100, 0, 0, nil, nil))
+			m := msg(tc.data, T0+1e9)
+			m.Snapped = tc.snapped
+			tr.RTCP(pathB, m)
+			if got := only(t, tr).Summary(T0).RTCP; got != nil {
+				t.Errorf("RTCP about 0xA1: %+v, want none", got)
+			}
+			c := tr.Counts()
+			if c.RTCPPackets != tc.packets || c.RTCPSnapped != tc.snap || c.RTCPInvalid != tc.invalid || c.RTCPEncrypted != 0 {
+				t.Errorf("counts %+v, want %d packets, %d snapped, %d invalid, none encrypted", c, tc.packets, tc.snap, tc.invalid)
+			}
+		})
+	}
+}
+
 // onPath moves arrivals to path p.
 func onPath(as []arrival, p Path) []arrival {
 	for i := range as {
