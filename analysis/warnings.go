@@ -118,6 +118,10 @@ func (a *analyzer) unanalysed(rd *capture.Reader) {
 		a.warnf("%s cut by the snap length: counted, not read (what was kept cannot tell RTCP from SRTCP)",
 			numfmt.Count(rc.RTCPSnapped, "RTCP packet was", "RTCP packets were"))
 	}
+	if rc.RTCPOtherReporter > 0 {
+		a.warnf("%s about a stream came from a receiver other than the first that reported on it: their loss and jitter were not used (the stream's are the first receiver's)",
+			numfmt.Count(rc.RTCPOtherReporter, "RTCP report block", "RTCP report blocks"))
+	}
 	if rc.RTCPUntracked > 0 {
 		a.warnf("%d RTCP reports about SSRCs beyond the RTCP table were counted, not followed", rc.RTCPUntracked)
 	}

@@ -276,7 +276,9 @@ type RTCP struct {
 	// The loss the receiver reported during the capture, and the packets it expected: the
 	// growth of its cumulative lost and of its extended highest sequence number from its
 	// first report block in the capture to its last. A capture at the sender, or anywhere
-	// before the loss, sees none of it in the RTP.
+	// before the loss, sees none of it in the RTP. The receiver is the first to report on
+	// the stream (the other figures here are its too); null when its extended highest
+	// sequence number went down (a restart, or reports out of order).
 	ReportedLost     *int64   `json:"reported_lost"`
 	ReportedExpected *int64   `json:"reported_expected"`
 	JitterMS         *float64 `json:"jitter_ms"`      // last reported by the receiver

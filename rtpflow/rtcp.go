@@ -67,7 +67,10 @@ type rtcpTracker struct {
 	invalid   int64
 	snapped   int64 // cut by the snap length: counted, not read
 	untracked int64
-	scratch   []byte // the last packet of a compound without its padding (unpad)
+	// otherReporter counts report blocks about a stream from a receiver other than the
+	// first that reported on it: counted, not used (blocks).
+	otherReporter int64
+	scratch       []byte // the last packet of a compound without its padding (unpad)
 
 	// lent gives a stream the RTCP of another leg, RTCP on a port of its own (lend).
 	lent     map[rtcpKey]*rtcpState
@@ -101,6 +104,7 @@ type rtcpState struct {
 	rtt       quantile.Hist
 	rtts      secmedian.Series // the same round trips by second, for the report's RTT series
 	hasRB     bool
+	reporter  uint32 // the SSRC whose blocks give the figures below: the first to report
 	fraction  uint8
 	cumLost   int32
 	highest   uint32 // extended highest sequence number received
@@ -249,6 +253,11 @@ func (t *Tracker) plain(p Path, pk rtcp.Packet, at int64) {
 	var seen [16]uint32
 	n := 0
 	about := pk.DestinationSSRC()
+	if rr, ok := pk.(*rtcp.ReceiverReport); ok && len(rr.Reports) == 0 {
+		// A receiver report without blocks says only who sent it: like an SR, it is
+		// counted on the sender's own stream, where it sends one.
+		about = []uint32{rr.SSRC}
+	}
 	if len(about) == 0 {
 		r.plainNoStream[k]++
 	}
@@ -280,9 +289,9 @@ func (t *Tracker) plain(p Path, pk rtcp.Packet, at int64) {
 func (r *rtcpTracker) about(st *rtcpState, leg int, ssrc uint32, pk rtcp.Packet, at int64) {
 	switch v := pk.(type) {
 	case *rtcp.SenderReport:
-		r.blocks(st, leg, ssrc, v.Reports, at)
+		r.blocks(st, leg, v.SSRC, ssrc, v.Reports, at)
 	case *rtcp.ReceiverReport:
-		r.blocks(st, leg, ssrc, v.Reports, at)
+		r.blocks(st, leg, v.SSRC, ssrc, v.Reports, at)
 	case *rtcp.TransportLayerNack:
 		for _, pair := range v.Nacks {
 			st.nacked += 1 + int64(bits.OnesCount16(uint16(pair.LostPackets)))
@@ -296,23 +305,31 @@ func (r *rtcpTracker) about(st *rtcpState, leg int, ssrc uint32, pk rtcp.Packet,
 	}
 }
 
-// blocks applies the report blocks about ssrc: the last reported loss and jitter, and the
-// RTT when LSR names a sender report seen earlier on the same leg: arrival of this report −
-// DLSR − arrival of that SR (RFC 3550 6.4.1), at the capture's vantage.
-func (r *rtcpTracker) blocks(st *rtcpState, leg int, ssrc uint32, rbs []rtcp.ReceptionReport,
+// blocks applies the report blocks about ssrc sent by reporter: the last reported loss and
+// jitter, and the RTT when LSR names a sender report seen earlier on the same leg: arrival of
+// this report − DLSR − arrival of that SR (RFC 3550 6.4.1), at the capture's vantage. The
+// loss and jitter are one receiver's, the first to report: blocks of other receivers (a
+// conference's, or a forwarder's and its receiver's) are counted, not mixed in, for a
+// difference of two receivers' counters means nothing. Every receiver's round trip counts.
+func (r *rtcpTracker) blocks(st *rtcpState, leg int, reporter, ssrc uint32, rbs []rtcp.ReceptionReport,
 	at int64) {
 	for _, rb := range rbs {
 		if rb.SSRC != ssrc {
 			continue
 		}
 		cum := int32(rb.TotalLost<<8) >> 8
-		if !st.hasRB {
-			st.cumLost0, st.highest0 = cum, rb.LastSequenceNumber
-		} else {
+		switch {
+		case !st.hasRB:
+			st.reporter, st.cumLost0, st.highest0 = reporter, cum, rb.LastSequenceNumber
+		case reporter != st.reporter:
+			r.otherReporter++
+		default:
 			st.rbAgain = true
 		}
+		if reporter == st.reporter {
+			st.fraction, st.cumLost, st.highest, st.jitter = rb.FractionLost, cum, rb.LastSequenceNumber, rb.Jitter
+		}
 		st.hasRB = true
-		st.fraction, st.cumLost, st.highest, st.jitter = rb.FractionLost, cum, rb.LastSequenceNumber, rb.Jitter
 		if rb.LastSenderReport == 0 {
 			continue
 		}
@@ -419,10 +436,11 @@ func (r *rtcpTracker) summary(s *Stream, clock int) *report.RTCP {
 		f := numfmt.Round(float64(st.fraction)*100/256, 3)
 		c := int64(st.cumLost)
 		out.FractionLost, out.CumulativeLost = &f, &c
-		if st.rbAgain {
-			// Differences of the wrapping 24-bit count and 32-bit sequence number.
-			lost := int64(int32((st.cumLost-st.cumLost0)<<8) >> 8)
-			exp := int64(st.highest - st.highest0)
+		// Differences of the wrapping 24-bit count and 32-bit sequence number. An extended
+		// highest sequence number that went down (the receiver restarted, or its reports
+		// came out of order) leaves nothing to subtract: null, not a wrapped 4 billion.
+		lost := int64(int32((st.cumLost-st.cumLost0)<<8) >> 8)
+		if exp := int64(int32(st.highest - st.highest0)); st.rbAgain && exp >= 0 {
 			out.ReportedLost, out.ReportedExpected = &lost, &exp
 		}
 		if clock > 0 {

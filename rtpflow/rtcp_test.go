@@ -222,6 +222,59 @@ func TestRTCPSnappedOrDamaged(t *testing.T) {
 	}
 }
 
+// TestRTCPReporters: a stream's reported loss and jitter are the first receiver's to report:
+// another receiver's blocks are counted (RTCPOtherReporter), not mixed in. An extended
+// highest sequence number that goes down leaves the loss reported during the capture null.
+// A receiver report without blocks counts on its sender's own stream.
+func TestRTCPReporters(t *testing.T) {
+	rrFrom := func(reporter uint32, cum, highest uint32) []byte {
+		return marshal(t, &rtcp.ReceiverReport{SSRC: reporter, Reports: []rtcp.ReceptionReport{{
+			SSRC: 0xA1, FractionLost: uint8(cum), TotalLost: cum, Jitter: 8 * cum, LastSequenceNumber: highest}}})
+	}
+	types := rtcpTypes(map[string]int64{"rr": 3})
+	for _, tc := range []struct {
+		name  string
+		rrs   [][]byte
+		want  *report.RTCP
+		other int64
+	}{
+		{"two receivers", [][]byte{rrFrom(0xB2, 5, 100), rrFrom(0xC3, 50, 1000), rrFrom(0xB2, 8, 200)},
+			&report.RTCP{Packets: 3, Types: types, FractionLost: f64(3.125), CumulativeLost: i64(8),
+				ReportedLost: i64(3), ReportedExpected: i64(100), JitterMS: f64(8), NACKedPackets: i64(0)}, 1},
+		{"highest went down", [][]byte{rrFrom(0xB2, 5, 200), rrFrom(0xB2, 7, 150), rrFrom(0xB2, 6, 100)},
+			&report.RTCP{Packets: 3, Types: types, FractionLost: f64(2.344), CumulativeLost: i64(6),
+				JitterMS: f64(6), NACKedPackets: i64(0)}, 0},
+		{"across the wrap", [][]byte{rrFrom(0xB2, 5, 0xffff_fff0), rrFrom(0xB2, 7, 0xffff_fff8), rrFrom(0xB2, 9, 0x10)},
+			&report.RTCP{Packets: 3, Types: types, FractionLost: f64(3.516), CumulativeLost: i64(9),
+				ReportedLost: i64(4), ReportedExpected: i64(0x20), JitterMS: f64(9), NACKedPackets: i64(0)}, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tr := NewTracker(Config{})
+			feed(t, tr, pcmu(100, 0, 0, nil, nil))
+			for i, b := range tc.rrs {
+				tr.RTCP(pathB, msg(b, T0+int64(i+1)*1e9))
+			}
+			if diff := cmp.Diff(tc.want, only(t, tr).Summary(T0).RTCP); diff != "" {
+				t.Errorf("RTCP about 0xA1 (-want +got):\n%s", diff)
+			}
+			if c := tr.Counts(); c.RTCPOtherReporter != tc.other {
+				t.Errorf("%d blocks of another reporter, want %d", c.RTCPOtherReporter, tc.other)
+			}
+		})
+	}
+
+	tr := NewTracker(Config{})
+	feed(t, tr, pcmu(100, 0, 0, nil, nil))
+	tr.RTCP(pathA, msg(marshal(t, &rtcp.ReceiverReport{SSRC: 0xA1}), T0+1e9))
+	want := &report.RTCP{Packets: 1, Types: rtcpTypes(map[string]int64{"rr": 1}), NACKedPackets: i64(0)}
+	if diff := cmp.Diff(want, only(t, tr).Summary(T0).RTCP); diff != "" {
+		t.Errorf("a receiver report without blocks from 0xA1 (-want +got):\n%s", diff)
+	}
+	if c := tr.Counts(); len(c.RTCPPlainNoStream) != 0 {
+		t.Errorf("counted on no stream: %+v", c.RTCPPlainNoStream)
+	}
+}
+
 // onPath moves arrivals to path p.
 func onPath(as []arrival, p Path) []arrival {
 	for i := range as {

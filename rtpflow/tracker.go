@@ -321,7 +321,10 @@ type Counts struct {
 	RTCPEncrypted int64 // of which were not plain RTCP (compound): counted from their clear header
 	RTCPInvalid   int64 // messages too short, not version 2, or neither RTCP nor SRTCP: not counted
 	RTCPSnapped   int64 // of RTCPPackets, cut by the snap length: not read
-	RTCPUntracked int64 // reports about (leg, SSRC) pairs beyond MaxStreams
+	// RTCPOtherReporter counts report blocks about a stream from a receiver other than the
+	// first that reported on it: not used for its reported loss and jitter.
+	RTCPOtherReporter int64
+	RTCPUntracked     int64 // reports about (leg, SSRC) pairs beyond MaxStreams
 	// RTCPUnattributed counts encrypted NACKs, PLIs and FIRs whose media stream could not
 	// be told: their path carried no video stream, or several.
 	RTCPUnattributed int64
@@ -337,7 +340,7 @@ type Counts struct {
 func (t *Tracker) Counts() Counts {
 	return Counts{Untracked: t.untracked, Evicted: t.evicted,
 		RTCPPackets: t.rtcp.packets, RTCPEncrypted: t.rtcp.encrypted, RTCPInvalid: t.rtcp.invalid,
-		RTCPSnapped:   t.rtcp.snapped,
+		RTCPSnapped: t.rtcp.snapped, RTCPOtherReporter: t.rtcp.otherReporter,
 		RTCPUntracked: t.rtcp.untracked, RTCPUnattributed: t.rtcp.unattributed,
 		RTCPNoStream: typeCounts(&t.rtcp.noStream), RTCPPlainNoStream: typeCounts(&t.rtcp.plainNoStream)}
 }
