@@ -45,6 +45,16 @@ type seqStats struct {
 	// (pion numbers an RTX packet when it buffers the original and resends it under that
 	// number as often as asked): a jump is no restart, and a number seen is a duplicate.
 	noProbation bool
+
+	// The segment before the last restart, while the restart may yet prove to be its late
+	// first packets (joinsBefore): its numbers, span and distinct count, and which arrived.
+	prev struct {
+		ok       bool
+		lowest   uint16
+		span     int64
+		distinct int64
+		got      []uint64
+	}
 }
 
 func newSeqStats() seqStats { return seqStats{un: Unwrapper{Bits: 16}} }
@@ -69,6 +79,11 @@ func (q *seqStats) add(seq uint16) seqEvent {
 		q.lowest, q.highest = ext, ext
 		q.distinct = 1
 		return seqEvent{}
+	}
+	if q.prev.ok {
+		if ev, ok := q.joinsBefore(seq); ok {
+			return ev
+		}
 	}
 	d := seq - uint16(q.highest)
 	jump := !q.noProbation && d >= maxDropout && d <= 1<<16-maxMisorder && !q.fillsGap(seq)
@@ -129,22 +144,71 @@ func (q *seqStats) settle() seqEvent {
 }
 
 // restartAt closes the current segment and begins one at first, the held packet's number.
+// A new segment that begins less than MAX_DROPOUT below the closed one's lowest may be its
+// own first packets, come late: the closed one is kept for joinsBefore.
 func (q *seqStats) restartAt(first uint16) {
 	q.restarts++
-	q.doneExpected += q.highest - q.lowest + 1
+	span := q.highest - q.lowest + 1
+	q.doneExpected += span
 	q.doneDistinct += q.distinct
+	if q.win == nil { // a one-packet segment
+		q.win = newSeqWindow()
+		q.win.testSet(q.highest)
+	}
+	below := uint16(q.lowest) - first
+	q.prev.ok = below > 0 && below < maxDropout && span < windowBits-maxDropout
+	if q.prev.ok {
+		q.prev.lowest, q.prev.span, q.prev.distinct = uint16(q.lowest), span, q.distinct
+		q.prev.got = append(q.prev.got[:0], q.win.got...)
+	}
 	q.un = Unwrapper{Bits: 16}
 	ext := q.un.Unwrap(uint32(first))
 	q.lowest, q.highest, q.distinct = ext, ext, 1
-	if q.win == nil {
-		q.win = newSeqWindow()
-	} else {
-		clear(q.win.got)
-		clear(q.win.rtx)
-		clear(q.win.nack)
-		q.win.aheadN = 0
-	}
+	clear(q.win.got)
+	clear(q.win.rtx)
+	clear(q.win.nack)
+	q.win.aheadN = 0
 	q.win.testSet(ext)
+}
+
+// joinsBefore undoes the last restart when the segment it began, counting up from below the
+// segment before, reaches that segment and steps over it: seq is beyond the segment
+// before's highest (by less than MAX_DROPOUT) while the current highest is still below its
+// lowest. The "restart" was the stream's own first packets arriving late (records out of
+// time order, a capture merged from two): one segment again, the numbers between the two
+// lost, and seq accounted in it. A segment that steps into the numbers of the one before is
+// a true restart onto numbers already used, and the chance to join ends.
+func (q *seqStats) joinsBefore(seq uint16) (seqEvent, bool) {
+	p := &q.prev
+	dl := int64(p.lowest - uint16(q.highest)) // forward from the highest to p's lowest
+	ds := int64(seq - uint16(q.highest))
+	if dl == 0 || dl >= maxDropout || ds >= 1<<15 || ds < dl {
+		return seqEvent{}, false // not (yet) reaching the segment before
+	}
+	if ds < dl+p.span || ds >= dl+p.span+maxDropout || dl+p.span+(q.highest-q.lowest+1) >= windowBits {
+		p.ok = false
+		return seqEvent{}, false
+	}
+	p.ok = false
+	lo := q.highest + dl
+	hi := lo + p.span - 1
+	q.win.advance(q.highest, hi)
+	for ext := lo; ext <= hi; ext++ {
+		if i, m := bitPos(ext); p.got[i]&m != 0 {
+			q.win.got[i] |= m
+		}
+	}
+	q.restarts--
+	q.doneExpected -= p.span
+	q.doneDistinct -= p.distinct
+	q.reordered += q.distinct // the late first packets came after those above them
+	q.distinct += p.distinct
+	gap := dl - 1
+	q.highest = hi
+	q.un.Unwrap(uint32(uint16(hi))) // the unwrapper follows the highest
+	ev := q.step(seq)
+	ev.lost += gap
+	return ev, true
 }
 
 // step accounts a packet within the current segment.

@@ -219,6 +219,38 @@ func TestSeqStats(t *testing.T) {
 			want: seqTotals{Lowest: 50000, Highest: 50004, Expected: 15, Restarts: 2},
 		},
 		{
+			// Records out of time order (a capture merged from two): 1100-1149 first, then
+			// the stream's first numbers 1000-1099, then 1150 on. The jump back is held and
+			// confirmed as a restart, which 1150, beyond the first segment while the second
+			// is still below it, undoes: one segment, the 100 late packets reordered.
+			name:   "first packets late: the restart is undone",
+			ops:    pkts(slices.Concat(run(1100, 50), run(1000, 100), run(1150, 5))...),
+			events: slices.Concat(make([]ev, 50), []ev{{held: true}, {restart: true}}, make([]ev, 98), make([]ev, 5)),
+			want:   seqTotals{Lowest: 1000, Highest: 1154, Expected: 155, Reordered: 100},
+		},
+		{
+			name:   "one packet early by 200 numbers",
+			ops:    pkts(slices.Concat(run(1200, 1), run(1000, 200), run(1201, 3))...),
+			events: slices.Concat([]ev{{}, {held: true}, {restart: true}}, make([]ev, 198), make([]ev, 3)),
+			want:   seqTotals{Lowest: 1000, Highest: 1203, Expected: 204, Reordered: 200},
+		},
+		{
+			// 1098 and 1099 never came: lost when the segments join, in the event of the
+			// packet that joins them.
+			name:   "first packets late, two lost between them and the rest",
+			ops:    pkts(slices.Concat(run(1100, 50), run(1000, 98), run(1150, 1))...),
+			events: slices.Concat(make([]ev, 50), []ev{{held: true}, {restart: true}}, make([]ev, 96), []ev{{lost: 2}}),
+			want:   seqTotals{Lowest: 1000, Highest: 1150, Expected: 151, Lost: 2, Reordered: 98},
+		},
+		{
+			// A restart just below the lowest that runs on into numbers already used is a
+			// restart: it cannot be the stream's late first packets.
+			name:   "restart below the lowest onto numbers already received",
+			ops:    pkts(slices.Concat(run(1100, 200), run(1090, 20))...),
+			events: slices.Concat(make([]ev, 200), []ev{{held: true}, {restart: true}}, make([]ev, 18)),
+			want:   seqTotals{Lowest: 1090, Highest: 1109, Expected: 220, Restarts: 1},
+		},
+		{
 			// After a restart the duplicate window holds the new numbers only.
 			name:   "duplicate after a restart",
 			ops:    pkts(100, 101, 102, 20000, 20001, 20001, 101),
