@@ -119,8 +119,11 @@ type dirFigures struct {
 func tcpFiguresOf(d report.TCPDir) tcpFigures {
 	f := tcpFigures{Vantage: string(d.Vantage), DataSegments: d.DataSegments, PureAcks: d.PureAcks,
 		RetransmittedSegments: d.RetransmittedSegments, RetransmittedBytes: d.RetransmittedBytes,
-		Spurious: d.SpuriousRetransmittedBytes, CaptureGap: d.CaptureGapBytes, Messages: d.Messages,
+		Spurious: -1, CaptureGap: d.CaptureGapBytes, Messages: d.Messages,
 		FramingBytes: d.FramingBytes, ResyncSkipped: d.ResyncSkippedBytes, HOLDelayed: d.HOLDelayedMessages}
+	if d.SpuriousRetransmittedBytes != nil {
+		f.Spurious = *d.SpuriousRetransmittedBytes // -1: null
+	}
 	if d.HOLDelayMS != nil {
 		f.HOLMaxMS = d.HOLDelayMS.Max
 	}

@@ -83,16 +83,18 @@ type FlowTCP struct {
 
 // TCPDir is one direction of a TCP connection.
 type TCPDir struct {
-	Vantage                    Vantage      `json:"vantage"`
-	Segments                   int64        `json:"segments"`
-	DataSegments               int64        `json:"data_segments"`
-	PureAcks                   int64        `json:"pure_acks"`
-	WireBytes                  int64        `json:"wire_bytes"`
-	PayloadBytes               int64        `json:"payload_bytes"`
-	StreamBytes                int64        `json:"stream_bytes"`
-	RetransmittedSegments      int64        `json:"retransmitted_segments"`
-	RetransmittedBytes         int64        `json:"retransmitted_bytes"`
-	SpuriousRetransmittedBytes int64        `json:"spurious_retransmitted_bytes"`
+	Vantage               Vantage `json:"vantage"`
+	Segments              int64   `json:"segments"`
+	DataSegments          int64   `json:"data_segments"`
+	PureAcks              int64   `json:"pure_acks"`
+	WireBytes             int64   `json:"wire_bytes"`
+	PayloadBytes          int64   `json:"payload_bytes"`
+	StreamBytes           int64   `json:"stream_bytes"`
+	RetransmittedSegments int64   `json:"retransmitted_segments"`
+	RetransmittedBytes    int64   `json:"retransmitted_bytes"`
+	// SpuriousRetransmittedBytes is null when the direction retransmitted and its peer's
+	// ACKs were never captured: nothing says what the peer already had.
+	SpuriousRetransmittedBytes *int64       `json:"spurious_retransmitted_bytes"`
 	UselessRetransmittedBytes  int64        `json:"useless_retransmitted_bytes"`
 	CaptureGapBytes            int64        `json:"capture_gap_bytes"`
 	OutOfOrderSegments         int64        `json:"out_of_order_segments"`

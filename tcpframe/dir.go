@@ -302,6 +302,16 @@ func (d *dir) rttSummary(v Vantage) *report.Quantiles {
 	return d.rtt.Summary()
 }
 
+// spurious is the retransmitted bytes the peer's cumulative ACK or a D-SACK already
+// covered; nil when there were retransmissions and no ACK of the peer's was captured.
+func (d *dir) spurious() *int64 {
+	if d.stats.retxBytes > 0 && !d.ackSeen {
+		return nil
+	}
+	n := d.stats.spuriousBytes
+	return &n
+}
+
 func (d *dir) summary() report.TCPDir {
 	s := &d.stats
 	v := d.vantage()
@@ -315,7 +325,7 @@ func (d *dir) summary() report.TCPDir {
 		StreamBytes:                d.st.bytesIn,
 		RetransmittedSegments:      s.retxSegments,
 		RetransmittedBytes:         s.retxBytes,
-		SpuriousRetransmittedBytes: s.spuriousBytes,
+		SpuriousRetransmittedBytes: d.spurious(),
 		UselessRetransmittedBytes:  s.uselessBytes,
 		CaptureGapBytes:            s.gapBytes,
 		OutOfOrderSegments:         s.oooSegments,

@@ -228,3 +228,5 @@ func (f *feeder) handshake(t0, t1, t2 int64, isnA, isnB uint32) {
 }
 
 func capturedBlock(l, r uint32) capture.SACKBlock { return capture.SACKBlock{Left: l, Right: r} }
+
+func ptr[T any](v T) *T { return &v }

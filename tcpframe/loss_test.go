@@ -73,7 +73,7 @@ func TestLostBeforeVantage(t *testing.T) {
 	wantA := report.TCPDir{
 		Vantage: "receiver", Segments: 12, DataSegments: 10, PureAcks: 1,
 		WireBytes: 12*hdrLen + 10*fl, PayloadBytes: 10 * fl, StreamBytes: 10 * fl,
-		RetransmittedSegments: 1, RetransmittedBytes: fl, OutOfOrderSegments: 1,
+		RetransmittedSegments: 1, RetransmittedBytes: fl, SpuriousRetransmittedBytes: ptr(int64(0)), OutOfOrderSegments: 1,
 		// The data/ACK delays here (0.1 to 1.1 ms) are the receiver's ACK time, not the
 		// round trip: no rtt_ms at a receiver vantage (the handshake's 60 ms is below).
 		RTTMS:    nil,
@@ -151,7 +151,7 @@ func TestLostAfterVantage(t *testing.T) {
 		Vantage: "sender", Segments: 14, DataSegments: 12, PureAcks: 1,
 		WireBytes: 14*hdrLen + 12*fl, PayloadBytes: 12 * fl, StreamBytes: 9 * fl,
 		RetransmittedSegments: 3, RetransmittedBytes: 3 * fl,
-		SpuriousRetransmittedBytes: 2 * fl, UselessRetransmittedBytes: fl,
+		SpuriousRetransmittedBytes: ptr(int64(2 * fl)), UselessRetransmittedBytes: fl,
 		// Frames 0, 5, 6, 7; frame 8 was sent twice (Karn), frames 2-4 waited for frame 1.
 		RTTMS:    &report.Quantiles{Samples: 4, Min: 60, P50: 60, P95: 60, P99: 60, Max: 60},
 		Messages: 9, FramingBytes: 18, HOLDelayedMessages: 3,
@@ -307,12 +307,36 @@ func TestFINSentAgain(t *testing.T) {
 	f.send(seg(ms(180), true, fACK, seqA(3)+1, 5001, frame4571(3)))
 	f.close()
 	s := f.c.Summary().AToB
-	if s.RetransmittedSegments != 1 || s.RetransmittedBytes != fl || s.SpuriousRetransmittedBytes != fl ||
+	if s.RetransmittedSegments != 1 || s.RetransmittedBytes != fl || *s.SpuriousRetransmittedBytes != fl ||
 		s.Messages != 3 || s.StreamBytes != 3*fl {
 		t.Errorf("retransmitted %d segments, %d bytes, %d spurious; %d messages, stream %d; want 1, %d, %d, 3, %d",
-			s.RetransmittedSegments, s.RetransmittedBytes, s.SpuriousRetransmittedBytes, s.Messages, s.StreamBytes, fl, fl, 3*fl)
+			s.RetransmittedSegments, s.RetransmittedBytes, *s.SpuriousRetransmittedBytes, s.Messages, s.StreamBytes, fl, fl, 3*fl)
 	}
 	if len(f.dirMsgs(0)) != 3 {
 		t.Errorf("%d messages emitted, want 3", len(f.dirMsgs(0)))
+	}
+}
+
+// A capture of one direction only (the peer's ACKs went another way) cannot say whether a
+// retransmission was spurious: null. Without a retransmission there is nothing to judge:
+// 0 spurious bytes.
+func TestSpuriousNeedsThePeersACKs(t *testing.T) {
+	for _, retx := range []bool{false, true} {
+		f := newFeeder(t, Config{})
+		for k := range 4 {
+			f.send(seg(ms(100+10*float64(k)), true, fACK|fPSH, seqA(k), 5001, frame4571(k)))
+		}
+		if retx {
+			f.send(seg(ms(200), true, fACK|fPSH, seqA(1), 5001, frame4571(1)))
+		}
+		f.close()
+		s := f.c.Summary().AToB
+		var want *int64
+		if !retx {
+			want = ptr(int64(0))
+		}
+		if d := cmp.Diff(want, s.SpuriousRetransmittedBytes); d != "" || s.RetransmittedBytes != map[bool]int64{true: fl}[retx] {
+			t.Errorf("retransmission %v: %d bytes retransmitted, spurious (-want +got):\n%s", retx, s.RetransmittedBytes, d)
+		}
 	}
 }
