@@ -475,7 +475,10 @@ func pausedOnly(d *report.Direction) bool {
 	for _, i := range paused {
 		var held int64
 		for j := i - 1; j <= i+1; j++ {
-			held += at(d.Series.Lost, j) + at(d.Series.Late, j)
+			held += at(d.Series.Lost, j)
+			if j >= 0 && j < len(d.Series.Late) && d.Series.Late[j] != nil {
+				held += *d.Series.Late[j]
+			}
 		}
 		if float64(held) >= halfSecond {
 			return false

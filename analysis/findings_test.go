@@ -185,13 +185,20 @@ func TestNoRampAroundSilence(t *testing.T) {
 // or lost them (an outage): the path stopped, not the sender. A loss a second, as on a
 // lossy path, says nothing of the pause.
 func TestHoldIsNoSwing(t *testing.T) {
+	counted := func(v []int64) []*int64 {
+		out := make([]*int64, len(v))
+		for i := range v {
+			out[i] = &v[i]
+		}
+		return out
+	}
 	build := func(kbps []float64, lost, late []int64) *report.Capture {
 		t90, cv, stable := 0.0, 0.67, false
 		return &report.Capture{
 			Legs: []report.Leg{{ID: "l1", Transport: report.TransportUDP, Client: "10.21.0.1:6000", Server: "10.21.0.2:20084", Flows: []string{}}},
 			Directions: []report.Direction{{ID: "d1", From: "10.21.0.1:6000", To: "10.21.0.2:20084", Legs: []string{"l1"},
 				Transport: report.TransportUDP, MediaPackets: 1000, WireBytes: 200000, ActiveS: float64(len(kbps)),
-				Series: report.Series{MediaKbps: kbps, Lost: lost, Late: late},
+				Series: report.Series{MediaKbps: kbps, Lost: lost, Late: counted(late)},
 				Ramp: &report.Ramp{TargetKbps: 64, TargetSource: "plateau", PlateauKbps: 64, T50S: &t90, T90S: &t90,
 					Stable: &stable, CVAfterT90: &cv}}},
 		}

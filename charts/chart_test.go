@@ -14,6 +14,8 @@ import (
 
 func f64(v float64) *float64 { return &v }
 
+func ptr[T any](v T) *T { return &v }
+
 // stepDirection is a direction whose media bitrate steps from 1 to 2 Mbps at 10 s.
 func stepDirection() *report.Direction {
 	media := make([]float64, 20)
@@ -101,7 +103,8 @@ func TestSVGDeterministicAndSelfContained(t *testing.T) {
 	d.Series.RetransmittedKbps = make([]float64, 20)
 	d.Series.DelayP50MS = []*float64{f64(3), nil, f64(5), f64(40)}
 	d.Series.DelayMaxMS = []*float64{f64(9), nil, f64(30), f64(400)}
-	d.Series.Late = []int64{0, 0, 0, 12}
+	zero, twelve := int64(0), int64(12)
+	d.Series.Late = []*int64{&zero, nil, &zero, &twelve}
 	cs := ForDirection(d, 150)
 	if len(cs) != 3 {
 		t.Fatalf("%d charts, want bitrate, loss and delay", len(cs))
@@ -180,11 +183,11 @@ func TestPiecesLeaveHoles(t *testing.T) {
 // the capture, 3,000 packets, 21 series seconds of which the last holds 0.28 s of media.
 func callDirection() *report.Direction {
 	media := make([]float64, 21)
-	late := make([]int64, 21)
+	late := make([]*int64, 21)
 	for i := range media {
-		media[i], late[i] = 912, 23
+		media[i], late[i] = 912, ptr(int64(23))
 	}
-	media[20], late[0], late[20] = 18.24, 0, 3
+	media[20], late[0], late[20] = 18.24, ptr(int64(0)), ptr(int64(3))
 	return &report.Direction{ID: "d1", Transport: report.TransportTURNTCP, MediaPackets: 3000,
 		FirstS: 0.34, LastS: 20.62, ActiveS: 20.28, GoodputKbps: f64(899),
 		Ramp: &report.Ramp{T50S: f64(0), T90S: f64(0)},

@@ -176,7 +176,7 @@ func delay(c Chart, d *report.Direction, s *report.Series, step, budgetMS float6
 			xs: []float64{0, c.xEnd}, ys: []float64{budgetMS, budgetMS}, color: colorRed, dashed: true})
 	}
 	if len(s.Late) > 0 && !atSender {
-		late := ints(s.Late)
+		late := counts(s.Late)
 		c.y2.top = countTop(maxOf(late))
 		c.y2.name, c.y2.ticks = "late packets per second", axisTicks(c.y2.top)
 		xs, ys := steps(late, step)

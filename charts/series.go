@@ -45,6 +45,18 @@ func ints(values []int64) []float64 {
 	return out
 }
 
+// counts is values as numbers, a second without a count 0: the steps of late packets show
+// none there, as with no late packet.
+func counts(values []*int64) []float64 {
+	out := make([]float64, len(values))
+	for i, v := range values {
+		if v != nil {
+			out[i] = float64(*v)
+		}
+	}
+	return out
+}
+
 func maxOf(values []float64) float64 {
 	m := 0.0
 	for _, v := range values {

@@ -60,7 +60,7 @@ func handMade() *report.Report {
 				Ramp: &report.Ramp{TargetKbps: 2400, TargetSource: "plateau", PlateauKbps: 2400, T50S: f64(6),
 					T90S: f64(28), Stable: boolp(true), CVAfterT90: f64(0.08)},
 				Series: report.Series{StepS: 1, MediaKbps: []float64{0, 300, 800, 1200, 1600, 2000, 2300, 2400, 2400, 2350},
-					WireKbps: []float64{}, RTXKbps: []float64{}, Lost: []int64{}, Late: []int64{},
+					WireKbps: []float64{}, RTXKbps: []float64{}, Lost: []int64{}, Late: []*int64{},
 					RetransmittedKbps: []float64{}, DelayP50MS: []*float64{}, DelayMaxMS: []*float64{}}}},
 			ICE: report.ICE{Checks: 40, Successes: 12, RTTMS: &report.Quantiles{Samples: 12, P50: 40},
 				Ufrags: []string{}, Nominated: []string{}},

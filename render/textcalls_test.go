@@ -35,7 +35,7 @@ func threeCalls() *report.Report {
 			Loss: report.Loss{Expected: 10000, Lost: int64(lossPct * 100), Pct: f64(lossPct)},
 			Late: &report.Late{BudgetMS: 150, Packets: int64(latePct * 100), Pct: latePct}, TCPRetransmittedPct: retx,
 			Series: report.Series{StepS: 1, MediaKbps: []float64{}, WireKbps: []float64{}, RTXKbps: []float64{}, Lost: []int64{},
-				Late: []int64{}, RetransmittedKbps: []float64{}, DelayP50MS: []*float64{}, DelayMaxMS: []*float64{}}}
+				Late: []*int64{}, RetransmittedKbps: []float64{}, DelayP50MS: []*float64{}, DelayMaxMS: []*float64{}}}
 	}
 	c.Directions = []report.Direction{
 		dir("d1", "10.0.0.1:5000", "10.0.0.9:6000", report.TransportUDP, []string{"l1"}, 0, 0.5, nil),

@@ -365,7 +365,10 @@ type Ramp struct {
 }
 
 // Series are per-second values from T0S (seconds since the capture's first packet).
-// A nil entry in the delay series is a second without a delay sample.
+// A nil entry in the delay and late series is a second without a delay sample: lateness
+// is judged against the delay, as the direction's late and delay_ms are, and a second, or a
+// stream, that has no delay (its packets span too little time, or its clock is unknown)
+// judged nothing.
 type Series struct {
 	T0S               float64    `json:"t0_s"`
 	StepS             float64    `json:"step_s"`
@@ -373,7 +376,7 @@ type Series struct {
 	WireKbps          []float64  `json:"wire_kbps"` // every frame attributed to the direction, as wire_bytes (the schema says what is left out)
 	RTXKbps           []float64  `json:"rtx_kbps"`
 	Lost              []int64    `json:"lost"`
-	Late              []int64    `json:"late"`
+	Late              []*int64   `json:"late"` // nil in a second without a delay sample, or everywhere at the sender
 	RetransmittedKbps []float64  `json:"retransmitted_kbps"`
 	DelayP50MS        []*float64 `json:"delay_p50_ms"`
 	DelayMaxMS        []*float64 `json:"delay_max_ms"`

@@ -89,11 +89,14 @@ func TestLateCounts(t *testing.T) {
 
 			// Late per second: each late packet in the second it arrived.
 			dm := tr.Direction([]*Stream{s}, T0)
-			wantSeries := make([]int64, len(dm.Series.Late))
+			wantSeries := make([]*int64, len(dm.Series.Late))
+			for i := range wantSeries {
+				wantSeries[i] = i64(0)
+			}
 			base := int64(0)
 			for i, d := range delayed {
 				if d+base > 150*ms1 {
-					wantSeries[(int64(i)*20*ms1+d)/1e9]++
+					*wantSeries[(int64(i)*20*ms1+d)/1e9]++
 				}
 			}
 			if diff := cmp.Diff(wantSeries, dm.Series.Late); diff != "" {
@@ -315,5 +318,26 @@ func TestFrameBehindItsFirstPacket(t *testing.T) {
 	_, late := d.summary(45)
 	if late == nil || late.Packets != 15 || late.HOLBlocked != 14 || late.Causes == nil || late.Causes.Retransmission != 15 {
 		t.Errorf("late %+v, want 15: 14 behind the retransmission, 1 by its own", late)
+	}
+}
+
+// A stream whose packets all arrived in the same microsecond has delay samples but spans no
+// time (RateSpan): its direction has no delay and no late, and so its series has none in any
+// second, where they read 0 ms and 0 late packets.
+func TestSeriesDelayOnlyWhereTheDirectionHasOne(t *testing.T) {
+	tr := NewTracker(Config{})
+	feed(t, tr, pcmu(20, 0, 0, nil, func(i int) int64 { return -int64(i) * 20 * ms1 }))
+	dm := tr.Direction(tr.Streams(), T0)
+	if dm.Delay != nil || dm.Late != nil {
+		t.Fatalf("delay %+v late %+v, want none", dm.Delay, dm.Late)
+	}
+	sr := dm.Series
+	if len(sr.Late) == 0 {
+		t.Fatal("no series")
+	}
+	for i := range sr.Late {
+		if sr.Late[i] != nil || sr.DelayP50MS[i] != nil || sr.DelayMaxMS[i] != nil {
+			t.Errorf("second %d: late %v delay p50 %v max %v, want null", i, sr.Late[i], sr.DelayP50MS[i], sr.DelayMaxMS[i])
+		}
 	}
 }

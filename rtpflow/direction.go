@@ -95,7 +95,7 @@ func (t *Tracker) Direction(streams []*Stream, t0 int64) DirectionMetrics {
 		if s.rtx.hasRTX {
 			dm.Loss.RecoveredByRTX += s.seq.recovered
 		}
-		if timed, _ := s.RateSpan(); s.delay.all.n == 0 || !timed {
+		if !s.delayCounted() {
 			continue
 		}
 		samples += s.delay.all.n
@@ -156,6 +156,13 @@ func (t *Tracker) Direction(streams []*Stream, t0 int64) DirectionMetrics {
 	return dm
 }
 
+// delayCounted says whether the stream's delay and lateness count in its direction's: it
+// has delay samples, over packets that span enough time to be a rate (RateSpan).
+func (s *Stream) delayCounted() bool {
+	timed, _ := s.RateSpan()
+	return s.delay.all.n > 0 && timed
+}
+
 // partialSecond: a last second whose media ended before this much of it is partial, left
 // out of the ramp. 0.9 s keeps a full second of packets 20 ms or 33 ms apart (its last
 // packet 0.98 s or 0.967 s in).
@@ -186,7 +193,7 @@ func (t *Tracker) series(streams, timed []*Stream, t0 int64) (report.Series, int
 	wire := make([]float64, n)
 	retr := make([]float64, n)
 	sr.Lost = make([]int64, n)
-	sr.Late = make([]int64, n)
+	sr.Late = make([]*int64, n)
 	sr.DelayP50MS = make([]*float64, n)
 	sr.DelayMaxMS = make([]*float64, n)
 	type med struct{ v, w int64 }
@@ -194,6 +201,7 @@ func (t *Tracker) series(streams, timed []*Stream, t0 int64) (report.Series, int
 	dmax := make([]int64, n)
 	for _, s := range streams {
 		off := s.series.base - base
+		delayed := s.delayCounted()
 		for i := range s.series.secs {
 			j := off + int64(i)
 			if j < 0 || j >= int64(n) {
@@ -209,10 +217,13 @@ func (t *Tracker) series(streams, timed []*Stream, t0 int64) (report.Series, int
 			rtx[j] += float64(c.padding)
 			sr.Lost[j] += c.lost
 			d := s.delay.at(i)
-			if d == nil {
+			if d == nil || !delayed {
 				continue
 			}
-			sr.Late[j] += s.delay.lateAt(i)
+			if sr.Late[j] == nil {
+				sr.Late[j] = new(int64)
+			}
+			*sr.Late[j] += s.delay.lateAt(i)
 			m := d.med
 			if !d.medSet {
 				m = d.max
