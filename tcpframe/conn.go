@@ -131,7 +131,11 @@ type handshake struct {
 	synT, part1, synAckT int64
 	synAckSeen           bool
 	serverISN            uint32
-	rtt                  int64 // ns; 0 until the handshake was seen
+	done                 bool // the ACK of the SYN/ACK was seen
+	// rtt is the round trip in ns; 0 until the handshake was seen, and when its packets
+	// share one capture time (a capture whose clock did not move): not measured, for no
+	// round trip takes no time.
+	rtt int64
 }
 
 // NewConn returns the state of a connection between a (the side seen first) and b.
@@ -336,7 +340,7 @@ func (c *Conn) handshake(d *dir, p *capture.Packet) {
 	f := p.TCP.Flags
 	syn, ack := f&capture.FlagSYN != 0, f&capture.FlagACK != 0
 	switch {
-	case h.rtt != 0:
+	case h.done:
 	case syn && !ack:
 		if !h.synAckSeen {
 			h.client, h.synT = d.idx, t
@@ -349,7 +353,7 @@ func (c *Conn) handshake(d *dir, p *capture.Packet) {
 			h.synAckT, h.serverISN = t, p.TCP.Seq
 		}
 	case ack && d.idx == h.client && h.synAckSeen && p.TCP.Ack == h.serverISN+1:
-		h.rtt = max(h.part1+t-h.synAckT, 1)
+		h.done, h.rtt = true, max(h.part1+t-h.synAckT, 0)
 		c.rttGen++
 	}
 }

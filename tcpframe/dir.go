@@ -140,7 +140,7 @@ func (d *dir) segment(p *capture.Packet) {
 	if !d.init {
 		d.init, d.base = true, h.Seq
 	}
-	if d.c.hs.rtt == 0 {
+	if !d.c.hs.done {
 		d.c.handshake(d, p)
 	}
 	if h.Flags&capture.FlagACK != 0 {

@@ -41,6 +41,27 @@ func TestVantage(t *testing.T) {
 	}
 }
 
+// A capture whose clock did not move (every packet at one time) measures no round trip: the
+// handshake's is null, not 0, and with no round trip the vantage is unknown. It read 0 ms and
+// receiver both ways, and the messages dated by it came out in another order than the
+// capture saw them.
+func TestNoTimeNoRTT(t *testing.T) {
+	f := newFeeder(t, Config{})
+	f.handshake(ms(5), ms(5), ms(5), 1000, 5000)
+	for k := range 5 {
+		f.send(seg(ms(5), true, fACK|fPSH, seqA(k), 5001, frame4571(k)))
+		f.send(seg(ms(5), false, fACK, 5001, seqA(k+1), nil))
+	}
+	f.close()
+	s := f.c.Summary()
+	if s.HandshakeRTTMS != nil || s.AToB.Vantage != VantageUnknown.Report() || s.BToA.Vantage != VantageUnknown.Report() {
+		t.Errorf("handshake rtt %v, vantage %v %v; want null, unknown, unknown", s.HandshakeRTTMS, s.AToB.Vantage, s.BToA.Vantage)
+	}
+	if n := len(f.dirMsgs(0)); n != 5 {
+		t.Errorf("%d messages, want 5", n)
+	}
+}
+
 // TestUnknownVantageKeepsOrder: an ICE-TCP connection that carries two connectivity checks
 // and nothing else (webrtcbin over a 41 ms round trip, a real capture's times): A's request
 // answered by B at once, then B's request answered by A 45 ms later. With one ACK a
