@@ -141,6 +141,16 @@ func (ht *hintTable) namesRTX(s *Stream, pt uint8) bool {
 	return ok && h.RTX
 }
 
+// namesOther reports whether signalling names s's first payload type a codec other than
+// rtx, and no FID pair names s an RTX stream.
+func (ht *hintTable) namesOther(s *Stream) bool {
+	if _, ok := ht.fidOf(s); ok {
+		return false
+	}
+	h, ok := ht.lookup(s)
+	return ok && !h.RTX && h.Codec != ""
+}
+
 // lookup returns the hint for a stream's first payload type.
 func (ht *hintTable) lookup(s *Stream) (PayloadHint, bool) { return ht.lookupPT(s, s.pt) }
 

@@ -94,7 +94,11 @@ type rtxMatcher struct {
 	of        *Stream // the media stream this one retransmits, once elected or signalled
 	hasRTX    bool    // an RTX stream was matched to this stream
 	decided   bool
-	signalled bool    // of was named by signalling, not elected
+	signalled bool // of was named by signalling, not elected
+	// named: signalling names this an RTX stream (apt=, FID) but no media stream could be
+	// told for it (several with the apt payload type, as simulcast layers are): no media
+	// stream, its media unknown.
+	named     bool
 	byTS      bool    // of was elected by timestamps, or signalled while encrypted: the OSNs are unreadable
 	encrypted bool    // its payload is known to be encrypted (Packet.Encrypted)
 	disputed  *Stream // a signalled RTX stream's OSNs elected this other stream

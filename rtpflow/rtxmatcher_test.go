@@ -399,6 +399,66 @@ func TestRTXFromSignalling(t *testing.T) {
 	}
 }
 
+// TestSignalledRTXOfNoStream: apt=96 names 0xC2 an RTX stream, but two streams have
+// payload type 96 (simulcast layers) and its OSNs and timestamps fall among neither's: its
+// media stream cannot be told. It is still RTX, not a video stream of its own: no loss, no
+// media, rtx_of null. And a FEC stream (ulpfec, signalled) carrying the timestamps of the
+// media it protects is FEC, not RTX elected by those timestamps.
+func TestSignalledRTXOfNoStream(t *testing.T) {
+	tr := NewTracker(Config{})
+	tr.Hint(PayloadHint{Addr: bob, PT: 97, Codec: "rtx", ClockRate: 90000, Media: "video", RTX: true, APT: 96})
+	tr.Hint(PayloadHint{Addr: bob, PT: 118, Codec: "ulpfec", ClockRate: 90000, Media: "video"})
+	var as []arrival
+	at := func(i int) int64 { return T0 + int64(i)*10*ms1 }
+	for i := 0; i < 500; i++ {
+		for k, ssrc := range []uint32{0xC0, 0xC1} {
+			b := rp{pt: 96, seq: uint16(1000 + 5000*k + i), ts: uint32(900 * i), ssrc: ssrc, payload: make([]byte, 500)}.bytes()
+			as = append(as, arrival{pathA, msg(b, at(i)+int64(k))})
+		}
+		if i%5 == 0 { // FEC after every fifth frame, with its timestamp
+			b := rp{pt: 118, seq: uint16(20000 + i/5), ts: uint32(900 * i), ssrc: 0xF0, payload: make([]byte, 200)}.bytes()
+			as = append(as, arrival{pathA, msg(b, at(i)+2*ms1)})
+		}
+	}
+	for k := range 12 {
+		i := 20 + 40*k
+		b := rp{pt: 97, seq: uint16(7 + k), ts: uint32(900*i + 450), ssrc: 0xC2, payload: append(u16(uint16(30000+k)), make([]byte, 500)...)}.bytes()
+		as = append(as, arrival{pathA, msg(b, at(i)+5*ms1)})
+	}
+	feed(t, tr, as)
+	rtx, fec := bySSRC(t, tr, 0xC2), bySSRC(t, tr, 0xF0)
+	r, f := rtx.Summary(T0), fec.Summary(T0)
+	if r.Kind != "rtx" || r.Lost != nil || r.RTXOf != nil || r.JitterMS != nil || rtx.IsMedia() {
+		t.Errorf("0xC2: kind %s lost %v rtx_of %v jitter %v media %v; want rtx, null, null, null, false",
+			r.Kind, r.Lost, r.RTXOf, r.JitterMS, rtx.IsMedia())
+	}
+	if f.Kind != "fec" || f.RTXOf != nil || !fec.IsMedia() {
+		t.Errorf("0xF0: kind %s rtx_of %v; want fec, null", f.Kind, f.RTXOf)
+	}
+	dm := tr.Direction(tr.Streams(), T0)
+	if dm.MediaPackets != 1000+100 {
+		t.Errorf("%d media packets in the direction, want 1,100", dm.MediaPackets)
+	}
+
+	// One video stream, and its FEC with a frame's timestamp 2 ms after it.
+	tr = NewTracker(Config{})
+	tr.Hint(PayloadHint{Addr: bob, PT: 118, Codec: "ulpfec", ClockRate: 90000, Media: "video"})
+	as = nil
+	for i := 0; i < 500; i++ {
+		b := rp{pt: 96, seq: uint16(1000 + i), ts: uint32(900 * i), ssrc: 0xC0, payload: make([]byte, 500)}.bytes()
+		as = append(as, arrival{pathA, msg(b, at(i))})
+		if i%5 == 0 {
+			b := rp{pt: 118, seq: uint16(20000 + i/5), ts: uint32(900 * i), ssrc: 0xF0, payload: make([]byte, 200)}.bytes()
+			as = append(as, arrival{pathA, msg(b, at(i)+2*ms1)})
+		}
+	}
+	feed(t, tr, as)
+	fec = bySSRC(t, tr, 0xF0)
+	if f := fec.Summary(T0); f.Kind != "fec" || f.RTXOf != nil || !fec.IsMedia() {
+		t.Errorf("0xF0 beside one video stream: kind %s rtx_of %v; want fec, null", f.Kind, f.RTXOf)
+	}
+}
+
 // TestHintBySource: a hint for a source (Addr zero, as from WebRTC's a=ssrc lines) names
 // the codec and clock rate of the stream with that SSRC and payload type wherever it
 // travels; a hint at the stream's receiving address comes first.

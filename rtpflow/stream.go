@@ -97,8 +97,9 @@ func (s *Stream) SeriesStart() int64 {
 	return s.series.origin + s.series.base*1e9
 }
 
-// IsRTX reports whether the stream is an RFC 4588 retransmission stream.
-func (s *Stream) IsRTX() bool { return s.rtx.of != nil }
+// IsRTX reports whether the stream is an RFC 4588 retransmission stream: elected or
+// signalled for its media stream, or named RTX by signalling that could not say for which.
+func (s *Stream) IsRTX() bool { return s.rtx.of != nil || s.rtx.named }
 
 // RTXOf is the media stream an RTX stream retransmits, or nil.
 func (s *Stream) RTXOf() *Stream { return s.rtx.of }
@@ -109,7 +110,7 @@ func (s *Stream) RTXDisputed() *Stream { return s.rtx.disputed }
 
 // IsMedia reports whether the stream carries original media (audio, video or unknown, not
 // RTX).
-func (s *Stream) IsMedia() bool { return s.rtx.of == nil }
+func (s *Stream) IsMedia() bool { return !s.IsRTX() }
 
 // qualifies is the stream rule: at least MinPackets packets, with continuing sequence
 // numbers and a stable payload type (continuity.continuing); or an RTX stream elected by

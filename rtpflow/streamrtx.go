@@ -207,6 +207,14 @@ func (s *Stream) decideRTX(final bool) {
 		// the audio, its events counted as probes).
 		best, byTS = nil, false
 	}
+	if best != nil && !s.rtx.signalled && s.t.hints.namesOther(s) {
+		// Signalling names its payload type a codec of its own (ulpfec and flexfec
+		// carry the timestamps of the media they protect): no retransmission.
+		best, byTS = nil, false
+	}
+	if final && s.rtx.of == nil && best == nil && s.t.hints.namesRTX(s, s.pt) {
+		s.rtx.named = true
+	}
 	if !was && s.rtx.decided && !byTS {
 		s.rtx.settleTS(nil) // the timestamp votes' marks stand only for a stream they elected
 	}

@@ -106,7 +106,7 @@ func (s *Stream) finish() {
 }
 
 func (s *Stream) kind() string {
-	if s.rtx.of != nil {
+	if !s.IsMedia() {
 		return "rtx"
 	}
 	h, hinted := s.t.hints.of(s)
@@ -231,7 +231,7 @@ func (s *Stream) Summary(t0 int64) report.Stream {
 		}
 		out.RTX = &report.RTX{MediaSSRC: *out.RTXOf, MatchedBy: by, Repairs: s.rtx.repairs,
 			Probes: max(0, s.packets-s.seq.dups-s.rtx.repairs)}
-	} else {
+	} else if s.IsMedia() {
 		lost := s.seq.lost()
 		out.Lost = ptr(lost)
 		if e := s.seq.expected(); e > 0 {
@@ -245,14 +245,14 @@ func (s *Stream) Summary(t0 int64) report.Stream {
 	// Simple Packet Blocks has, or times stripped to a burst) measure no timing either: the
 	// jitter of equal arrivals is the timestamps' own steps.
 	timed, _ := s.RateSpan()
-	if mean, mx, last, ok := s.jit.MS(); ok && s.rtx.of == nil && timed {
+	if mean, mx, last, ok := s.jit.MS(); ok && s.IsMedia() && timed {
 		out.JitterMS = &report.Jitter{Mean: numfmt.Round(mean, 3), Max: numfmt.Round(mx, 3), Last: numfmt.Round(last, 3)}
 	}
 	if s.packets >= 2 && timed {
 		out.MaxGapMS = ptr(ms(s.steps.gap))
 	}
 	out.Extensions = s.ext.summary()
-	if s.rtx.of == nil && timed {
+	if s.IsMedia() && timed {
 		out.DelayMS, out.Late = s.delay.summary(s.packets)
 	}
 	out.Bitrate = s.bitrate()
