@@ -196,13 +196,18 @@ func (c *chunks) read(b []byte) (size, need int, ok bool) {
 	}
 }
 
-// atoiHex parses a chunk size: 1 to 7 hexadecimal digits.
+// atoiHex parses a chunk size: hexadecimal digits, as many as the sender wrote (some pad
+// them with zeros to 8); a size beyond 7 significant digits (256 MiB) reads as 1<<28, more
+// than any signalling body is read to.
 func atoiHex(b []byte) (int, bool) {
-	if len(b) == 0 || len(b) > 7 {
+	if len(b) == 0 {
 		return 0, false
 	}
 	n := 0
 	for _, c := range b {
+		if n >= 1<<24 {
+			n = 1 << 24 // 1<<28 once shifted below
+		}
 		switch {
 		case c >= '0' && c <= '9':
 			n = n<<4 | int(c-'0')

@@ -221,7 +221,7 @@ func findSDP(body, ctype []byte, sink sdpSink) {
 	}
 	var buf, inner []byte
 	for {
-		i := bytes.Index(body, []byte(`"v=0`))
+		i := jsonSDPStart(body)
 		if i < 0 {
 			return
 		}
@@ -237,6 +237,24 @@ func findSDP(body, ctype []byte, sink sdpSink) {
 			parseSDP(s, sink)
 		}
 		body = body[i+1+n:]
+	}
+}
+
+// jsonSDPStart returns the index in b of the opening quote of the first JSON string that
+// starts with "v=0", its "=" as it is or escaped (Gson, Java's JSON library, writes it
+// \u003d), or -1.
+func jsonSDPStart(b []byte) int {
+	for off := 0; ; {
+		i := bytes.Index(b[off:], []byte(`"v`))
+		if i < 0 {
+			return -1
+		}
+		i += off
+		rest := b[i+2:]
+		if bytes.HasPrefix(rest, []byte("=0")) || len(rest) >= 7 && bytes.EqualFold(rest[:7], []byte(`\u003d0`)) {
+			return i
+		}
+		off = i + 2
 	}
 }
 

@@ -155,6 +155,9 @@ func TestFindSDP(t *testing.T) {
 	}{
 		{"json offer", offer, "application/json", webrtcOfferHints},
 		{"json, other escapes", escaped, "", webrtcOfferHints},
+		// Gson escapes "=" everywhere, the first one included.
+		{"json, every = escaped (gson)", strings.ReplaceAll(offer, "=", `\u003d`), "", webrtcOfferHints},
+		{"json, = escaped in upper case", strings.ReplaceAll(offer, "=", `\u003D`), "", webrtcOfferHints},
 		{"in a list, after other strings", `[{"candidate":"x"},` + offer + `]`, "", webrtcOfferHints},
 		{"json in a json string (socket.io)", `42["signal",` + string(mustJSON(t, offer)) + `]`, "", webrtcOfferHints},
 		{"json in json in json", string(mustJSON(t, string(mustJSON(t, offer)))), "", webrtcOfferHints},
@@ -215,6 +218,9 @@ func TestReadHTTP(t *testing.T) {
 		{"lf line ends", "GET / HTTP/1.0\nHost: x\n\n", 24, "", false},
 		{"chunked response, extension, trailer", chunked, len(chunked), "hello", false},
 		{"chunked, last chunk missing", chunked[:len(chunked)-20], 0, "", false},
+		{"chunk sizes padded to 8 digits", "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n" +
+			"00000004;q=\"a b\"\r\nhell\r\n0000000a\r\no world!!!\r\n00000000\r\n\r\n", 105, "hello world!!!", false},
+		{"chunk size beyond any body", "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n1000000000\r\nab\r\n", -1, "", false},
 		{"chunked, bad size", "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n", -1, "", false},
 		{"chunked, no crlf after data", "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n1\r\nab\r\n", -1, "", false},
 		{"websocket upgrade request", "GET /ws HTTP/1.1\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n\r\n", 61, "", true},
