@@ -80,6 +80,9 @@ type analyzer struct {
 	rtpCut     int64 // messages in RTP's range the snap length cut inside the fixed header
 	// RTP packets the snap length cut inside their header extension's length (wire.RTP.ExtLenCut)
 	rtpExtLenCut int64
+	// signalTooLong counts signalling messages over TCP not read for SDP: longer than
+	// 64 KiB (demux.Signalling.TooLong)
+	signalTooLong int
 
 	packets, wire               int64
 	first, prev                 int64

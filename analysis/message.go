@@ -155,7 +155,9 @@ func (a *analyzer) tcpText(f *flow, src netip.AddrPort, b []byte) {
 		f.text[i] = &demux.Signalling{}
 	}
 	s := f.text[i]
+	n := s.TooLong()
 	s.Feed(b, a.hint, a.hintFID)
+	a.signalTooLong += s.TooLong() - n
 	f.sip = f.sip || s.SIP()
 }
 

@@ -111,6 +111,10 @@ func (a *analyzer) unanalysed(rd *capture.Reader) {
 		a.warnf("%s cut by the snap length inside their header extension's length: their header is counted as the least it can be (12 bytes, the CSRCs and the extension's 4), the rest as payload",
 			numfmt.Count(a.rtpExtLenCut, "RTP packet was", "RTP packets were"))
 	}
+	if a.signalTooLong > 0 {
+		a.warnf("%s longer than 64 KiB: not read for SDP, so the codecs and RTX it names are unknown here",
+			numfmt.Count(int64(a.signalTooLong), "signalling message over TCP (SIP, HTTP or WebSocket) was", "signalling messages over TCP (SIP, HTTP or WebSocket) were"))
+	}
 	if rc.RTCPInvalid > 0 {
 		a.warnf("%d messages classified as RTCP were too short, not version 2, or damaged (neither RTCP's packets nor SRTCP's trailer): not counted", rc.RTCPInvalid)
 	}

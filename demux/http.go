@@ -8,9 +8,12 @@ import "bytes"
 
 // httpMessage is an HTTP/1.x message cut from the start of a stream.
 type httpMessage struct {
-	n     int    // its length in the stream
-	body  []byte // its body, dechunked when it was chunked
-	ctype []byte // its Content-Type value
+	n    int    // its length in the stream
+	body []byte // its body, dechunked when it was chunked
+	// tooLong: readHTTP refused the message for being longer than maxSignal (its header,
+	// Content-Length, or chunks).
+	tooLong bool
+	ctype   []byte // its Content-Type value
 	// upgrade is set on a request that asks for a WebSocket (RFC 6455, 4.1) and on the 101
 	// response that grants it: the bytes after it in its direction are WebSocket frames.
 	upgrade bool
@@ -67,6 +70,7 @@ func readHTTP(b []byte, c *chunks) (m httpMessage, n, need int) {
 	case !ok:
 		return m, 0, len(b) + 1
 	case len(b)-len(body) > maxSignal:
+		m.tooLong = true
 		return m, -1, 0
 	}
 	status := 0
@@ -83,6 +87,7 @@ func readHTTP(b []byte, c *chunks) (m httpMessage, n, need int) {
 	case hd.chunked:
 		size, more, ok := c.read(body)
 		if !ok {
+			m.tooLong = c.tooLong
 			return m, -1, 0
 		}
 		if size == 0 {
@@ -92,6 +97,7 @@ func readHTTP(b []byte, c *chunks) (m httpMessage, n, need int) {
 	case hd.clen != nil:
 		cl, ok := atoi(hd.clen)
 		if !ok || cl > maxSignal {
+			m.tooLong = ok
 			return m, -1, 0
 		}
 		if cl > len(body) {
@@ -134,12 +140,13 @@ func httpHeaders(h []byte) headers {
 // line, the data and CRLF, a last chunk of size 0 and the trailer fields up to an empty
 // line. pos is where in the body the next chunk starts, data the chunks' data before it.
 type chunks struct {
-	pos  int
-	data []byte
+	pos     int
+	data    []byte
+	tooLong bool // read refused a chunk that took the data beyond maxSignal
 }
 
 // reset starts a new body, keeping the memory.
-func (c *chunks) reset() { c.pos, c.data = 0, c.data[:0] }
+func (c *chunks) reset() { c.pos, c.data, c.tooLong = 0, c.data[:0], false }
 
 // read reads on in b, the body so far. It returns the body's length in b, its data being
 // c.data; size 0 while b does not hold all of it, with the length b must reach before it
@@ -157,6 +164,7 @@ func (c *chunks) read(b []byte) (size, need int, ok bool) {
 		}
 		n, ok := atoiHex(bytes.TrimSpace(line))
 		if !ok || len(c.data)+n > maxSignal {
+			c.tooLong = ok
 			return 0, 0, false
 		}
 		pos += nl + 1

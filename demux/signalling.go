@@ -45,6 +45,7 @@ type Signalling struct {
 	inflate  inflater
 	chunks   chunks // a chunked HTTP body, as far as it was read
 	sip      bool   // a whole SIP message was read
+	tooLong  int    // messages not read for being longer than maxSignal (TooLong)
 }
 
 // Feed takes the direction's next bytes and calls fn and fid (see ParseSDP and FindSDP)
@@ -59,7 +60,10 @@ func (s *Signalling) Feed(b []byte, fn func(h PayloadHint), fid func(h FIDHint))
 	for s.proto != protoNone && len(s.buf)-done >= s.need {
 		n, need := s.next(s.buf[done:], sink)
 		if n < 0 || n == 0 && len(s.buf)-done > maxSignal {
-			*s = Signalling{proto: protoNone, sip: s.sip} // what it kept is freed
+			if n == 0 {
+				s.tooLong++
+			}
+			*s = Signalling{proto: protoNone, sip: s.sip, tooLong: s.tooLong} // what it kept is freed
 			return
 		}
 		if n == 0 {
@@ -74,6 +78,12 @@ func (s *Signalling) Feed(b []byte, fn func(h PayloadHint), fid func(h FIDHint))
 		s.buf = append(s.buf[:0], s.buf[done:]...)
 	}
 }
+
+// TooLong counts the messages the direction carried that were not read for being longer
+// than 64 KiB: a SIP or HTTP message still incomplete beyond that, after which the direction
+// is read no further, or a WebSocket message, after which it is (but for compressed ones,
+// whose window the message's bytes broke).
+func (s *Signalling) TooLong() int { return s.tooLong }
 
 // SIP reports whether the direction carried a whole SIP message.
 func (s *Signalling) SIP() bool { return s.sip }
@@ -110,9 +120,15 @@ func (s *Signalling) next(b []byte, sink sdpSink) (n, need int) {
 		n := SIPMessageLen(b)
 		switch {
 		case n > maxSignal:
+			s.tooLong++
 			return -1, 0
 		case n == 0:
-			return 0, sipNeed(b)
+			need := sipNeed(b)
+			if need > maxSignal {
+				s.tooLong++
+				return -1, 0
+			}
+			return 0, need
 		case n > 0:
 			s.sip = true
 			if body, ctype, ok := sipBody(b[:n]); ok {
@@ -125,6 +141,9 @@ func (s *Signalling) next(b []byte, sink sdpSink) (n, need int) {
 			return 0, len(b) + 1
 		}
 		m, n, need := readHTTP(b, &s.chunks)
+		if m.tooLong {
+			s.tooLong++
+		}
 		if n > 0 {
 			findSDP(m.body, m.ctype, sink)
 			if m.upgrade {
@@ -190,6 +209,9 @@ func (s *Signalling) frame(f wsFrame, p []byte, sink sdpSink) {
 	msg := s.msg
 	if s.deflated {
 		msg = s.inflate.message(msg, s.skip)
+	}
+	if s.skip {
+		s.tooLong++
 	}
 	switch {
 	case s.skip || msg == nil:

@@ -380,6 +380,9 @@ func TestSignallingGivesUp(t *testing.T) {
 		"message too long":   []byte(fmt.Sprintf("POST / HTTP/1.1\r\nContent-Length: %d\r\n\r\n", maxSignal+1) + strings.Repeat("x", maxSignal+1)),
 		"headers never end":  []byte("GET / HTTP/1.1\r\n" + strings.Repeat("X-A: b\r\n", maxSignal/8+1)),
 		"http after garbage": []byte("xx\r\nPOST / HTTP/1.1\r\n\r\n"),
+		"chunk too long":     []byte(fmt.Sprintf("POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n%x\r\n", maxSignal+1)),
+		"sip too long":       []byte(fmt.Sprintf("INVITE sip:a@b SIP/2.0\r\nContent-Length: %d\r\n\r\n", maxSignal+1)),
+		"bad content-length": []byte("POST / HTTP/1.1\r\nContent-Length: x\r\n\r\n"),
 	} {
 		var s Signalling
 		var c hintsOf
@@ -388,6 +391,34 @@ func TestSignallingGivesUp(t *testing.T) {
 		if len(c.got) > 0 || len(s.buf) > 0 || s.proto != protoNone {
 			t.Errorf("%s: %d hints, %d bytes kept, proto %d", name, len(c.got), len(s.buf), s.proto)
 		}
+		if long := strings.Contains(name, "long") || strings.Contains(name, "never end"); long != (s.TooLong() == 1) {
+			t.Errorf("%s: %d messages counted too long", name, s.TooLong())
+		}
+	}
+}
+
+// A WebSocket message longer than maxSignal (in two frames, each within it) is counted and
+// skipped; the next message is read.
+func TestSignallingWebSocketTooLong(t *testing.T) {
+	frame := func(op byte, fin bool, p []byte) []byte {
+		if fin {
+			op |= 0x80
+		}
+		if len(p) < 126 {
+			return append([]byte{op, byte(len(p))}, p...)
+		}
+		return append([]byte{op, 126, byte(len(p) >> 8), byte(len(p))}, p...)
+	}
+	offer := jsonOffer(t)
+	var s Signalling
+	var c hintsOf
+	s.Feed([]byte("HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\n\r\n"), c.pt, c.fid)
+	half := bytes.Repeat([]byte("x"), maxSignal/2+1)
+	s.Feed(frame(0x1, false, half), c.pt, c.fid)
+	s.Feed(frame(0x0, true, half), c.pt, c.fid)
+	s.Feed(frame(0x1, true, offer), c.pt, c.fid)
+	if s.TooLong() != 1 || len(c.got) == 0 {
+		t.Errorf("%d messages too long, %d hints; want 1 and the offer's", s.TooLong(), len(c.got))
 	}
 }
 
