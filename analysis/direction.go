@@ -129,6 +129,10 @@ func (a *analyzer) direction(id string, k dirKey, ss []*rtpflow.Stream, legOf ma
 		}
 		if f.conn != nil {
 			rest, back := f.conn.Rest(sd), f.conn.Rest(1-sd)
+			if n := f.conn.Unrepaired(sd); n > 0 {
+				a.warnf("%s -> %s: %s lay behind a hole the receiver's ACK had not passed when the capture ended (a repair still on its way): never delivered in the capture, in no message",
+					[2]netip.AddrPort{f.a, f.b}[sd], [2]netip.AddrPort{f.a, f.b}[1-sd], numfmt.Count(n, "TCP byte", "TCP bytes"))
+			}
 			o.TCPRetransmissions += rest.Retransmitted
 			o.Other += rest.Control + rest.Unframed
 			o.ACKs += back.ACKs

@@ -255,6 +255,11 @@ func (c *Conn) Framing() Framing {
 // Rest returns, for direction 0 (a to b) or 1 (b to a), the wire bytes no message accounts for.
 func (c *Conn) Rest(i int) Rest { return c.dirs[i&1].rest }
 
+// Unrepaired returns the stream bytes of direction i that lay behind a hole the peer's ACK
+// had not passed when the capture ended: still being repaired, never delivered in the
+// capture, carried by no message (on the wire in Rest.Unframed).
+func (c *Conn) Unrepaired(i int) int64 { return c.dirs[i&1].unrepaired }
+
 // Far returns the segments of both directions, and their payload bytes, that lay wholly
 // beyond the window of their stream and were taken for bogus (fewer than farRunJump in a
 // row): on the wire (Rest.Unframed), in payload_bytes, in no stream byte nor message.

@@ -72,9 +72,12 @@ type dir struct {
 		gen  uint64 // Conn.rttGen when v was last asked for
 	}
 
-	stats    stats
-	rest     Rest
-	restSecs *RestSeconds // the same by second, once asked for (Conn.CountRestSeconds)
+	stats stats
+	rest  Rest
+	// unrepaired counts the stream bytes behind a hole still being repaired at the end of
+	// the capture (close): dropped, never delivered.
+	unrepaired int64
+	restSecs   *RestSeconds // the same by second, once asked for (Conn.CountRestSeconds)
 }
 
 type stats struct {
@@ -264,16 +267,19 @@ func (d *dir) end() {
 // close ends the capture. A hole the peer's ACK passed is a capture gap, given up; a hole it
 // did not pass was still being repaired when the capture ended (a retransmission on its
 // way): the bytes behind it never reached the receiver in the capture and are dropped, not
-// delivered, and no capture gap is counted. Without the peer's ACKs (a capture of one
-// direction) every hole is taken for a capture gap. Conn.Close then emits what is held back.
+// delivered, and no capture gap is counted (but they are, as unrepaired). Without the
+// peer's ACKs of data (a capture of one direction, whose only ACK from the peer is the
+// SYN/ACK's) every hole is taken for a capture gap. Conn.Close then emits what is held back.
 func (d *dir) close() {
 	if d.rw.on {
 		d.rw.end(d.c.now)
 	}
-	if d.ackSeen && d.ackHigh < d.st.highest {
+	if d.ackSeen && d.ackHigh > 0 && d.ackHigh < d.st.highest {
 		d.skipHolesTo(d.ackHigh)
 		d.frame(stopEnd)
-		d.addRest(&d.rest.Unframed, d.st.dropBeyond())
+		w, n := d.st.dropBeyond()
+		d.addRest(&d.rest.Unframed, w)
+		d.unrepaired += n
 		return
 	}
 	d.skipHolesTo(d.st.highest)

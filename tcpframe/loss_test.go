@@ -1,6 +1,7 @@
 package tcpframe
 
 import (
+	"slices"
 	"testing"
 	"time"
 
@@ -337,6 +338,33 @@ func TestSpuriousNeedsThePeersACKs(t *testing.T) {
 		}
 		if d := cmp.Diff(want, s.SpuriousRetransmittedBytes); d != "" || s.RetransmittedBytes != map[bool]int64{true: fl}[retx] {
 			t.Errorf("retransmission %v: %d bytes retransmitted, spurious (-want +got):\n%s", retx, s.RetransmittedBytes, d)
+		}
+	}
+}
+
+// At the end of the capture, a hole the peer's ACK of data did not pass was still being
+// repaired: what lies behind it never reached the receiver, is dropped and counted
+// (Unrepaired). The SYN/ACK's acknowledgment of the SYN is no ACK of data: a capture whose
+// peer sent nothing else takes every hole for a capture gap and delivers what is behind.
+func TestHoleAtTheEnd(t *testing.T) {
+	for _, dataACK := range []bool{false, true} {
+		f := newFeeder(t, Config{})
+		f.handshake(0, ms(30), ms(60), 1000, 5000)
+		f.send(seg(ms(100), true, fACK|fPSH, seqA(0), 5001, frame4571(0)))
+		if dataACK {
+			f.send(seg(ms(101), false, fACK, 5001, seqA(1), nil))
+		}
+		for k := 2; k < 6; k++ { // frame 1 never seen
+			f.send(seg(ms(100+10*float64(k)), true, fACK|fPSH, seqA(k), 5001, frame4571(k)))
+		}
+		f.close()
+		msgs, unrepaired, gap := len(f.dirMsgs(0)), f.c.Unrepaired(0), f.c.Summary().AToB.CaptureGapBytes
+		want := []int64{5, 0, fl} // frame 0, then 2-5 after the capture gap of frame 1
+		if dataACK {
+			want = []int64{1, 4 * fl, 0}
+		}
+		if got := []int64{int64(msgs), unrepaired, gap}; !slices.Equal(got, want) {
+			t.Errorf("data ACK %v: messages, unrepaired bytes, capture gap %v; want %v", dataACK, got, want)
 		}
 	}
 }

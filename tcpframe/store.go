@@ -234,19 +234,19 @@ func (st *store) skipTo(to int64) int64 {
 }
 
 // dropBeyond removes the bytes beyond the in-order ones (those behind a hole) and returns the
-// wire bytes they account for, as drop does.
-func (st *store) dropBeyond() int64 {
-	var w int64
+// wire bytes they account for, as drop does, and how many stream bytes they were.
+func (st *store) dropBeyond() (w, n int64) {
 	for st.cs.n() > 0 {
 		c := &st.cs.list[len(st.cs.list)-1]
 		if c.start < st.delivered {
 			break
 		}
+		n += c.end - c.start
 		w += c.end - c.start + c.hdr() + c.xBytes + c.xHdr
 		st.cs.list = st.cs.list[:len(st.cs.list)-1]
 	}
 	st.highest = st.delivered
-	return w
+	return w, n
 }
 
 // reset empties the store and moves it to offset s (the capture lost more than a window).
