@@ -546,3 +546,24 @@ func TestFarSegmentsCounted(t *testing.T) {
 		t.Errorf("far %d segments %d bytes, %d messages; want 2, 352, 10", n, b, len(f.dirMsgs(0)))
 	}
 }
+
+// TestSparseSegmentsBeyondHoles: segments each beyond a hole the capture missed, the holes
+// growing (1,000 bytes, then 100 more each time), and no ACK to pass them: each lies within
+// a window of the data already seen, so the holes give way and every segment is delivered.
+// Measured from the bytes released, the later ones lay more than a window beyond and were
+// taken for bogus.
+func TestSparseSegmentsBeyondHoles(t *testing.T) {
+	f := newFeeder(t, Config{Window: 64 << 10})
+	f.handshake(0, ms(1), ms(2), 1000, 5000)
+	seq := uint32(1001)
+	const n = 200
+	for i := range n {
+		m := rfc4571(rtpPacket(100, uint16(i)))
+		f.send(seg(ms(3)+int64(i)*ms(20), true, fACK, seq, 5001, m))
+		seq += uint32(len(m) + 1000 + 100*i)
+	}
+	f.close()
+	if segs, _ := f.c.Far(); segs != 0 || len(f.dirMsgs(0)) != n {
+		t.Errorf("%d segments taken for bogus, %d messages; want 0, %d", segs, len(f.dirMsgs(0)), n)
+	}
+}
