@@ -409,6 +409,14 @@ type TypeCount struct {
 	N    int64
 }
 
+// Beyond these a receiver's figure is no measurement (a damaged or hostile report: jitter
+// 0xFFFFFFFF, a REMB of 2^63 bps): null, not absurd. A jitter of a minute is already no
+// call's; 1 Tbps is no link's.
+const (
+	maxReportedJitterMS = 60e3
+	maxREMB             = 1e12 // bps
+)
+
 // summary is the report of what RTCP said about stream s; clock converts reported jitter.
 func (r *rtcpTracker) summary(s *Stream, clock int) *report.RTCP {
 	st := r.of(s)
@@ -443,12 +451,12 @@ func (r *rtcpTracker) summary(s *Stream, clock int) *report.RTCP {
 		if exp := int64(int32(st.highest - st.highest0)); st.rbAgain && exp >= 0 {
 			out.ReportedLost, out.ReportedExpected = &lost, &exp
 		}
-		if clock > 0 {
-			j := numfmt.Round(float64(st.jitter)*1000/float64(clock), 3)
+		if j := float64(st.jitter) * 1000 / float64(clock); clock > 0 && j <= maxReportedJitterMS {
+			j = numfmt.Round(j, 3)
 			out.JitterMS = &j
 		}
 	}
-	if st.hasREMB {
+	if st.hasREMB && st.remb <= maxREMB {
 		k := numfmt.Round(st.remb/1000, 3)
 		out.REMBKbps = &k
 	}

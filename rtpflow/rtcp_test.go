@@ -412,3 +412,17 @@ func TestRTCPAboutNoStream(t *testing.T) {
 		t.Errorf("RTCPPlainNoStream %v, want %v", got, want)
 	}
 }
+
+// A receiver's jitter of 0xFFFFFFFF units (149 hours at 8 kHz) and a REMB of 2^62 bps are
+// no measurements: null, not absurd figures.
+func TestRTCPAbsurdFigures(t *testing.T) {
+	tr := NewTracker(Config{})
+	feed(t, tr, pcmu(100, 0, 0, nil, nil))
+	rr := &rtcp.ReceiverReport{SSRC: 0xB2, Reports: []rtcp.ReceptionReport{{SSRC: 0xA1, Jitter: 0xFFFFFFFF, LastSequenceNumber: 99}}}
+	remb := &rtcp.ReceiverEstimatedMaximumBitrate{SenderSSRC: 0xB2, Bitrate: 1 << 62, SSRCs: []uint32{0xA1}}
+	tr.RTCP(pathB, msg(marshal(t, rr, remb), T0+1e9))
+	got := only(t, tr).Summary(T0).RTCP
+	if got == nil || got.JitterMS != nil || got.REMBKbps != nil || got.CumulativeLost == nil {
+		t.Errorf("RTCP %+v: want jitter and REMB null, the rest read", got)
+	}
+}
