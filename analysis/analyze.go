@@ -82,7 +82,7 @@ type analyzer struct {
 	rtpExtLenCut int64
 	// signalTooLong counts signalling messages over TCP not read for SDP: longer than
 	// 64 KiB (demux.Signalling.TooLong)
-	signalTooLong int
+	signalTooLong int64
 
 	packets, wire               int64
 	first, prev                 int64

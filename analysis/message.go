@@ -157,7 +157,7 @@ func (a *analyzer) tcpText(f *flow, src netip.AddrPort, b []byte) {
 	s := f.text[i]
 	n := s.TooLong()
 	s.Feed(b, a.hint, a.hintFID)
-	a.signalTooLong += s.TooLong() - n
+	a.signalTooLong += int64(s.TooLong() - n)
 	f.sip = f.sip || s.SIP()
 }
 

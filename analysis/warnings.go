@@ -103,36 +103,24 @@ func (a *analyzer) unanalysed(rd *capture.Reader) {
 	if a.rtpInvalid > 0 {
 		a.warnf("%d messages classified as RTP had a header that does not parse: counted as other", a.rtpInvalid)
 	}
-	if a.rtpCut > 0 {
-		a.warnf("%s in RTP's range were cut by the snap length inside the RTP fixed header, before their SSRC: they count in no stream, and as lost in the stream they belonged to",
-			numfmt.Count(a.rtpCut, "message", "messages"))
-	}
-	if a.rtpExtLenCut > 0 {
-		a.warnf("%s cut by the snap length inside their header extension's length: their header is counted as the least it can be (12 bytes, the CSRCs and the extension's 4), the rest as payload",
-			numfmt.Count(a.rtpExtLenCut, "RTP packet was", "RTP packets were"))
-	}
-	if a.signalTooLong > 0 {
-		a.warnf("%s longer than 64 KiB: not read for SDP, so the codecs and RTX it names are unknown here",
-			numfmt.Count(int64(a.signalTooLong), "signalling message over TCP (SIP, HTTP or WebSocket) was", "signalling messages over TCP (SIP, HTTP or WebSocket) were"))
-	}
+	a.warnCount(a.rtpCut, "message", "messages",
+		"in RTP's range were cut by the snap length inside the RTP fixed header, before their SSRC: they count in no stream, and as lost in the stream they belonged to")
+	a.warnCount(a.rtpExtLenCut, "RTP packet was", "RTP packets were",
+		"cut by the snap length inside their header extension's length: their header is counted as the least it can be (12 bytes, the CSRCs and the extension's 4), the rest as payload")
+	a.warnCount(a.signalTooLong, "signalling message over TCP (SIP, HTTP or WebSocket) was", "signalling messages over TCP (SIP, HTTP or WebSocket) were",
+		"longer than 64 KiB: not read for SDP, so the codecs and RTX it names are unknown here")
 	if rc.RTCPInvalid > 0 {
 		a.warnf("%d messages classified as RTCP were too short, not version 2, or damaged (neither RTCP's packets nor SRTCP's trailer): not counted", rc.RTCPInvalid)
 	}
-	if rc.RTCPSnapped > 0 {
-		a.warnf("%s cut by the snap length: counted, not read (what was kept cannot tell RTCP from SRTCP)",
-			numfmt.Count(rc.RTCPSnapped, "RTCP packet was", "RTCP packets were"))
-	}
-	if rc.RTCPOtherReporter > 0 {
-		a.warnf("%s about a stream came from a receiver other than the first that reported on it: their loss and jitter were not used (the stream's are the first receiver's)",
-			numfmt.Count(rc.RTCPOtherReporter, "RTCP report block", "RTCP report blocks"))
-	}
+	a.warnCount(rc.RTCPSnapped, "RTCP packet was", "RTCP packets were",
+		"cut by the snap length: counted, not read (what was kept cannot tell RTCP from SRTCP)")
+	a.warnCount(rc.RTCPOtherReporter, "RTCP report block", "RTCP report blocks",
+		"about a stream came from a receiver other than the first that reported on it: their loss and jitter were not used (the stream's are the first receiver's)")
 	if rc.RTCPUntracked > 0 {
 		a.warnf("%d RTCP reports about SSRCs beyond the RTCP table were counted, not followed", rc.RTCPUntracked)
 	}
-	if rc.RTCPUnattributed > 0 {
-		a.warnf("%s (NACK, PLI, FIR) could not be given to a video stream (SRTCP hides which one they are about, and their path carried none or several): counted on no stream",
-			numfmt.Count(rc.RTCPUnattributed, "encrypted feedback message", "encrypted feedback messages"))
-	}
+	a.warnCount(rc.RTCPUnattributed, "encrypted feedback message", "encrypted feedback messages",
+		"(NACK, PLI, FIR) could not be given to a video stream (SRTCP hides which one they are about, and their path carried none or several): counted on no stream")
 
 	if n, parts := byType(rc.RTCPNoStream); n > 0 {
 		a.warnf("%s (%s) came from SSRCs that sent no RTP stream here; SRTCP leaves only the sender's SSRC readable: counted on no stream",
@@ -161,6 +149,13 @@ func (a *analyzer) unanalysed(rd *capture.Reader) {
 type bound struct {
 	n    int64
 	what string
+}
+
+// warnCount warns "N things rest" when n > 0, the things singular or plural with n.
+func (a *analyzer) warnCount(n int64, one, many, rest string) {
+	if n > 0 {
+		a.warnf("%s %s", numfmt.Count(n, one, many), rest)
+	}
 }
 
 // list says the non-zero counts: "3 what, 1 other".
