@@ -362,15 +362,7 @@ func heldAtPlateau(d *report.Direction) bool {
 // sender read zero). The figures are the growth of the reported cumulative lost and of
 // the extended highest sequence number, summed over the direction's media streams.
 func (f *finder) reportedLoss(d *report.Direction, name string, legs, dirs []string) {
-	var lost, expected int64
-	for _, id := range d.Streams {
-		s := f.streams[id]
-		if s == nil || s.Lost == nil || s.RTCP == nil || s.RTCP.ReportedLost == nil || s.RTCP.ReportedExpected == nil {
-			continue
-		}
-		lost += max(*s.RTCP.ReportedLost, 0)
-		expected += *s.RTCP.ReportedExpected
-	}
+	lost, expected := report.ReceiverReportedLoss(d, func(id string) *report.Stream { return f.streams[id] })
 	if lost == 0 || expected <= 0 {
 		return
 	}

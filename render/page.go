@@ -170,9 +170,13 @@ func newPageCapture(c *report.Capture, base string, budgetMS float64) pageCaptur
 		pc.Verdict = append(pc.Verdict, "No problem found.")
 	}
 	pc.Calls = callLines(c)
+	streams := map[string]*report.Stream{}
+	for i := range c.Streams {
+		streams[c.Streams[i].ID] = &c.Streams[i]
+	}
 	for i := range c.Directions {
 		d := &c.Directions[i]
-		pd := pageDirection{Title: fmt.Sprintf("%s: %s → %s (%s)", d.ID, d.From, d.To, d.Transport), Figures: directionFigures(d)}
+		pd := pageDirection{Title: fmt.Sprintf("%s: %s → %s (%s)", d.ID, d.From, d.To, d.Transport), Figures: directionFigures(d, streams)}
 		cs := charts.ForDirection(d, budgetMS)
 		for _, ch := range cs {
 			pd.Charts = append(pd.Charts, pageChart{Title: ch.Title, Name: ChartName(base, ch), Chart: ch})
@@ -192,7 +196,7 @@ func newPageCapture(c *report.Capture, base string, budgetMS float64) pageCaptur
 	return pc
 }
 
-func directionFigures(d *report.Direction) [][2]string {
+func directionFigures(d *report.Direction, streams map[string]*report.Stream) [][2]string {
 	f := [][2]string{{"goodput", optRate(d.GoodputKbps)}, {"wire", optRate(d.WireKbps)}}
 	if d.Efficiency != nil {
 		f = append(f, [2]string{"efficiency", fmt.Sprintf("%.0f%%", *d.Efficiency*100)})
@@ -209,6 +213,9 @@ func directionFigures(d *report.Direction) [][2]string {
 		loss = fmt.Sprintf("%s (%s of %s)", pct(*d.Loss.Pct), thousands(d.Loss.Lost), thousands(d.Loss.Expected))
 	}
 	f = append(f, [2]string{"RTP loss", loss})
+	if r := receiverLoss(d, streams); r != "" {
+		f = append(f, [2]string{"loss reported by the receiver", r})
+	}
 	if n := d.Loss.DroppedBeforeTCP; n != nil && *n > 0 {
 		f = append(f, [2]string{"dropped before TCP", thousands(*n)})
 	}

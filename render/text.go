@@ -259,6 +259,17 @@ func legParts(l *report.Leg) []string {
 	return parts
 }
 
+// receiverLoss is the loss the receivers of d's media streams reported in RTCP where the
+// capture saw none, "1.0% (14 of 1,400)", or "": a capture before the loss (at the sender)
+// sees none, and its "loss 0%" alone would read as none at all.
+func receiverLoss(d *report.Direction, streams map[string]*report.Stream) string {
+	lost, exp := report.ReceiverReportedLoss(d, func(id string) *report.Stream { return streams[id] })
+	if lost == 0 || exp <= 0 || d.Loss.Lost > 0 {
+		return ""
+	}
+	return fmt.Sprintf("%s (%s of %s)", pct(100*float64(lost)/float64(exp)), thousands(lost), thousands(exp))
+}
+
 func (t *textWriter) direction(d *report.Direction, streams map[string]*report.Stream) {
 	t.parts("", "  ", " ", d.From, "-> "+d.To, " "+string(d.Transport))
 	first := fmt.Sprintf("  goodput %s   wire %s", optRate(d.GoodputKbps), optRate(d.WireKbps))
@@ -293,6 +304,9 @@ func (t *textWriter) direction(d *report.Direction, streams map[string]*report.S
 		if d.Loss.Lost > 0 {
 			loss += fmt.Sprintf(" (%s of %s)", thousands(d.Loss.Lost), thousands(d.Loss.Expected))
 		}
+	}
+	if r := receiverLoss(d, streams); r != "" {
+		loss += " here, " + r + " reported by the receiver"
 	}
 	var dropped, retx, late string
 	if n := d.Loss.DroppedBeforeTCP; n != nil && *n > 0 {

@@ -16,9 +16,12 @@ type callSummary struct {
 	legs     []string
 	severity report.Severity // of its worst finding; "" without one
 	lossPct  float64         // the worst of its directions'
-	latePct  float64
-	retxPct  *float64
-	measured struct{ loss, late bool } // whether any direction measured them
+	// reportedPct is the worst loss its directions' receivers reported in RTCP where the
+	// capture saw none (report.ReceiverReportedLoss)
+	reportedPct float64
+	latePct     float64
+	retxPct     *float64
+	measured    struct{ loss, late bool } // whether any direction measured them
 }
 
 // callLine is one call's summary, as the text and the pages show it: the mark of its worst
@@ -64,6 +67,10 @@ func callLines(c *report.Capture) []callLine {
 			}
 		}
 	}
+	streams := map[string]*report.Stream{}
+	for i := range c.Streams {
+		streams[c.Streams[i].ID] = &c.Streams[i]
+	}
 	for _, d := range c.Directions {
 		seen := map[int]bool{}
 		for _, l := range d.Legs {
@@ -76,6 +83,9 @@ func callLines(c *report.Capture) []callLine {
 			if d.Loss.Pct != nil {
 				s.lossPct = max(s.lossPct, *d.Loss.Pct)
 				s.measured.loss = true
+			}
+			if lost, exp := report.ReceiverReportedLoss(&d, func(id string) *report.Stream { return streams[id] }); lost > 0 && exp > 0 && d.Loss.Lost == 0 {
+				s.reportedPct = max(s.reportedPct, 100*float64(lost)/float64(exp))
 			}
 			if d.Late != nil {
 				s.latePct = max(s.latePct, d.Late.Pct)
@@ -117,6 +127,9 @@ func callLines(c *report.Capture) []callLine {
 		}
 		if s.lossPct > 0 {
 			figs = append(figs, pct(s.lossPct)+" lost")
+		}
+		if s.reportedPct > 0 {
+			figs = append(figs, pct(s.reportedPct)+" lost by the receiver's RTCP")
 		}
 		if r := s.retxPct; r != nil && *r > 0 {
 			figs = append(figs, pct(*r)+" TCP retransmitted")

@@ -162,3 +162,29 @@ func TestCallEnds(t *testing.T) {
 		}
 	}
 }
+
+// TestReceiverReportedLoss: a capture taken before the loss (at the sender) sees none, and
+// its "loss 0%" would read as none at all where the receiver's RTCP reported 1%: the
+// direction's loss line and the call's summary line say what the receiver reported.
+func TestReceiverReportedLoss(t *testing.T) {
+	r := threeCalls()
+	c := &r.Captures[0]
+	c.Streams = []report.Stream{{ID: "s1", Leg: "l1", Direction: "d1", Src: "10.0.0.1:5000", Dst: "10.0.0.9:6000",
+		SSRC: "0x0000a1a1", Kind: "audio", Packets: 1400, Expected: 1400, Lost: i64(0), Extensions: report.Extensions{IDs: []int{}},
+		Bitrate: report.Bitrate{SeriesKbps: []float64{}},
+		RTCP:    &report.RTCP{Packets: 15, Types: map[string]int64{"rr": 15}, ReportedLost: i64(14), ReportedExpected: i64(1400)}}}
+	c.Directions[0].Streams = []string{"s1"}
+	c.Directions[0].Late.Pct, c.Directions[0].Late.Packets = 0, 0
+	var b bytes.Buffer
+	if err := Text(&b, r); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"(l1)  1.0% lost by the receiver's RTCP",
+		"loss 0% here, 1.0% (14 of 1,400) reported by the receiver",
+	} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("text lacks %q:\n%s", want, b.String())
+		}
+	}
+}

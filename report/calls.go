@@ -66,3 +66,18 @@ func Calls(c *Capture) [][]string {
 	}
 	return calls
 }
+
+// ReceiverReportedLoss sums, over the media streams of direction d (stream finds one by its
+// ID), the loss their receivers reported in RTCP during the capture: rtcp.reported_lost and
+// rtcp.reported_expected, what a capture taken before the loss (at the sender) cannot see.
+func ReceiverReportedLoss(d *Direction, stream func(id string) *Stream) (lost, expected int64) {
+	for _, id := range d.Streams {
+		s := stream(id)
+		if s == nil || s.Lost == nil || s.RTCP == nil || s.RTCP.ReportedLost == nil || s.RTCP.ReportedExpected == nil {
+			continue
+		}
+		lost += max(*s.RTCP.ReportedLost, 0)
+		expected += *s.RTCP.ReportedExpected
+	}
+	return lost, expected
+}
