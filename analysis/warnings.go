@@ -98,7 +98,8 @@ func (a *analyzer) unanalysed(rd *capture.Reader) {
 		a.warnf("%d RTP packets of streams beyond the RTP stream table were counted, not analysed", rc.Untracked)
 	}
 	if rc.Evicted > 0 {
-		a.warnf("%d candidate RTP streams were dropped before they qualified, to make room in the RTP stream table", rc.Evicted)
+		a.warnf("candidate RTP streams were dropped %s before they qualified, to make room in the RTP stream table (an SSRC that comes back is a new candidate, and may be dropped again)",
+			numfmt.Count(rc.Evicted, "time", "times"))
 	}
 	if a.rtpInvalid > 0 {
 		a.warnf("%d messages classified as RTP had a header that does not parse: counted as other", a.rtpInvalid)

@@ -315,7 +315,7 @@ func (t *Tracker) Unreported() map[Path]Carried {
 // Counts says what the tracker could not follow, for the caller's warnings.
 type Counts struct {
 	Untracked int64 // RTP packets of new streams refused because MaxStreams candidates were tracked
-	Evicted   int64 // candidate streams dropped without qualifying
+	Evicted   int64 // candidate streams dropped without qualifying: evictions, one SSRC perhaps several times
 
 	RTCPPackets   int64 // RTCP compound packets counted (readable or encrypted)
 	RTCPEncrypted int64 // of which were not plain RTCP (compound): counted from their clear header
