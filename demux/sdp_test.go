@@ -359,3 +359,35 @@ func TestParseSDPCrypto(t *testing.T) {
 		}
 	}
 }
+
+// TestManySections: an SFU's offer in a large meeting has two media sections a
+// participant. Each of 40 sections, with a port and payload type of its own, receives on
+// its port: beyond the 32nd they had no address, and their payload types went unnamed.
+// And the same 40 bundled: every one receives on the first's transport.
+func TestManySections(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("v=0\r\no=- 1 1 IN IP4 192.0.2.1\r\ns=-\r\nc=IN IP4 192.0.2.1\r\nt=0 0\r\n")
+	for i := range 40 {
+		fmt.Fprintf(&b, "m=audio %d RTP/AVP %d\r\na=rtpmap:%d opus/48000/2\r\n", 20000+2*i, 96+i%30, 96+i%30)
+	}
+	var c hintsOf
+	FindSDP([]byte(b.String()), []byte("application/sdp"), c.pt, c.fid)
+	if len(c.got) != 40 || c.got[39] != "192.0.2.1:20078 105 opus/48000" {
+		t.Errorf("%d hints: %q", len(c.got), c.got)
+	}
+
+	b.Reset()
+	b.WriteString("v=0\r\no=- 1 1 IN IP4 192.0.2.1\r\ns=-\r\nc=IN IP4 192.0.2.1\r\nt=0 0\r\na=group:BUNDLE")
+	for i := range 40 {
+		fmt.Fprintf(&b, " m%d", i)
+	}
+	b.WriteString("\r\n")
+	for i := range 40 {
+		fmt.Fprintf(&b, "m=audio %d RTP/AVP %d\r\na=mid:m%d\r\na=rtpmap:%d opus/48000/2\r\n", map[bool]int{true: 20000, false: 0}[i == 0], 96+i%30, i, 96+i%30)
+	}
+	c = hintsOf{}
+	FindSDP([]byte(b.String()), []byte("application/sdp"), c.pt, c.fid)
+	if len(c.got) != 40 || c.got[39] != "192.0.2.1:20000 105 opus/48000" {
+		t.Errorf("bundled: %d hints: %q", len(c.got), c.got)
+	}
+}

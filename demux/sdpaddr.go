@@ -15,9 +15,10 @@ const (
 	// maxSectionAddrs bounds the addresses a section receives on by its own lines: its
 	// c= address and port, then its candidates.
 	maxSectionAddrs = 4
-	// maxSections bounds the media sections whose addresses are kept for BUNDLE: a
-	// section beyond it is given its own addresses only.
-	maxSections = 32
+	// maxSections bounds the media sections whose addresses are kept: a section beyond
+	// it has none (its payload types are still given for its sources). An SFU's offer in a
+	// large meeting has two a participant; 64 KiB of SDP holds about a thousand.
+	maxSections = 1024
 	// maxBundles bounds the BUNDLE groups read from one description.
 	maxBundles = 4
 )
@@ -34,7 +35,7 @@ type sectionAddr struct {
 
 // sdpAddrs is where each media section of a description receives (read).
 type sdpAddrs struct {
-	secs    [maxSections]sectionAddr
+	secs    []sectionAddr
 	n       int
 	session netip.Addr
 	out     [2 * maxSectionAddrs]netip.AddrPort // of's result
@@ -48,9 +49,8 @@ type sdpAddrs struct {
 // 4.5), which receives nothing; and, for a section in a BUNDLE group (a=group:BUNDLE, by
 // a=mid), the addresses of the group's tagged section, the first the group names.
 func (a *sdpAddrs) read(body []byte) {
-	*a = sdpAddrs{}
-	var groups [maxBundles][maxSections][]byte
-	var ng [maxBundles]int
+	*a = sdpAddrs{secs: a.secs[:0]}
+	var groups [maxBundles][][]byte
 	nGroups := 0
 	cur := -1 // the section being read; -1 at session level, or beyond maxSections
 	in := false
@@ -61,7 +61,7 @@ func (a *sdpAddrs) read(body []byte) {
 			if a.n < maxSections {
 				cur = a.n
 				a.n++
-				a.secs[cur] = sectionAddr{tag: -1}
+				a.secs = append(a.secs, sectionAddr{tag: -1})
 				_, rest := nextField(v)
 				port, _ := nextField(rest)
 				a.secs[cur].port, _ = mPort(port)
@@ -79,12 +79,11 @@ func (a *sdpAddrs) read(body []byte) {
 			switch {
 			case !in && bytes.HasPrefix(v, []byte("group:BUNDLE")) && nGroups < maxBundles:
 				rest := v[len("group:BUNDLE"):]
-				for len(rest) > 0 && ng[nGroups] < maxSections {
+				for len(rest) > 0 && len(groups[nGroups]) < maxSections {
 					var tok []byte
 					tok, rest = nextField(rest)
 					if len(tok) > 0 {
-						groups[nGroups][ng[nGroups]] = tok
-						ng[nGroups]++
+						groups[nGroups] = append(groups[nGroups], tok)
 					}
 				}
 				nGroups++
@@ -98,12 +97,15 @@ func (a *sdpAddrs) read(body []byte) {
 			}
 		}
 	}
-	for g := range nGroups {
-		tag := a.mid(groups[g][0])
+	for _, group := range groups[:nGroups] {
+		if len(group) == 0 {
+			continue
+		}
+		tag := a.mid(group[0])
 		if tag < 0 {
 			continue
 		}
-		for _, m := range groups[g][:ng[g]] {
+		for _, m := range group {
 			if i := a.mid(m); i >= 0 && a.secs[i].tag < 0 {
 				a.secs[i].tag = tag
 			}
