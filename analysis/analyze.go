@@ -211,11 +211,28 @@ func (a *analyzer) run(ctx context.Context, rd *capture.Reader) {
 			context.Cause(ctx), a.packets))
 	}
 	for _, f := range a.flowList {
-		if f.conn != nil {
+		if f.conn != nil && !f.closed {
 			a.cur = f
 			f.conn.Close(a.emit)
 		}
 	}
+}
+
+// reopen ends flow f, whose addresses and ports a new TCP connection reuses (its SYN from
+// src to dst at t), and starts the flow of that connection; nil beyond the cap of flows,
+// and then the packets go on in f.
+func (a *analyzer) reopen(f *flow, src, dst netip.AddrPort, t int64) *flow {
+	k := keyOf(src, dst, transport.TCP)
+	g := a.newFlow(k, src, dst, transport.TCP, t)
+	if g == nil {
+		return f
+	}
+	a.cur = f
+	f.conn.Close(a.emit)
+	f.closed = true
+	a.turn.ConnectionClosed(src, dst)
+	*a.cache.slot(src, dst) = g
+	return g
 }
 
 // touchBatch reads the first bytes of every payload in a batch, in one loop, before the
@@ -351,6 +368,9 @@ func (a *analyzer) packet(p *capture.Packet, dg digests, next int64, hasNext boo
 	}
 	src, dst := p.SrcAddrPort(), p.DstAddrPort()
 	f := a.flow(src, dst, proto, p.Time)
+	if f != nil && f.conn != nil && f.conn.Reopens(p) {
+		f = a.reopen(f, src, dst, p.Time)
+	}
 	if f == nil {
 		return
 	}

@@ -139,7 +139,10 @@ func (a *analyzer) buildLegs(c *report.Capture, streams []*rtpflow.Stream, notMe
 			}
 			leg.Client, leg.Server = client.String(), server.String()
 			for _, al := range allocs {
-				if al.Client == client && al.Server == server && al.Relayed.IsValid() {
+				// Its client's and server's, and begun within the flow: a TCP connection
+				// that reused the addresses of an earlier one has an allocation of its own.
+				if al.Client == client && al.Server == server && al.Relayed.IsValid() &&
+					(f.proto != transport.TCP || al.FirstSeen >= f.first && al.FirstSeen <= f.last) {
 					r := al.Relayed.String()
 					leg.Relayed = &r
 					for _, p := range al.Peers {

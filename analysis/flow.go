@@ -112,6 +112,7 @@ type flow struct {
 	srtpTag     uint8   // SRTP tag length its DTLS ServerHello chose (dtls); 0 when none was read
 	relayed     int64   // datagrams carried to or from a peer through TURN
 	sip         bool    // carried SIP signalling
+	closed      bool    // its TCP connection was closed: another reused its addresses (reopen)
 	client      netip.AddrPort
 	conn        *tcpframe.Conn
 	msgs        tcpMessages // what the unframed messages of a TCP flow classified as

@@ -3,6 +3,7 @@ package analysis
 import (
 	"math"
 	"net/netip"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -554,4 +555,43 @@ func directionFigures(t *testing.T, c report.Capture) []dirFigures {
 		}
 	}
 	return got
+}
+
+// TestTCPPortReused: a client reuses its address and port for a second TURN/TCP connection
+// after the first, to the same server: a new SYN, a new allocation with another relayed
+// address. Each connection is a flow and a leg of its own, with its allocation's relayed
+// address and its own streams; the second's were merged into the first's flow, its media
+// read by nobody, its Allocate unread.
+func TestTCPPortReused(t *testing.T) {
+	first := callgen.TCPCall{Client: tcpClient, Server: tcpServer, ISN: [2]uint32{1000, 900000}}
+	second := callgen.TCPCall{Client: tcpClient, Server: tcpServer, ISN: [2]uint32{5_000_000, 7_000_000}, Start: 5 * time.Second}
+	relayed2 := netip.MustParseAddrPort("203.0.113.7:50013")
+	w2 := callgen.MergeWrites(callgen.TURNTCPSetup(10*time.Millisecond, 60*time.Millisecond, relayed2, bob, channel),
+		callgen.MediaWrites(func(b []byte) []byte { return callgen.ChannelData(channel, b) }, fromServer, tcpStreams(nil)...))
+	for i := range w2 {
+		w2[i].T += 5 * time.Second
+	}
+	c := analyze(t, pcapOf(t, append(first.Packets(turnTCPWrites(nil)), second.Packets(w2)...)), Options{})
+
+	var tcpFlows int
+	for _, f := range c.Flows {
+		if f.Proto == "tcp" {
+			tcpFlows++
+		}
+	}
+	var relayed []string
+	for _, l := range c.Legs {
+		if l.Transport == report.TransportTURNTCP && l.Relayed != nil {
+			relayed = append(relayed, *l.Relayed)
+		}
+	}
+	var whole int
+	for _, s := range c.Streams {
+		if s.Packets == tcpTicks {
+			whole++
+		}
+	}
+	if tcpFlows != 2 || !slices.Equal(relayed, []string{"203.0.113.7:50012", "203.0.113.7:50013"}) || whole != 8 {
+		t.Errorf("%d TCP flows, TURN/TCP legs relayed at %v, %d whole streams; want 2, both addresses, 8", tcpFlows, relayed, whole)
+	}
 }

@@ -23,6 +23,7 @@ type wireCount struct {
 	records  []int64 // each record's wire length, in file order
 	complete bool    // pcapgo read every record, to the end of the file
 	flows    map[oracleKey]*tally
+	conns    map[oracleKey]*tcpConn // by 4-tuple (conn 0)
 	// fragments are IP fragments: the analyzer counts their bytes in the flow of the
 	// datagram they rebuild, which the oracle does not rebuild.
 	fragments tally
@@ -41,19 +42,31 @@ func (t *tally) add(n int64) { t.packets++; t.bytes += n }
 type oracleKey struct {
 	lo, hi netip.AddrPort
 	proto  string
+	conn   int // for TCP, which connection on these addresses and ports: 0, 1, ... (tcpConn)
+}
+
+// tcpConn follows the connections on one TCP 4-tuple: a SYN without ACK opens another when
+// its side sent a SYN before with another sequence number, or sent none while the
+// connection carried data (DESIGN: a flow is a TCP connection).
+type tcpConn struct {
+	n       int // connections before the current one
+	syn     [2]bool
+	synSeq  [2]uint32
+	payload bool
 }
 
 func oracleKeyOf(a, b netip.AddrPort, proto string) oracleKey {
 	if a.Compare(b) > 0 {
 		a, b = b, a
 	}
-	return oracleKey{a, b, proto}
+	return oracleKey{lo: a, hi: b, proto: proto}
 }
 
 // countWire counts data, a capture file; ok is false when pcapgo cannot open it.
 func countWire(data []byte) (w wireCount, ok bool) {
 	raw, complete := decompress(data)
 	w.flows = map[oracleKey]*tally{}
+	w.conns = map[oracleKey]*tcpConn{}
 	var next func() ([]byte, gopacket.CaptureInfo, layers.LinkType, error)
 	if len(raw) >= 4 && binary.BigEndian.Uint32(raw) == 0x0a0d0d0a {
 		r, err := pcapgo.NewNgReader(bytes.NewReader(raw), pcapgo.NgReaderOptions{WantMixedLinkType: true})
@@ -246,7 +259,26 @@ func (w *wireCount) classify(data []byte, link layers.LinkType, n int64) {
 			w.flow(netip.AddrPortFrom(src, uint16(l.SrcPort)), netip.AddrPortFrom(dst, uint16(l.DstPort)), "udp", n)
 			return
 		case *layers.TCP:
-			w.flow(netip.AddrPortFrom(src, uint16(l.SrcPort)), netip.AddrPortFrom(dst, uint16(l.DstPort)), "tcp", n)
+			a, b := netip.AddrPortFrom(src, uint16(l.SrcPort)), netip.AddrPortFrom(dst, uint16(l.DstPort))
+			k := oracleKeyOf(a, b, "tcp")
+			c := w.conns[k]
+			if c == nil {
+				c = &tcpConn{}
+				w.conns[k] = c
+			}
+			side := 0
+			if a != k.lo {
+				side = 1
+			}
+			if l.SYN && !l.ACK {
+				if c.syn[side] && c.synSeq[side] != l.Seq || !c.syn[side] && c.payload {
+					*c = tcpConn{n: c.n + 1}
+				}
+				c.syn[side], c.synSeq[side] = true, l.Seq
+			}
+			c.payload = c.payload || len(l.Payload) > 0
+			k.conn = c.n
+			w.add(k, n)
 			return
 		case *gopacket.DecodeFailure:
 			w.opaque.add(n)
@@ -263,7 +295,10 @@ func (w *wireCount) classify(data []byte, link layers.LinkType, n int64) {
 }
 
 func (w *wireCount) flow(src, dst netip.AddrPort, proto string, n int64) {
-	k := oracleKeyOf(src, dst, proto)
+	w.add(oracleKeyOf(src, dst, proto), n)
+}
+
+func (w *wireCount) add(k oracleKey, n int64) {
 	if w.flows[k] == nil {
 		w.flows[k] = &tally{}
 	}
@@ -387,6 +422,7 @@ func checkWire(t testing.TB, data []byte, c report.Capture) {
 	var missing, excess int64
 	exact := c.CaptureDuplicates == 0 && c.UndecodablePackets == 0 && w.fragments.packets == 0 && w.opaque.packets == 0 &&
 		w.complete && !c.Truncated && !beyondFlowCap(c)
+	conn := map[oracleKey]int{} // report flows met so far on each 4-tuple, in order
 	for _, f := range c.Flows {
 		a, errA := netip.ParseAddrPort(f.A)
 		b, errB := netip.ParseAddrPort(f.B)
@@ -398,7 +434,10 @@ func checkWire(t testing.TB, data []byte, c report.Capture) {
 		listedPackets += f.Packets
 		got := tally{f.Packets, f.WireBytes}
 		want := tally{}
-		if o := w.flows[oracleKeyOf(a, b, f.Proto)]; o != nil {
+		k := oracleKeyOf(a, b, f.Proto)
+		k.conn = conn[k]
+		conn[oracleKeyOf(a, b, f.Proto)]++
+		if o := w.flows[k]; o != nil {
 			want = *o
 		}
 		if exact {

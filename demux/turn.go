@@ -17,6 +17,7 @@ type allocation struct {
 	relayed             netip.AddrPort
 	lifetime            uint32 // seconds, from the last success response; 0 unknown
 	deallocated         bool
+	closed              bool // its TCP connection ended (ConnectionClosed)
 
 	perms    []permission
 	channels []binding
@@ -73,6 +74,17 @@ func (a *allocation) permission(peer netip.Addr) int {
 		}
 	}
 	return -1
+}
+
+// ConnectionClosed says that the TCP connection between client and server ended (another
+// reused its addresses and ports): its allocation ended with it, and an Allocate on the new
+// connection starts another.
+func (t *Tracker) ConnectionClosed(client, server netip.AddrPort) {
+	for _, k := range [2]flowKey{{client, server, transport.TCP}, {server, client, transport.TCP}} {
+		if a, ok := t.allocs[k]; ok {
+			a.closed = true
+		}
+	}
 }
 
 // alloc returns the allocation of client and server, creating it when create is set.
@@ -245,10 +257,11 @@ func (t *Tracker) turnResponse(m *transport.Message, success, matched bool, e *t
 		if !success {
 			return // a 401 challenge, or a refusal: counted in the errors
 		}
-		if a.deallocated && a.relayed.IsValid() && len(t.order) < maxAllocations {
-			// A new allocation on the 5-tuple of one deleted (RFC 8656 7: LIFETIME 0):
-			// listed apart, with its own relayed address, permissions and channels.
-			// Before, the two were one, under the second's address.
+		if (a.deallocated || a.closed) && a.relayed.IsValid() && len(t.order) < maxAllocations {
+			// A new allocation on the 5-tuple of one deleted (RFC 8656 7: LIFETIME 0), or
+			// of a TCP connection that ended (RFC 6062 5.1: closing the control connection
+			// deletes its allocation): listed apart, with its own relayed address,
+			// permissions and channels. Before, the two were one, under the second's address.
 			a = &allocation{key: a.key, firstSeen: m.FirstSeen, lastSeen: m.FirstSeen}
 			t.allocs[a.key] = a
 			t.order = append(t.order, a)

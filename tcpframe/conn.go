@@ -188,6 +188,29 @@ func (c *Conn) Segment(p *capture.Packet, emit func(m *transport.Message)) {
 	c.emit = nil
 }
 
+// Reopens reports whether p, a SYN without ACK, opens another connection on this one's
+// addresses and ports (a client that reused its port once the first ended): its sequence
+// number is not that of the SYN its side sent before (a retransmission of it), or no SYN
+// was seen from its side and data was, either way. The caller closes this Conn and starts
+// another for p, as tshark's conversations do.
+func (c *Conn) Reopens(p *capture.Packet) bool {
+	if p.TCP.Flags&(capture.FlagSYN|capture.FlagACK) != capture.FlagSYN {
+		return false
+	}
+	src := p.SrcAddrPort()
+	for i := range c.dirs {
+		d := &c.dirs[i]
+		if d.src != src {
+			continue
+		}
+		if d.synSeen {
+			return p.TCP.Seq+1 != d.base
+		}
+		return c.dirs[0].stats.payloadBytes+c.dirs[1].stats.payloadBytes > 0
+	}
+	return false
+}
+
 // SegmentOffset says where the payload of p, a segment Segment was just given, starts in its
 // direction's byte stream (the offsets of Message.Stream), and which direction that is (0:
 // from the side seen first). ok is false for a segment of another connection. It is for
