@@ -259,24 +259,34 @@ func (r *relayTracker) ends(f *flow) (relayed, peer netip.AddrPort) {
 }
 
 // learn adds the relayed addresses the demux learnt since it last looked to r.client, and
-// returns them. An address already known keeps its client: a flow decided on it stays the
-// peer leg of that allocation.
+// returns them. A relayed address given again to another client (its first allocation
+// ended, and the server handed the address out anew) is the newest allocation's from then
+// on, and fresh too: the packets of its peer leg are the new call's.
 func (r *relayTracker) learn(a *analyzer) (fresh []netip.AddrPort) {
 	n := a.turn.RelayedChanges()
 	if n == r.known {
 		return nil
 	}
 	r.known = n
+	newest := map[netip.AddrPort]netip.AddrPort{}
+	var order []netip.AddrPort
 	a.turn.EachRelayed(func(relayed, client netip.AddrPort) {
-		if _, ok := r.client[relayed]; ok {
-			return
+		if _, ok := newest[relayed]; !ok {
+			order = append(order, relayed)
+		}
+		newest[relayed] = client // allocations come in the order met: the last is the newest
+	})
+	for _, relayed := range order {
+		client := newest[relayed]
+		if c, ok := r.client[relayed]; ok && c == client {
+			continue
 		}
 		if r.client == nil {
 			r.client = map[netip.AddrPort]netip.AddrPort{}
 		}
 		r.client[relayed] = client
 		fresh = append(fresh, relayed)
-	})
+	}
 	return fresh
 }
 

@@ -558,3 +558,41 @@ func TestRelayOverTCPLearnedMidCall(t *testing.T) {
 		t.Errorf("calls %q, want one", calls)
 	}
 }
+
+// TestRelayedAddressGivenAgain: relayCall's allocation ends with the call; 11 s in, the
+// server gives the same relayed address to another client, carol, who calls bob through
+// it (packets 5, 105, ... lost after the relay). Carol's direction has its own relay
+// figures: the address is the newest allocation's. Before, it kept its first client, and
+// carol's call had no relay figures at all.
+func TestRelayedAddressGivenAgain(t *testing.T) {
+	carol := netip.MustParseAddrPort("192.0.2.77:40400")
+	ms := func(n int) int64 { return callgen.Epoch + int64(n)*int64(time.Millisecond) }
+	tid := func(b byte) (id [stun.TransactionIDSize]byte) { id[0] = b; return id }
+	pkts := append(relayCall(t),
+		callgen.Packet{T: ms(11000), Frame: stunFrame(t, carol, turnServer, tid(21), stun.NewType(stun.MethodAllocate, stun.ClassRequest))},
+		callgen.Packet{T: ms(11040), Frame: stunFrame(t, turnServer, carol, tid(21), stun.NewType(stun.MethodAllocate, stun.ClassSuccessResponse),
+			xorAddr(stun.AttrXORRelayedAddress, relayed), raw(stun.AttrLifetime, 0, 0, 2, 0x58))},
+		callgen.Packet{T: ms(11050), Frame: stunFrame(t, carol, turnServer, tid(22), stun.NewType(stun.MethodChannelBind, stun.ClassRequest),
+			raw(stun.AttrChannelNumber, 0x40, 0x01, 0, 0), xorAddr(stun.AttrXORPeerAddress, bob))},
+		callgen.Packet{T: ms(11090), Frame: stunFrame(t, turnServer, carol, tid(22), stun.NewType(stun.MethodChannelBind, stun.ClassSuccessResponse))})
+	in := audio()
+	in.Src, in.Dst, in.SSRC, in.Channel, in.Start = carol, turnServer, 0xc0c0c0c0, 0x4001, 11200*time.Millisecond
+	out := audio()
+	out.Src, out.SSRC, out.Start, out.Lose = relayed, 0xc0c0c0c0, 11202*time.Millisecond, func(i int) bool { return i%100 == 5 }
+	pkts = append(append(pkts, in.Packets()...), out.Packets()...)
+	c := analyze(t, pcapOf(t, pkts), Options{})
+	relays := map[string]*report.Relay{}
+	for _, d := range c.Directions {
+		relays[d.From] = d.Relay
+	}
+	want := map[string]*report.Relay{
+		alice.String(): {Matched: 487, LostBeforeRelay: 3, LostAfterRelay: 10, // as before
+			LatencyMS: &report.Quantiles{Samples: 487, Min: 2, P50: 2, P95: 2, P99: 2, Max: 2}},
+		carol.String(): {Matched: 495, LostAfterRelay: 5,
+			LatencyMS: &report.Quantiles{Samples: 495, Min: 2, P50: 2, P95: 2, P99: 2, Max: 2}},
+		relayed.String(): nil, // the peer leg's direction, both calls' (one 5-tuple)
+	}
+	if d := cmp.Diff(want, relays); d != "" {
+		t.Errorf("relays by direction's sender (-want +got):\n%s", d)
+	}
+}
