@@ -86,6 +86,7 @@ const (
 type relayTracker struct {
 	state  []int8                            // per flow index
 	client map[netip.AddrPort]netip.AddrPort // relayed address → TURN client
+	newest map[netip.AddrPort]netip.AddrPort // learn's scratch: the newest client of each address
 	known  int64                             // demux.Tracker.RelayedChanges when client was filled
 	active bool                              // a peer-leg flow was seen
 	dirs   map[dirKey]*relayDir              // keyed by the TURN-leg path
@@ -268,25 +269,25 @@ func (r *relayTracker) learn(a *analyzer) (fresh []netip.AddrPort) {
 		return nil
 	}
 	r.known = n
-	newest := map[netip.AddrPort]netip.AddrPort{}
-	var order []netip.AddrPort
-	a.turn.EachRelayed(func(relayed, client netip.AddrPort) {
-		if _, ok := newest[relayed]; !ok {
-			order = append(order, relayed)
-		}
-		newest[relayed] = client // allocations come in the order met: the last is the newest
-	})
-	for _, relayed := range order {
-		client := newest[relayed]
+	// The newest client of each address: the allocations come in the order met. The map
+	// is kept from one call to the next: a TURN server's capture learns its hundreds of
+	// addresses one at a time (a map made per call cost 10 MB over 250 calls).
+	if r.newest == nil {
+		r.newest = map[netip.AddrPort]netip.AddrPort{}
+	}
+	clear(r.newest)
+	a.turn.EachRelayed(func(relayed, client netip.AddrPort) { r.newest[relayed] = client })
+	a.turn.EachRelayed(func(relayed, _ netip.AddrPort) {
+		client := r.newest[relayed]
 		if c, ok := r.client[relayed]; ok && c == client {
-			continue
+			return
 		}
 		if r.client == nil {
 			r.client = map[netip.AddrPort]netip.AddrPort{}
 		}
 		r.client[relayed] = client
 		fresh = append(fresh, relayed)
-	}
+	})
 	return fresh
 }
 

@@ -194,6 +194,7 @@ func (t *Tracker) series(streams, timed []*Stream, t0 int64) (report.Series, int
 	retr := make([]float64, n)
 	sr.Lost = make([]int64, n)
 	sr.Late = make([]*int64, n)
+	lateN := make([]int64, n) // what sr.Late points into, in one allocation
 	sr.DelayP50MS = make([]*float64, n)
 	sr.DelayMaxMS = make([]*float64, n)
 	type med struct{ v, w int64 }
@@ -221,7 +222,7 @@ func (t *Tracker) series(streams, timed []*Stream, t0 int64) (report.Series, int
 				continue
 			}
 			if sr.Late[j] == nil {
-				sr.Late[j] = new(int64)
+				sr.Late[j] = &lateN[j]
 			}
 			*sr.Late[j] += s.delay.lateAt(i)
 			m := d.med
