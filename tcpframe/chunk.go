@@ -143,6 +143,16 @@ func (cs *chunks) add(i int) *chunk {
 		cs.list = append(cs.list, chunk{})
 		return &cs.list[i]
 	}
+	if n := len(cs.list); i == 0 && n >= 32 {
+		// Before the first run with no room there: segments arriving in reverse order
+		// would move the whole list each (131 s for 300,000 one-byte segments). The live
+		// runs move up by as many as there are, once, so that as many more go in front
+		// at no cost.
+		l := make([]chunk, 2*n, 2*n+n/2)
+		copy(l[n:], cs.list)
+		cs.list, cs.head = l, n-1
+		return &cs.list[cs.head]
+	}
 	cs.list = append(cs.list, chunk{})
 	copy(cs.list[i+1:], cs.list[i:])
 	cs.list[i] = chunk{}

@@ -51,7 +51,7 @@ func (d *dir) data(g *dataSeg) {
 		var firstNew int64
 		holeNew, firstNew = st.uncovered(lo, min(hi, st.highest))
 		if holeNew > 0 {
-			late = g.t-st.earliestBeyond(firstNew) > d.c.minRTT()
+			late = st.seenBefore(firstNew, g.t-d.c.minRTT())
 		}
 	}
 	prevHighest := st.highest

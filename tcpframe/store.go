@@ -182,14 +182,18 @@ func (st *store) uncovered(x, y int64) (n, first int64) {
 	return n, first
 }
 
-// earliestBeyond returns the earliest first-seen time of the bytes beyond off.
-func (st *store) earliestBeyond(off int64) int64 {
+// seenBefore reports whether some byte beyond off was first seen before t. It stops at the
+// first such run: the runs beyond a hole just filled are most often the ones seen last, and
+// a scan of them all, for every segment filling a hole, took 131 s for 300,000 one-byte
+// segments in reverse order.
+func (st *store) seenBefore(off, t int64) bool {
 	l := st.cs.live()
-	t := int64(1<<63 - 1)
 	for i := st.cs.search(off); i < len(l); i++ {
-		t = min(t, l[i].first)
+		if l[i].first < t {
+			return true
+		}
 	}
-	return t
+	return false
 }
 
 // deliver moves the in-order frontier over the bytes present, dating their delivery t (or,
