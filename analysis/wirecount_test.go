@@ -46,13 +46,15 @@ type oracleKey struct {
 }
 
 // tcpConn follows the connections on one TCP 4-tuple: a SYN without ACK opens another when
-// its side sent a SYN before with another sequence number, or sent none while the
-// connection carried data (DESIGN: a flow is a TCP connection).
+// its side sent a SYN before with another sequence number, or with the same once the
+// connection carried data and ended (a FIN or a RST), or when its side sent none while the
+// connection carried data or ended (DESIGN: a flow is a TCP connection).
 type tcpConn struct {
 	n       int // connections before the current one
 	syn     [2]bool
 	synSeq  [2]uint32
 	payload bool
+	ended   bool
 }
 
 func oracleKeyOf(a, b netip.AddrPort, proto string) oracleKey {
@@ -271,12 +273,13 @@ func (w *wireCount) classify(data []byte, link layers.LinkType, n int64) {
 				side = 1
 			}
 			if l.SYN && !l.ACK {
-				if c.syn[side] && c.synSeq[side] != l.Seq || !c.syn[side] && c.payload {
+				if c.syn[side] && (c.synSeq[side] != l.Seq || c.ended && c.payload) || !c.syn[side] && (c.payload || c.ended) {
 					*c = tcpConn{n: c.n + 1}
 				}
 				c.syn[side], c.synSeq[side] = true, l.Seq
 			}
 			c.payload = c.payload || len(l.Payload) > 0
+			c.ended = c.ended || l.FIN || l.RST
 			k.conn = c.n
 			w.add(k, n)
 			return

@@ -189,14 +189,19 @@ func (c *Conn) Segment(p *capture.Packet, emit func(m *transport.Message)) {
 }
 
 // Reopens reports whether p, a SYN without ACK, opens another connection on this one's
-// addresses and ports (a client that reused its port once the first ended): its sequence
-// number is not that of the SYN its side sent before (a retransmission of it), or no SYN
-// was seen from its side and data was, either way. The caller closes this Conn and starts
-// another for p, as tshark's conversations do.
+// addresses and ports (a client that reused its port once the first ended). A SYN with
+// another sequence number than its side's SYN before does; one with the same does once
+// this connection carried data and ended (a FIN or a RST either way: a client may reuse
+// its ISN too), not before (a retransmission, or the retry of a SYN a RST refused, as
+// tshark reads them). Without a SYN seen from its side, any SYN does once data flowed or
+// the connection ended. The caller closes this Conn and starts another for p, as tshark's
+// conversations do.
 func (c *Conn) Reopens(p *capture.Packet) bool {
 	if p.TCP.Flags&(capture.FlagSYN|capture.FlagACK) != capture.FlagSYN {
 		return false
 	}
+	data := c.dirs[0].stats.payloadBytes+c.dirs[1].stats.payloadBytes > 0
+	ended := c.dirs[0].finSeen || c.dirs[0].rstSeen || c.dirs[1].finSeen || c.dirs[1].rstSeen
 	src := p.SrcAddrPort()
 	for i := range c.dirs {
 		d := &c.dirs[i]
@@ -204,9 +209,9 @@ func (c *Conn) Reopens(p *capture.Packet) bool {
 			continue
 		}
 		if d.synSeen {
-			return p.TCP.Seq+1 != d.base
+			return p.TCP.Seq+1 != d.base || ended && data
 		}
-		return c.dirs[0].stats.payloadBytes+c.dirs[1].stats.payloadBytes > 0
+		return data || ended
 	}
 	return false
 }

@@ -2,6 +2,7 @@ package tcpframe
 
 import (
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -109,5 +110,36 @@ func TestRestSeconds(t *testing.T) {
 	text.close()
 	if text.c.RestSeconds(0) != nil || text.c.RestSeconds(1) != nil {
 		t.Error("a text connection keeps seconds")
+	}
+}
+
+// A SYN without ACK opens another connection on the same addresses and ports once the
+// first ended (a FIN or a RST), whatever its sequence number: a client that reuses its
+// port may reuse its ISN too. Before the end, a SYN with the first's ISN is its
+// retransmission.
+func TestReopens(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		end   uint8 // flags of a segment from A before the new SYN; 0: none
+		isn   uint32
+		wants bool
+	}{
+		{"SYN retransmitted", 0, 1000, false},
+		{"another ISN", 0, 7000, true},
+		{"same ISN after FIN", fFIN | fACK, 1000, true},
+		{"same ISN after RST", fRST, 1000, true},
+		{"SYN retried after a RST refused it", fRST, 1000, false}, // no data: see below
+	} {
+		f := newFeeder(t, Config{})
+		f.handshake(0, ms(30), ms(60), 1000, 5000)
+		if !strings.HasPrefix(tc.name, "SYN retried") {
+			f.send(seg(ms(100), true, fACK|fPSH, seqA(0), 5001, frame4571(0)))
+		}
+		if tc.end != 0 {
+			f.send(seg(ms(110), true, tc.end, seqA(1), 5001, nil))
+		}
+		if got := f.c.Reopens(seg(ms(200), true, fSYN, tc.isn, 0, nil)); got != tc.wants {
+			t.Errorf("%s: Reopens %v, want %v", tc.name, got, tc.wants)
+		}
 	}
 }

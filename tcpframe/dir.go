@@ -33,6 +33,7 @@ type dir struct {
 	init, synSeen bool
 	base          uint32 // sequence number of offset 0
 	finSeen       bool
+	rstSeen       bool // a RST came this way: the connection ended (Conn.Reopens)
 	finOff        int64
 	ended         bool
 	win           uint16 // last window this side advertised
@@ -203,6 +204,7 @@ func (d *dir) segment(p *capture.Packet) {
 	}
 	d.advance()
 	if rst {
+		d.rstSeen = true
 		d.end()
 	}
 }
