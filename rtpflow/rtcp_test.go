@@ -222,6 +222,21 @@ func TestRTCPSnappedOrDamaged(t *testing.T) {
 	}
 }
 
+// RTCP cut by the snap length still counts, by its first packet's clear header, on the
+// stream that header names: the sender's own SR (nothing else read from it).
+func TestRTCPSnappedCounted(t *testing.T) {
+	tr := NewTracker(Config{})
+	feed(t, tr, pcmu(100, 0, 0, nil, nil))
+	sr := marshal(t, &rtcp.SenderReport{SSRC: 0xA1, NTPTime: 0x1234_5678_0000_0000, PacketCount: 100})
+	m := msg(sr[:12], T0+1e9)
+	m.Snapped = true
+	tr.RTCP(pathA, m)
+	want := &report.RTCP{Packets: 1, Types: rtcpTypes(map[string]int64{"sr": 1}), NACKedPackets: i64(0)}
+	if d := cmp.Diff(want, only(t, tr).Summary(T0).RTCP); d != "" {
+		t.Errorf("RTCP of 0xA1 (-want +got):\n%s", d)
+	}
+}
+
 // TestRTCPReporters: a stream's reported loss and jitter are the first receiver's to report:
 // another receiver's blocks are counted (RTCPOtherReporter), not mixed in. An extended
 // highest sequence number that goes down leaves the loss reported during the capture null.
