@@ -134,13 +134,16 @@ func (q *seqStats) late(seq uint16) seqEvent {
 }
 
 // settle accounts the packet still on probation when the stream ends: no packet came to
-// confirm a restart, so it is what late makes of it, as when the next packet does not.
+// confirm a restart, so it is what late makes of it, as when the next packet does not. And a
+// restart that was the late first packets of the segment before joins it (joinAtEnd).
 func (q *seqStats) settle() seqEvent {
-	if !q.bad {
-		return seqEvent{}
+	var ev seqEvent
+	if q.bad {
+		q.bad = false
+		ev = q.late(q.badSeq - 1)
 	}
-	q.bad = false
-	return q.late(q.badSeq - 1)
+	q.joinAtEnd()
+	return ev
 }
 
 // restartAt closes the current segment and begins one at first, the held packet's number.
@@ -189,6 +192,33 @@ func (q *seqStats) joinsBefore(seq uint16) (seqEvent, bool) {
 		p.ok = false
 		return seqEvent{}, false
 	}
+	gap := q.join(dl)
+	ev := q.step(seq)
+	ev.lost += gap
+	return ev, true
+}
+
+// joinAtEnd is joinsBefore for a stream that ended with the late first packets, no packet
+// after them stepping over the segment before: they end less than MAX_MISORDER below its
+// lowest (the stronger evidence a following packet gave is missing, and a true restart
+// lands that close by chance once in 650).
+func (q *seqStats) joinAtEnd() {
+	p := &q.prev
+	if !p.ok {
+		return
+	}
+	p.ok = false
+	dl := int64(p.lowest - uint16(q.highest))
+	if dl == 0 || dl >= maxMisorder || dl+p.span+(q.highest-q.lowest+1) >= windowBits {
+		return
+	}
+	q.join(dl)
+}
+
+// join makes the segment before the last restart, dl above the current highest, and the
+// current one a single segment again, and returns how many numbers lay between them (lost).
+func (q *seqStats) join(dl int64) int64 {
+	p := &q.prev
 	p.ok = false
 	lo := q.highest + dl
 	hi := lo + p.span - 1
@@ -203,12 +233,9 @@ func (q *seqStats) joinsBefore(seq uint16) (seqEvent, bool) {
 	q.doneDistinct -= p.distinct
 	q.reordered += q.distinct // the late first packets came after those above them
 	q.distinct += p.distinct
-	gap := dl - 1
 	q.highest = hi
 	q.un.Unwrap(uint32(uint16(hi))) // the unwrapper follows the highest
-	ev := q.step(seq)
-	ev.lost += gap
-	return ev, true
+	return dl - 1
 }
 
 // step accounts a packet within the current segment.

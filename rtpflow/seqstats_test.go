@@ -350,6 +350,22 @@ func TestSeqStatsSettle(t *testing.T) {
 			settle: ev{},
 			want:   seqTotals{Lowest: 0, Highest: 49, Expected: 50},
 		},
+		{
+			// The stream's first 200 numbers come last (records out of time order), no
+			// packet after them: they end right below the segment before, which they join.
+			name:   "late first packets come last",
+			seqs:   slices.Concat(run(1200, 200), run(1000, 200)),
+			settle: ev{},
+			want:   seqTotals{Lowest: 1000, Highest: 1399, Expected: 400, Reordered: 200},
+		},
+		{
+			// A restart 500 below the lowest, no packet after it: a restart, not late
+			// packets (the numbers between would be 300 invented losses).
+			name:   "a restart well below the lowest comes last",
+			seqs:   slices.Concat(run(1200, 200), run(500, 200)),
+			settle: ev{},
+			want:   seqTotals{Lowest: 500, Highest: 699, Expected: 400, Restarts: 1},
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
