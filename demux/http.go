@@ -97,7 +97,9 @@ func readHTTP(b []byte, c *chunks) (m httpMessage, n, need int) {
 	case hd.clen != nil:
 		cl, ok := atoi(hd.clen)
 		if !ok || cl > maxSignal {
-			m.tooLong = ok
+			if m.tooLong = ok; ok {
+				m.n = head + cl // for the caller to skip it whole
+			}
 			return m, -1, 0
 		}
 		if cl > len(body) {

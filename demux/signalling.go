@@ -46,6 +46,7 @@ type Signalling struct {
 	chunks   chunks // a chunked HTTP body, as far as it was read
 	sip      bool   // a whole SIP message was read
 	tooLong  int    // messages not read for being longer than maxSignal (TooLong)
+	rest     int64  // bytes still to come of such a message, whose length was known
 }
 
 // Feed takes the direction's next bytes and calls fn and fid (see ParseSDP and FindSDP)
@@ -53,6 +54,10 @@ type Signalling struct {
 func (s *Signalling) Feed(b []byte, fn func(h PayloadHint), fid func(h FIDHint)) {
 	if s.proto == protoNone {
 		return
+	}
+	if s.rest > 0 { // the rest of a message too long to read, whose length was known
+		k := min(int64(len(b)), s.rest)
+		b, s.rest = b[k:], s.rest-k
 	}
 	s.buf = append(s.buf, b...)
 	sink := sdpSink{fn, fid}
@@ -73,6 +78,9 @@ func (s *Signalling) Feed(b []byte, fn func(h PayloadHint), fid func(h FIDHint))
 		done += n
 		s.need, s.scan = 0, 0
 		s.chunks.reset()
+		if done > len(s.buf) { // a message too long, skipped to its end as it comes
+			s.rest, done = int64(done-len(s.buf)), len(s.buf)
+		}
 	}
 	if done > 0 {
 		s.buf = append(s.buf[:0], s.buf[done:]...)
@@ -121,12 +129,13 @@ func (s *Signalling) next(b []byte, sink sdpSink) (n, need int) {
 		switch {
 		case n > maxSignal:
 			s.tooLong++
-			return -1, 0
+			return n, 0
 		case n == 0:
 			need := sipNeed(b)
 			if need > maxSignal {
+				// Its length is known: skipped to its end, the messages after it read.
 				s.tooLong++
-				return -1, 0
+				return need, 0
 			}
 			return 0, need
 		case n > 0:
@@ -143,6 +152,9 @@ func (s *Signalling) next(b []byte, sink sdpSink) (n, need int) {
 		m, n, need := readHTTP(b, &s.chunks)
 		if m.tooLong {
 			s.tooLong++
+			if m.n > 0 { // its length is known: skipped to its end
+				return m.n, 0
+			}
 		}
 		if n > 0 {
 			findSDP(m.body, m.ctype, sink)

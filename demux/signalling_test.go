@@ -377,11 +377,9 @@ func TestSignallingGivesUp(t *testing.T) {
 		"binary":             {0x16, 0x03, 0x01, 0x00, 0x10, '\n'},
 		"text, no protocol":  []byte("hello world\r\n"),
 		"bad websocket":      []byte("HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\n\r\nGET / HTTP/1.1\r\n\r\n"),
-		"message too long":   []byte(fmt.Sprintf("POST / HTTP/1.1\r\nContent-Length: %d\r\n\r\n", maxSignal+1) + strings.Repeat("x", maxSignal+1)),
 		"headers never end":  []byte("GET / HTTP/1.1\r\n" + strings.Repeat("X-A: b\r\n", maxSignal/8+1)),
 		"http after garbage": []byte("xx\r\nPOST / HTTP/1.1\r\n\r\n"),
 		"chunk too long":     []byte(fmt.Sprintf("POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n%x\r\n", maxSignal+1)),
-		"sip too long":       []byte(fmt.Sprintf("INVITE sip:a@b SIP/2.0\r\nContent-Length: %d\r\n\r\n", maxSignal+1)),
 		"bad content-length": []byte("POST / HTTP/1.1\r\nContent-Length: x\r\n\r\n"),
 	} {
 		var s Signalling
@@ -393,6 +391,33 @@ func TestSignallingGivesUp(t *testing.T) {
 		}
 		if long := strings.Contains(name, "long") || strings.Contains(name, "never end"); long != (s.TooLong() == 1) {
 			t.Errorf("%s: %d messages counted too long", name, s.TooLong())
+		}
+	}
+}
+
+// A SIP or HTTP message longer than maxSignal whose length its header says is counted and
+// skipped to its end, however its bytes come; the message after it is read. Before, the
+// direction was read no further.
+func TestSignallingSkipsTooLong(t *testing.T) {
+	offer := jsonOffer(t)
+	post := fmt.Sprintf("POST / HTTP/1.1\r\nContent-Length: %d\r\n\r\n%s", len(offer), offer)
+	for name, long := range map[string]string{
+		"http": fmt.Sprintf("POST / HTTP/1.1\r\nContent-Length: %d\r\n\r\n", maxSignal+1) + strings.Repeat("x", maxSignal+1),
+		"sip":  fmt.Sprintf("MESSAGE sip:a@b SIP/2.0\r\nContent-Length: %d\r\n\r\n", maxSignal+1) + strings.Repeat("x", maxSignal+1),
+	} {
+		var s Signalling
+		var c hintsOf
+		stream := []byte(long + post)
+		if name == "sip" { // SIP after SIP: the offer in a SIP MESSAGE's body
+			stream = []byte(long + fmt.Sprintf("MESSAGE sip:a@b SIP/2.0\r\nContent-Type: application/sdp\r\nContent-Length: %d\r\n\r\n%s", len(webrtcOffer), webrtcOffer))
+		}
+		for len(stream) > 0 { // in segments of 1,000 bytes
+			n := min(1000, len(stream))
+			s.Feed(stream[:n], c.pt, c.fid)
+			stream = stream[n:]
+		}
+		if s.TooLong() != 1 || len(c.got) == 0 {
+			t.Errorf("%s: %d messages too long, %d hints; want 1 and the offer's", name, s.TooLong(), len(c.got))
 		}
 	}
 }
