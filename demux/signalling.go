@@ -88,9 +88,10 @@ func (s *Signalling) Feed(b []byte, fn func(h PayloadHint), fid func(h FIDHint))
 }
 
 // TooLong counts the messages the direction carried that were not read for being longer
-// than 64 KiB: a SIP or HTTP message still incomplete beyond that, after which the direction
-// is read no further, or a WebSocket message, after which it is (but for compressed ones,
-// whose window the message's bytes broke).
+// than 64 KiB. A SIP or HTTP message whose header says its length is skipped to its end and
+// the next read; one whose length is unknown (chunks, header fields without end) ends the
+// reading of the direction. After a WebSocket message the next is read, but for compressed
+// ones, whose window the message's bytes broke.
 func (s *Signalling) TooLong() int { return s.tooLong }
 
 // SIP reports whether the direction carried a whole SIP message.
