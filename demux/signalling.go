@@ -26,7 +26,8 @@ const (
 // (RFC 3261, 18.3; the CRLF keep-alives of RFC 5626, 4.4.1 between messages), HTTP/1.x
 // (RFC 9112) and, after an upgrade, WebSocket (RFC 6455; compressed with permessage-deflate,
 // RFC 7692, or not) carrying JSON (FindSDP) or SIP (RFC 7118). Its first message says which;
-// a direction that starts with none of them, holds one larger than maxSignal, or breaks the
+// a direction that starts with none of them, holds one larger than maxSignal whose length
+// its header does not say (one whose length it says is skipped: TooLong), or breaks the
 // framing of its protocol is read no further. The zero value is ready to use.
 //
 // A message that comes in many segments is not parsed again for each: the search for the
