@@ -368,7 +368,7 @@ func (a *analyzer) packet(p *capture.Packet, dg digests, next int64, hasNext boo
 	}
 	src, dst := p.SrcAddrPort(), p.DstAddrPort()
 	f := a.flow(src, dst, proto, p.Time)
-	if f != nil && f.conn != nil && f.conn.Reopens(p) {
+	if f != nil && f.conn != nil && p.TCP.Flags&capture.FlagSYN != 0 && f.conn.Reopens(p) { // the flag first: one test a segment
 		f = a.reopen(f, src, dst, p.Time)
 	}
 	if f == nil {
