@@ -82,7 +82,7 @@ type finder struct {
 }
 
 func newFinder(c *report.Capture) *finder {
-	f := &finder{c: c, fs: []report.Finding{}, legByID: map[string]*report.Leg{}, streams: map[string]*report.Stream{},
+	f := &finder{c: c, fs: []report.Finding{}, legByID: map[string]*report.Leg{}, streams: report.StreamsByID(c),
 		call: map[string]int{}, absorbed: map[string]bool{}}
 	for i := range c.Legs {
 		f.legByID[c.Legs[i].ID] = &c.Legs[i]
@@ -91,9 +91,6 @@ func newFinder(c *report.Capture) *finder {
 		for _, id := range legs {
 			f.call[id] = i
 		}
-	}
-	for i := range c.Streams {
-		f.streams[c.Streams[i].ID] = &c.Streams[i]
 	}
 	f.forwarded = forwardedDirections(c)
 	f.relayed = f.relayCounterparts()
@@ -362,7 +359,7 @@ func heldAtPlateau(d *report.Direction) bool {
 // sender read zero). The figures are the growth of the reported cumulative lost and of
 // the extended highest sequence number, summed over the direction's media streams.
 func (f *finder) reportedLoss(d *report.Direction, name string, legs, dirs []string) {
-	lost, expected := report.ReceiverReportedLoss(d, func(id string) *report.Stream { return f.streams[id] })
+	lost, expected := report.ReceiverReportedLoss(d, f.streams)
 	if lost == 0 || expected <= 0 {
 		return
 	}

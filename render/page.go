@@ -170,10 +170,7 @@ func newPageCapture(c *report.Capture, base string, budgetMS float64) pageCaptur
 		pc.Verdict = append(pc.Verdict, "No problem found.")
 	}
 	pc.Calls = callLines(c)
-	streams := map[string]*report.Stream{}
-	for i := range c.Streams {
-		streams[c.Streams[i].ID] = &c.Streams[i]
-	}
+	streams := report.StreamsByID(c)
 	for i := range c.Directions {
 		d := &c.Directions[i]
 		pd := pageDirection{Title: fmt.Sprintf("%s: %s → %s (%s)", d.ID, d.From, d.To, d.Transport), Figures: directionFigures(d, streams)}

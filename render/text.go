@@ -105,10 +105,7 @@ func (t *textWriter) capture(c *report.Capture) {
 			t.parts("  ", "      ", " ", legParts(&l)...)
 		}
 	}
-	streams := make(map[string]*report.Stream, len(c.Streams))
-	for i := range c.Streams {
-		streams[c.Streams[i].ID] = &c.Streams[i]
-	}
+	streams := report.StreamsByID(c)
 	for i := range c.Directions {
 		t.line("")
 		t.direction(&c.Directions[i], streams)
@@ -259,15 +256,25 @@ func legParts(l *report.Leg) []string {
 	return parts
 }
 
-// receiverLoss is the loss the receivers of d's media streams reported in RTCP where the
-// capture saw none, "1.0% (14 of 1,400)", or "": a capture before the loss (at the sender)
-// sees none, and its "loss 0%" alone would read as none at all.
-func receiverLoss(d *report.Direction, streams map[string]*report.Stream) string {
-	lost, exp := report.ReceiverReportedLoss(d, func(id string) *report.Stream { return streams[id] })
+// receiverLossPct is the loss the receivers of d's media streams reported in RTCP where the
+// capture saw none, in percent and as counts; ok false when there is none to tell: a capture
+// before the loss (at the sender) sees none, and its "loss 0%" alone would read as none at
+// all.
+func receiverLossPct(d *report.Direction, streams map[string]*report.Stream) (pct float64, lost, exp int64, ok bool) {
+	lost, exp = report.ReceiverReportedLoss(d, streams)
 	if lost == 0 || exp <= 0 || d.Loss.Lost > 0 {
+		return 0, 0, 0, false
+	}
+	return 100 * float64(lost) / float64(exp), lost, exp, true
+}
+
+// receiverLoss is receiverLossPct as "1.0% (14 of 1,400)", or "".
+func receiverLoss(d *report.Direction, streams map[string]*report.Stream) string {
+	p, lost, exp, ok := receiverLossPct(d, streams)
+	if !ok {
 		return ""
 	}
-	return fmt.Sprintf("%s (%s of %s)", pct(100*float64(lost)/float64(exp)), thousands(lost), thousands(exp))
+	return fmt.Sprintf("%s (%s of %s)", pct(p), thousands(lost), thousands(exp))
 }
 
 func (t *textWriter) direction(d *report.Direction, streams map[string]*report.Stream) {

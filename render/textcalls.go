@@ -67,10 +67,7 @@ func callLines(c *report.Capture) []callLine {
 			}
 		}
 	}
-	streams := map[string]*report.Stream{}
-	for i := range c.Streams {
-		streams[c.Streams[i].ID] = &c.Streams[i]
-	}
+	streams := report.StreamsByID(c)
 	for _, d := range c.Directions {
 		seen := map[int]bool{}
 		for _, l := range d.Legs {
@@ -84,8 +81,8 @@ func callLines(c *report.Capture) []callLine {
 				s.lossPct = max(s.lossPct, *d.Loss.Pct)
 				s.measured.loss = true
 			}
-			if lost, exp := report.ReceiverReportedLoss(&d, func(id string) *report.Stream { return streams[id] }); lost > 0 && exp > 0 && d.Loss.Lost == 0 {
-				s.reportedPct = max(s.reportedPct, 100*float64(lost)/float64(exp))
+			if p, _, _, ok := receiverLossPct(&d, streams); ok {
+				s.reportedPct = max(s.reportedPct, p)
 			}
 			if d.Late != nil {
 				s.latePct = max(s.latePct, d.Late.Pct)

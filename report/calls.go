@@ -67,12 +67,21 @@ func Calls(c *Capture) [][]string {
 	return calls
 }
 
-// ReceiverReportedLoss sums, over the media streams of direction d (stream finds one by its
-// ID), the loss their receivers reported in RTCP during the capture: rtcp.reported_lost and
+// StreamsByID returns c's streams by their IDs, for the directions that name them.
+func StreamsByID(c *Capture) map[string]*Stream {
+	m := make(map[string]*Stream, len(c.Streams))
+	for i := range c.Streams {
+		m[c.Streams[i].ID] = &c.Streams[i]
+	}
+	return m
+}
+
+// ReceiverReportedLoss sums, over the media streams of direction d (streams by their IDs),
+// the loss their receivers reported in RTCP during the capture: rtcp.reported_lost and
 // rtcp.reported_expected, what a capture taken before the loss (at the sender) cannot see.
-func ReceiverReportedLoss(d *Direction, stream func(id string) *Stream) (lost, expected int64) {
+func ReceiverReportedLoss(d *Direction, streams map[string]*Stream) (lost, expected int64) {
 	for _, id := range d.Streams {
-		s := stream(id)
+		s := streams[id]
 		if s == nil || s.Lost == nil || s.RTCP == nil || s.RTCP.ReportedLost == nil || s.RTCP.ReportedExpected == nil {
 			continue
 		}
