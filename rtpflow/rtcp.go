@@ -156,11 +156,13 @@ func (t *Tracker) RTCP(p Path, m *transport.Message) {
 	b := m.Payload
 	if m.Snapped {
 		// Cut by the snap length, the bytes kept cannot tell plain RTCP from SRTCP, whose
-		// first packet is as clear: counted, by the clear header of its first packet (type
-		// and sender SSRC; for feedback, the media SSRC after it), not read further.
+		// first packet is as clear: counted, by the clear header of its first packet, as a
+		// packet pion could not read is (rawPacket), and not read further.
 		r.packets++
 		r.snapped++
-		t.snappedRTCP(p, b)
+		if len(b) > 0 && b[0]>>6 == wire.RTPVersion {
+			r.rawPacket(p, b)
+		}
 		return
 	}
 	pkts, err := rtcp.Unmarshal(b)
@@ -203,27 +205,6 @@ func (t *Tracker) RTCP(p Path, m *transport.Message) {
 	if st := r.state(p, binary.BigEndian.Uint32(b[4:])); st != nil {
 		st.packets++
 		st.encrypted = true
-		st.types[clearType(b[1], b[0]&0x1f)]++
-	}
-}
-
-// snappedRTCP counts RTCP cut by the snap length on the stream its first packet's clear
-// header names: the sender's own for a report, SDES, BYE or APP, the media SSRC of
-// feedback when the cut left it.
-func (t *Tracker) snappedRTCP(p Path, b []byte) {
-	if len(b) < wire.RTCPClearLen || b[0]>>6 != wire.RTPVersion {
-		return
-	}
-	ssrc := binary.BigEndian.Uint32(b[4:])
-	switch rtcp.PacketType(b[1]) {
-	case rtcp.TypeTransportSpecificFeedback, rtcp.TypePayloadSpecificFeedback:
-		if len(b) < wire.RTCPClearLen+4 {
-			return
-		}
-		ssrc = binary.BigEndian.Uint32(b[8:])
-	}
-	if st := t.rtcp.state(p, ssrc); st != nil {
-		st.packets++
 		st.types[clearType(b[1], b[0]&0x1f)]++
 	}
 }
