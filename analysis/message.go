@@ -208,6 +208,7 @@ func (a *analyzer) turnFlow(f *flow) {
 		return
 	}
 	f.turn = true
+	a.relay.turnSeen = true
 	server := f.a
 	if server == a.clientOf(f) {
 		server = f.b

@@ -6,7 +6,6 @@ import (
 	"slices"
 
 	"github.com/callpcap/callpcap/demux"
-	"github.com/callpcap/callpcap/internal/quantile"
 	"github.com/callpcap/callpcap/report"
 	"github.com/callpcap/callpcap/rtpflow"
 	"github.com/callpcap/callpcap/transport"
@@ -60,10 +59,11 @@ import (
 // back while it cannot yet tell the vantage of their direction (up to a second), and the
 // peer leg's first datagrams, the ICE checks, come a round trip after the response. So a
 // "no" is decided again whenever the demux learns a relayed address (allocated, on STUN
-// messages only); a datagram costs the one state lookup still. The flow's datagrams
-// analysed before that were not recorded: an ingress packet that reached the relay before
-// it may have left on the peer leg unseen, so it is not counted lost after the relay
-// (relayDir.from); such packets are not matched either.
+// messages only); a datagram costs the one state lookup still. The flow's RTP datagrams
+// analysed before that were held (heldDatagrams, the last few thousand of any flow not a
+// peer leg) and are recorded then, matching their copies on the TURN leg. A packet from
+// before then that finds no copy is counted nowhere (relayDir.from): the ring may have
+// dropped its copy, or the TURN leg's was analysed while its channel's peer was unknown.
 //
 // Figures go on the call direction of the TURN leg (from and to the two endpoints); the peer
 // leg's own direction (relayed address and peer) has relay null. The peer leg is a "udp" leg
@@ -95,6 +95,10 @@ type relayTracker struct {
 	// header comment), earlyN how many there were.
 	early  [earlyPackets]earlyPacket
 	earlyN int
+	// held keeps the RTP datagrams of flows not yet known to be peer legs, from when a TURN
+	// flow was seen (turnSeen): without one, no relayed address is to be learnt.
+	held     heldDatagrams
+	turnSeen bool
 }
 
 // earlyPacket is what record needs of an ingress packet on a TURN leg.
@@ -102,34 +106,6 @@ type earlyPacket struct {
 	path rtpflow.Path
 	key  uint64
 	t    int64
-}
-
-type relaySlot struct {
-	key uint64
-	t   int64
-}
-
-type relayEntry struct {
-	t       int64
-	ingress bool
-}
-
-// relayDir matches one call direction's packets across the two legs.
-type relayDir struct {
-	pending map[uint64]relayEntry
-	ring    [maxRelayPending]relaySlot // pending keys in order of arrival
-	head, n int
-	matched int64
-	// lostAfter, by SSRC: packets that reached the relay and never left it; forwarded, the
-	// SSRCs of which the relay sent some packet on. A stream none of whose packets the
-	// capture saw leave was not forwarded where the capture looks, not lost there.
-	lostAfter  map[uint32]int64
-	forwarded  map[uint32]bool
-	egressOnly map[uint32]int64 // by SSRC, packets the relay sent on whose ingress copy the capture missed
-	lat        quantile.Hist
-	ingress    rtpflow.Path // the ingress leg's stream path
-	egress     rtpflow.Path
-	from       int64 // capture time from which the egress leg is recorded, when decided late
 }
 
 // udp looks at a datagram of a UDP flow: on a peer-leg flow its RTP packets are recorded.
@@ -145,18 +121,31 @@ func (r *relayTracker) udp(a *analyzer, f *flow, m *transport.Message, cls demux
 		st = r.check(a, f)
 		r.state[f.idx] = st
 	}
-	if st != relayYes || cls != demux.ClassRTP {
+	if cls != demux.ClassRTP || f.turn || st != relayYes && !r.turnSeen {
 		return
 	}
 	key, ok := relayKey(m.Payload)
-	if !ok {
-		return
+	switch {
+	case !ok:
+	case st == relayYes:
+		r.peerDatagram(f, m.Src == f.a, key, m.Delivered, m.FirstSeen)
+	default:
+		r.held.hold(f, m, key)
+	}
+}
+
+// peerDatagram records an RTP packet of peer-leg flow f, sent by its end a or b, for each
+// allocation it is the peer leg of.
+func (r *relayTracker) peerDatagram(f *flow, fromA bool, key uint64, delivered, firstSeen int64) {
+	src := f.b
+	if fromA {
+		src = f.a
 	}
 	r.allocationsOf(f, func(rel, peer, c netip.AddrPort) {
-		if m.Src == peer { // peer to client: this leg is the ingress
-			r.record(dirKey{peer, c}, rtpflow.Path{Leg: f.idx, Src: peer, Dst: rel}, key, m.Delivered, true)
+		if src == peer { // peer to client: this leg is the ingress
+			r.record(dirKey{peer, c}, rtpflow.Path{Leg: f.idx, Src: peer, Dst: rel}, key, delivered, true)
 		} else {
-			r.record(dirKey{c, peer}, rtpflow.Path{Leg: f.idx, Src: rel, Dst: peer}, key, m.FirstSeen, false)
+			r.record(dirKey{c, peer}, rtpflow.Path{Leg: f.idx, Src: rel, Dst: peer}, key, firstSeen, false)
 		}
 	})
 }
@@ -231,14 +220,22 @@ func (r *relayTracker) allocated(a *analyzer) {
 		f := a.flowList[i]
 		switch {
 		case st == relayNo && r.peerFlow(f):
+			// Its RTP datagrams so far were held (heldDatagrams): recorded now, those
+			// the ring still has, so that they match their other copies.
 			r.state[i] = relayYes
 			r.activate()
+			r.held.replay(f, func(d *heldDatagram) {
+				r.peerDatagram(f, d.fromA, d.key, d.delivered, d.firstSeen)
+			})
 		case st == relayYes && (slices.Contains(fresh, f.a) || slices.Contains(fresh, f.b)):
 		default:
 			continue
 		}
-		// The flow's datagrams analysed so far were not recorded for the allocations of the
-		// ends just learnt: an ingress packet from before now may have left on it unseen.
+		// Before now, what went through the allocations of the ends just learnt was not all
+		// recorded: the ring may have dropped some of the flow's datagrams, and the TURN
+		// leg's copies were not recorded while the channel's peer was not known. A packet
+		// from before now without its other copy is counted nowhere: not lost after the
+		// relay, nor sent on with its ingress copy missed.
 		r.allocationsOf(f, func(rel, peer, c netip.AddrPort) {
 			if !slices.Contains(fresh, rel) {
 				return
@@ -375,54 +372,6 @@ func (r *relayTracker) dir(k dirKey) *relayDir {
 		r.order = append(r.order, k)
 	}
 	return d
-}
-
-// expire evicts the pending packets older than relayWindow before t.
-func (d *relayDir) expire(t int64) {
-	for d.n > 0 && t-d.ring[d.head].t > relayWindow {
-		d.evict()
-	}
-}
-
-// evict gives up the oldest pending packet: seen on ingress only, it was lost after the relay,
-// unless it reached the relay before from, when its egress copy may have gone unrecorded.
-func (d *relayDir) evict() {
-	x := d.ring[d.head]
-	d.head = (d.head + 1) % maxRelayPending
-	d.n--
-	if e, ok := d.pending[x.key]; ok && e.t == x.t {
-		switch {
-		case e.t < d.from: // its other copy may have gone unrecorded
-		case e.ingress:
-			if d.lostAfter == nil {
-				d.lostAfter = map[uint32]int64{}
-			}
-			if ssrc := uint32(x.key >> 16); d.lostAfter[ssrc] > 0 || len(d.lostAfter) < maxRelaySSRCs {
-				d.lostAfter[ssrc]++
-			}
-		default:
-			if d.egressOnly == nil {
-				d.egressOnly = map[uint32]int64{}
-			}
-			if ssrc := uint32(x.key >> 16); d.egressOnly[ssrc] > 0 || len(d.egressOnly) < maxRelaySSRCs {
-				d.egressOnly[ssrc]++
-			}
-		}
-		delete(d.pending, x.key)
-	}
-}
-
-// drop settles the pending packets when the capture ended before the fate of those seen on
-// ingress showed: they count nowhere. One seen on egress only is counted as ever (its
-// ingress copy came before it, unseen).
-func (d *relayDir) drop() {
-	for d.n > 0 {
-		x := d.ring[d.head]
-		if e, ok := d.pending[x.key]; ok && e.t == x.t && e.ingress {
-			delete(d.pending, x.key)
-		}
-		d.evict()
-	}
 }
 
 // relayFigures is a call direction's relay figures, with what the direction's streams on the

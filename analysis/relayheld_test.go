@@ -1,0 +1,46 @@
+package analysis
+
+import (
+	"net/netip"
+	"slices"
+	"testing"
+
+	"github.com/callpcap/callpcap/transport"
+)
+
+// TestHeldDatagrams: the ring replays a flow's datagrams oldest first, only those among the
+// last heldRing held, and tells the flow's ends apart.
+func TestHeldDatagrams(t *testing.T) {
+	a := netip.MustParseAddrPort("192.0.2.1:1000")
+	b := netip.MustParseAddrPort("192.0.2.2:2000")
+	f0, f1 := &flow{idx: 0, a: a, b: b}, &flow{idx: 1, a: a, b: b}
+	var h heldDatagrams
+	for i := range heldRing + 10 {
+		f, src := f0, a
+		if i%2 == 1 {
+			f, src = f1, b
+		}
+		h.hold(f, &transport.Message{Src: src, Delivered: int64(i), FirstSeen: int64(i)}, uint64(i))
+	}
+	for _, tt := range []struct {
+		f     *flow
+		first uint64 // the first key replayed: the ring dropped the 10 oldest
+		fromA bool
+	}{{f0, 10, true}, {f1, 11, false}} {
+		var keys []uint64
+		h.replay(tt.f, func(d *heldDatagram) {
+			if d.fromA != tt.fromA || d.delivered != int64(d.key) {
+				t.Errorf("flow %d: datagram %+v", tt.f.idx, *d)
+			}
+			keys = append(keys, d.key)
+		})
+		if len(keys) != heldRing/2 || keys[0] != tt.first || !slices.IsSorted(keys) {
+			t.Errorf("flow %d: replayed %d keys from %d (sorted %v), want %d from %d", tt.f.idx, len(keys), keys[0], slices.IsSorted(keys), heldRing/2, tt.first)
+		}
+	}
+	var none int
+	h.replay(&flow{idx: 2}, func(*heldDatagram) { none++ })
+	if none != 0 {
+		t.Errorf("flow 2: replayed %d, want none", none)
+	}
+}
