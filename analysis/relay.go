@@ -61,9 +61,12 @@ import (
 // "no" is decided again whenever the demux learns a relayed address (allocated, on STUN
 // messages only); a datagram costs the one state lookup still. The flow's RTP datagrams
 // analysed before that were held (heldDatagrams, the last few thousand of any flow not a
-// peer leg) and are recorded then, matching their copies on the TURN leg. A packet from
-// before then that finds no copy is counted nowhere (relayDir.from): the ring may have
-// dropped its copy, or the TURN leg's was analysed while its channel's peer was unknown.
+// peer leg) and are recorded then, matching their copies on the TURN leg. A packet without
+// its other copy counts (lost after the relay, or sent on with its ingress copy missed)
+// only from when both legs were recorded whole (relayDir.from): the peer leg from the
+// ring's oldest datagram, the TURN leg from its first packet recorded in the direction
+// (before it: no peer leg seen yet, a channel whose peer was not known, a TURN flow not
+// yet known).
 //
 // Figures go on the call direction of the TURN leg (from and to the two endpoints); the peer
 // leg's own direction (relayed address and peer) has relay null. The peer leg is a "udp" leg
@@ -218,31 +221,41 @@ func (r *relayTracker) allocated(a *analyzer) {
 	// here): a peer leg of that allocation from now.
 	for i, st := range r.state {
 		f := a.flowList[i]
+		// A packet from before from without its other copy is counted nowhere, neither lost
+		// after the relay nor sent on with its ingress copy missed: that copy may have gone
+		// unrecorded.
+		from, turnLeg := a.prev, false
 		switch {
 		case st == relayNo && r.peerFlow(f):
-			// Its RTP datagrams so far were held (heldDatagrams): recorded now, those
-			// the ring still has, so that they match their other copies.
+			// Its RTP datagrams so far were held (heldDatagrams): recorded now, so that they
+			// match their other copies. The peer leg is whole from when the ring holds all
+			// of the flow's datagrams; the TURN leg from its first packet recorded in the
+			// direction: before that, none of its packets was (no peer leg seen yet, a
+			// channel whose peer was not known, a TURN flow not known yet), and it may
+			// come after now (over TCP, delivered late).
 			r.state[i] = relayYes
 			r.activate()
-			r.held.replay(f, func(d *heldDatagram) {
+			from = r.held.replay(f, a.prev, func(d *heldDatagram) {
 				r.peerDatagram(f, d.fromA, d.key, d.delivered, d.firstSeen)
 			})
+			turnLeg = true
 		case st == relayYes && (slices.Contains(fresh, f.a) || slices.Contains(fresh, f.b)):
+			// Its datagrams so far were recorded for the other end's allocation, or for the
+			// address's earlier client, only.
 		default:
 			continue
 		}
-		// Before now, what went through the allocations of the ends just learnt was not all
-		// recorded: the ring may have dropped some of the flow's datagrams, and the TURN
-		// leg's copies were not recorded while the channel's peer was not known. A packet
-		// from before now without its other copy is counted nowhere: not lost after the
-		// relay, nor sent on with its ingress copy missed.
 		r.allocationsOf(f, func(rel, peer, c netip.AddrPort) {
 			if !slices.Contains(fresh, rel) {
 				return
 			}
-			for _, k := range [2]dirKey{{c, peer}, {peer, c}} {
+			for j, k := range [2]dirKey{{c, peer}, {peer, c}} {
 				d := r.dir(k)
-				d.from = max(d.from, a.prev)
+				if turnLeg { // the ingress leg of c to peer, the egress of peer to c
+					d.startFrom(from, int8(j+1))
+				} else {
+					d.from = max(d.from, from)
+				}
 			}
 		})
 	}
@@ -331,6 +344,16 @@ func (r *relayTracker) record(k dirKey, path rtpflow.Path, key uint64, t int64, 
 		d.ingress = path
 	} else {
 		d.egress = path
+	}
+	leg := int8(2)
+	if ingress {
+		leg = 1
+	}
+	if d.firstAt[leg-1] == 0 {
+		d.firstAt[leg-1] = t
+		if d.awaiting == leg {
+			d.from, d.awaiting = max(d.from, t), 0
+		}
 	}
 	d.expire(t)
 	if e, ok := d.pending[key]; ok {

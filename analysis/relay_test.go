@@ -383,6 +383,24 @@ func TestRelayOverTCP(t *testing.T) {
 	}
 }
 
+// TestRelayOverTCPLostEarly: relayTCPCall without the ICE check, and without the egress
+// copy of tcpClient's packet 2 (443 ms on the peer leg): it reached the relay and never left
+// it, before the Allocate response was delivered (479 ms). The peer leg's datagrams held
+// until then and the TURN leg's copies, all recorded from the first (400 ms), tell it: up
+// loses 3 after the relay, not 2, and matches 95 (before: the packets of both legs from
+// before 479 ms without their other copy were counted nowhere).
+func TestRelayOverTCPLostEarly(t *testing.T) {
+	pkts := slices.DeleteFunc(relayTCPCall(t, 0, false), func(p callgen.Packet) bool {
+		return p.T == callgen.Epoch+int64(443*time.Millisecond) &&
+			bytes.Equal(p.Frame, pcapgen.EtherUDP(tcpRelayed, bob, p.Frame[len(p.Frame)-172:]))
+	})
+	c := analyze(t, pcapOf(t, pkts), Options{})
+	r := relaysOf(c)[[2]string{tcpClient.String(), bob.String()}]
+	if r == nil || r.Matched != 95 || r.LostAfterRelay != 3 || r.LostBeforeRelay != 2 {
+		t.Errorf("up: relay %+v, want 95 matched, 3 lost after, 2 before", r)
+	}
+}
+
 // relayLegs are the two legs of a relay at its TURN server: the client's TURN leg of the
 // given transport (flow f1), and the peer leg from the relayed address (f2).
 func relayLegs(transport report.Transport, client, server, relayed, peer netip.AddrPort) []report.Leg {

@@ -34,7 +34,23 @@ type relayDir struct {
 	lat        quantile.Hist
 	ingress    rtpflow.Path // the ingress leg's stream path
 	egress     rtpflow.Path
-	from       int64 // capture time from which the egress leg is recorded, when decided late
+	// from is the capture time from which both legs are recorded, when decided late;
+	// awaiting, when not 0, the leg whose first record, still to come, moves it there
+	// (1 ingress, 2 egress); firstAt the time of each leg's first record.
+	from     int64
+	awaiting int8
+	firstAt  [2]int64
+}
+
+// startFrom moves from to when leg (1 ingress, 2 egress) was first recorded, or to when
+// it will be.
+func (d *relayDir) startFrom(from int64, leg int8) {
+	d.from = max(d.from, from)
+	if t := d.firstAt[leg-1]; t != 0 {
+		d.from = max(d.from, t)
+	} else {
+		d.awaiting = leg
+	}
 }
 
 // expire evicts the pending packets older than relayWindow before t.

@@ -39,11 +39,23 @@ func (h *heldDatagrams) hold(f *flow, m *transport.Message, key uint64) {
 	h.n++
 }
 
-// replay calls fn with each datagram held of flow f, oldest first.
-func (h *heldDatagrams) replay(f *flow, fn func(d *heldDatagram)) {
-	for i := max(h.n-heldRing, 0); i < h.n; i++ {
+// replay calls fn with each datagram held of flow f, oldest first, and returns the capture
+// time from which they are all there: f's first datagram's, unless the ring began after
+// it or has since dropped some datagrams of any flow, then the ring's oldest; now, when
+// the ring never held one.
+func (h *heldDatagrams) replay(f *flow, now int64, fn func(d *heldDatagram)) (whole int64) {
+	if h.n == 0 {
+		return now
+	}
+	start := max(h.n-heldRing, 0)
+	whole = f.first
+	if d := &h.ring[start%heldRing]; start > 0 || d.delivered > f.first {
+		whole = max(whole, d.delivered)
+	}
+	for i := start; i < h.n; i++ {
 		if d := &h.ring[i%heldRing]; int(d.flow) == f.idx {
 			fn(d)
 		}
 	}
+	return whole
 }

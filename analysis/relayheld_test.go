@@ -9,7 +9,9 @@ import (
 )
 
 // TestHeldDatagrams: the ring replays a flow's datagrams oldest first, only those among the
-// last heldRing held, and tells the flow's ends apart.
+// last heldRing held, and tells the flow's ends apart; they are all there from the oldest
+// it still has, or from the flow's first when it began later, or from now when it holds
+// nothing.
 func TestHeldDatagrams(t *testing.T) {
 	a := netip.MustParseAddrPort("192.0.2.1:1000")
 	b := netip.MustParseAddrPort("192.0.2.2:2000")
@@ -28,7 +30,7 @@ func TestHeldDatagrams(t *testing.T) {
 		fromA bool
 	}{{f0, 10, true}, {f1, 11, false}} {
 		var keys []uint64
-		h.replay(tt.f, func(d *heldDatagram) {
+		whole := h.replay(tt.f, 99999, func(d *heldDatagram) {
 			if d.fromA != tt.fromA || d.delivered != int64(d.key) {
 				t.Errorf("flow %d: datagram %+v", tt.f.idx, *d)
 			}
@@ -37,10 +39,15 @@ func TestHeldDatagrams(t *testing.T) {
 		if len(keys) != heldRing/2 || keys[0] != tt.first || !slices.IsSorted(keys) {
 			t.Errorf("flow %d: replayed %d keys from %d (sorted %v), want %d from %d", tt.f.idx, len(keys), keys[0], slices.IsSorted(keys), heldRing/2, tt.first)
 		}
+		if whole != 10 { // the oldest datagram the ring still has
+			t.Errorf("flow %d: whole from %d, want 10", tt.f.idx, whole)
+		}
 	}
 	var none int
-	h.replay(&flow{idx: 2}, func(*heldDatagram) { none++ })
-	if none != 0 {
-		t.Errorf("flow 2: replayed %d, want none", none)
+	if whole := h.replay(&flow{idx: 2, first: 5000}, 99999, func(*heldDatagram) { none++ }); none != 0 || whole != 5000 {
+		t.Errorf("flow 2: replayed %d, whole from %d; want none, from its first datagram (5000)", none, whole)
+	}
+	if whole := (&heldDatagrams{}).replay(f0, 99999, func(*heldDatagram) {}); whole != 99999 {
+		t.Errorf("nothing held: whole from %d, want now (99999)", whole)
 	}
 }
