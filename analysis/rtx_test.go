@@ -384,3 +384,43 @@ func TestEncryptedRTCPOfNoStream(t *testing.T) {
 	}
 	wantWarningPrefix(t, c, "9 encrypted RTCP packets (3 rr, 2 remb, 4 twcc) came from SSRCs that sent no RTP stream here")
 }
+
+// TestRTXLongCall: a 200 s video call (0xE1, 40,000 packets 5 ms apart) loses 12 packets,
+// 3,100 apart, each resent 30 ms later on an RTX stream (0xE2) that carries nothing else,
+// so that it is elected only at the end of the capture, thousands of numbers past most
+// repairs. The OSNs are taken where they fell when the RTX packets came: 12 recovered
+// (before, the election placed them anew, nearest the last number: none recovered of 12
+// in the first 6 s). Numbered as pion numbers them when repairs are rare, 3,100 apart
+// (every packet it buffered in between), each RTX packet is a very large jump ahead of the
+// one before, held on probation, and still votes: 12 repairs (before: 1, and 11 probes).
+func TestRTXLongCall(t *testing.T) {
+	for _, tt := range []struct {
+		name         string
+		first, apart int    // the first lost packet, and how far apart the losses are
+		rtxSeqStride uint16 // between RTX packets
+	}{
+		{"in the first 6 s, numbered one by one", 100, 100, 1},
+		{"3,100 apart, numbered as pion does", 600, 3100, 3100},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			video := callgen.Stream{Src: alice, Dst: bob, SSRC: 0xE1, PT: 96, ClockRate: 90000,
+				Interval: 5 * time.Millisecond, PayloadSize: 100, Count: 40000, StartSeq: 60000, StartTS: 1}
+			lost := map[int]bool{}
+			r := callgen.RTX{SSRC: 0xE2, PT: 97}
+			for k := range 12 {
+				i := tt.first + tt.apart*k
+				lost[i] = true
+				r.Sends = append(r.Sends, callgen.RTXSend{I: i, At: time.Duration(i)*video.Interval + 30*time.Millisecond,
+					Seq: 7 + uint16(k)*tt.rtxSeqStride})
+			}
+			video.Lose = func(i int) bool { return lost[i] }
+			c := analyze(t, pcapOf(t, append(video.Packets(), video.RTXPackets(r)...)), Options{})
+			got := rtxFiguresOf(c, 0xE1, 0xE2, 0)
+			want := rtxFigures{RTXKind: "rtx", RTXOf: "0x000000e1", Repairs: 12, Lost: 12, Recovered: 12, DirLost: 12, DirRecovered: 12,
+				Finding: "10.0.0.1:40000 -> 198.51.100.9:50000: 12 of 40,000 media packets were lost (0.03%), 12 of them repaired by retransmission (RTX)."}
+			if got != want {
+				t.Errorf("figures\n got %+v\nwant %+v", got, want)
+			}
+		})
+	}
+}

@@ -105,16 +105,17 @@ type rtxMatcher struct {
 	n         int
 	votes     [rtxVotes]*Stream
 	osn       [rtxVotes]uint16
-	wanted    [rtxVotes]bool    // the vote's stream wanted its OSN then: a repair if elected
-	tsVotes   [rtxVotes]*Stream // the one stream that sent the packet's timestamp shortly before
-	behind    [rtxVotes]*Stream // else the one stream whose timestamps run just ahead of it (matchBehind)
-	unlike    int               // votes unlike a media stream's packets: numbers skipped before it, or its timestamp went back
-	lastTS    uint32            // the last vote's timestamp
-	hole      [rtxVotes]int64   // the number of tsVotes' stream the packet repaired (Stream.repairOf), or -1
-	credit    [rtxVotes]bool    // the packet took a NACK credit instead
-	repairs   int64             // as an RTX stream: packets that were repairs (see above)
-	nl        *nackLedger       // as an RTX stream: the NACK credits of its path, once any
-	recent    tsRing            // as a media stream: its recent frames
+	place     [rtxVotes]osnPlace // where the OSN fell among the numbers of the vote's stream
+	wanted    [rtxVotes]bool     // the vote's stream wanted its OSN then: a repair if elected
+	tsVotes   [rtxVotes]*Stream  // the one stream that sent the packet's timestamp shortly before
+	behind    [rtxVotes]*Stream  // else the one stream whose timestamps run just ahead of it (matchBehind)
+	unlike    int                // votes unlike a media stream's packets: numbers skipped before it, or its timestamp went back
+	lastTS    uint32             // the last vote's timestamp
+	hole      [rtxVotes]int64    // the number of tsVotes' stream the packet repaired (Stream.repairOf), or -1
+	credit    [rtxVotes]bool     // the packet took a NACK credit instead
+	repairs   int64              // as an RTX stream: packets that were repairs (see above)
+	nl        *nackLedger        // as an RTX stream: the NACK credits of its path, once any
+	recent    tsRing             // as a media stream: its recent frames
 }
 
 // pending reports whether the stream is still voting and its OSNs or its timestamps so
@@ -150,13 +151,14 @@ func (r *rtxMatcher) voting() bool { return !r.decided && r.n < rtxVotes }
 // vote records one payload-bearing packet's OSN and the stream it matched (nil: none),
 // and the stream its timestamp matched with the hole the packet repaired in it or the
 // credit it took (Stream.repairOf). It reports whether that was the last vote.
-func (r *rtxMatcher) vote(osn uint16, match *Stream, wanted bool, tsMatch *Stream, hole int64, credit bool, ts uint32, skipped, filled bool, behind *Stream) (full bool) {
+func (r *rtxMatcher) vote(osn uint16, match *Stream, place osnPlace, wanted bool, tsMatch *Stream, hole int64, credit bool, ts uint32, skipped, filled bool, behind *Stream) (full bool) {
 	if skipped || !filled && r.n > 0 && int32(ts-r.lastTS) < 0 {
 		r.unlike++
 	}
 	r.lastTS = ts
 	r.behind[r.n] = behind
 	r.osn[r.n] = osn
+	r.place[r.n] = place
 	r.votes[r.n] = match
 	r.wanted[r.n] = wanted
 	r.tsVotes[r.n] = tsMatch
@@ -257,11 +259,12 @@ func elect(votes []*Stream) (best *Stream, bestN int) {
 	return best, bestN
 }
 
-// votedFor calls fn with the OSN of each vote for s, in order, and whether s wanted it.
-func (r *rtxMatcher) votedFor(s *Stream, fn func(osn uint16, wanted bool)) {
+// votedFor calls fn with where the OSN of each vote for s fell among its numbers, in
+// order, and whether s wanted it then.
+func (r *rtxMatcher) votedFor(s *Stream, fn func(p osnPlace, wanted bool)) {
 	for i := 0; i < r.n; i++ {
 		if r.votes[i] == s {
-			fn(r.osn[i], r.wanted[i])
+			fn(r.place[i], r.wanted[i])
 		}
 	}
 }

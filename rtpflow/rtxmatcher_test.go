@@ -100,7 +100,7 @@ func TestRTXMatcherDecide(t *testing.T) {
 				if !r.voting() {
 					t.Fatalf("vote %d refused", i)
 				}
-				if full := r.vote(v.osn, v.s, false, v.ts, -1, false, v.tsv, v.skipped, v.filled, v.behind); full != (i == rtxVotes-1) {
+				if full := r.vote(v.osn, v.s, osnPlace{}, false, v.ts, -1, false, v.tsv, v.skipped, v.filled, v.behind); full != (i == rtxVotes-1) {
 					t.Fatalf("vote %d: full = %v", i, full)
 				}
 			}

@@ -65,6 +65,7 @@ type seqEvent struct {
 	lost    int64 // numbers it showed missing: a gap above the highest, or below the lowest
 	filled  bool  // it filled a gap: one loss that an earlier packet showed is taken back
 	held    bool  // a very large jump, on probation: counted only if the next packet restarts
+	ahead   bool  // held, for a jump forward (MAX_DROPOUT or more)
 	restart bool  // it confirmed a restart: the held packet before it began a new segment
 
 	// The held packet before this one, no restart after all, stepped back within the
@@ -95,11 +96,14 @@ func (q *seqStats) add(seq uint16) seqEvent {
 		return ev
 	}
 	var prior seqEvent
+	// Ahead of the highest, or of the packet held before it: a run of jumps, each a
+	// stray, leaves the highest behind.
+	ahead := d < 1<<15 || q.bad && seq-q.badSeq < 1<<15
 	if q.bad {
 		q.bad = false
 		prior = q.late(q.badSeq - 1)
 	}
-	ev := seqEvent{held: true}
+	ev := seqEvent{held: true, ahead: ahead}
 	if jump {
 		q.bad, q.badSeq = true, seq+1
 	} else {
@@ -275,15 +279,37 @@ func (q *seqStats) step(seq uint16) seqEvent {
 // markRTX notes that original sequence number osn arrived in the stream's RTX stream; when
 // the original itself has not arrived (and is within the window, not below the lowest nor
 // ahead of the highest), it counts as recovered, once.
-func (q *seqStats) markRTX(osn uint16) {
-	if q.win == nil {
+func (q *seqStats) markRTX(osn uint16) { q.markRTXAt(q.place(osn)) }
+
+// osnPlace is where an OSN fell among a stream's numbers when its RTX packet came: its
+// extended number, in which segment (restarts then), and whether it was missing.
+type osnPlace struct {
+	ext     int64
+	seg     int32
+	missing bool
+}
+
+// place places osn nearest the highest extended sequence number, now.
+func (q *seqStats) place(osn uint16) osnPlace {
+	ext := q.extOf(osn)
+	return osnPlace{ext: ext, seg: int32(q.restarts), missing: q.win != nil && ext <= q.highest &&
+		ext > q.highest-windowBits && ext >= q.lowest && !q.win.has(ext)}
+}
+
+// markRTXAt is markRTX of an OSN placed earlier (place). One the window has left since,
+// whose arrival can no longer be told, counts as recovered when it was missing then: an
+// original that had not come when its resend did was lost.
+func (q *seqStats) markRTXAt(p osnPlace) {
+	if q.win == nil || int64(p.seg) != q.restarts || p.ext > q.highest || p.ext < q.lowest {
 		return
 	}
-	ext := q.highest + int64(int16(osn-uint16(q.highest)))
-	if ext > q.highest || ext <= q.highest-windowBits || ext < q.lowest || q.win.has(ext) {
-		return
-	}
-	if !q.win.rtxTestSet(ext) {
+	switch {
+	case p.ext <= q.highest-windowBits:
+		if p.missing {
+			q.recovered++
+		}
+	case q.win.has(p.ext):
+	case !q.win.rtxTestSet(p.ext):
 		q.recovered++
 	}
 }
@@ -320,15 +346,15 @@ func (q *seqStats) unmarkHole(ext int64) {
 // carrying it came (a repair, rtxmatcher.go): osn, placed nearest the highest, lies in the
 // window of numbers received (not below the lowest nor above the highest) and has not
 // arrived, or the receiver NACKed it (markNACK), even before it arrived.
-func (q *seqStats) wanted(osn uint16) bool {
-	if q.win == nil {
+func (q *seqStats) wanted(osn uint16) bool { return q.wantedAt(q.place(osn)) }
+
+// wantedAt is wanted of an OSN placed earlier (place).
+func (q *seqStats) wantedAt(p osnPlace) bool {
+	ext := p.ext
+	if q.win == nil || int64(p.seg) != q.restarts || ext > q.highest || ext <= q.highest-windowBits || ext < q.lowest {
 		return false
 	}
-	ext := q.highest + int64(int16(osn-uint16(q.highest)))
-	if ext > q.highest || ext <= q.highest-windowBits || ext < q.lowest {
-		return false
-	}
-	return !q.win.has(ext) || q.win.nacked(ext) || q.win.nackedAhead(osn)
+	return !q.win.has(ext) || q.win.nacked(ext) || q.win.nackedAhead(uint16(ext))
 }
 
 // markNACK notes that the receiver asked again for seq (RTCP NACK, RFC 4585 6.2.1), for

@@ -193,7 +193,7 @@ func TestSeqStats(t *testing.T) {
 		{
 			name:   "restart with loss right after it",
 			ops:    pkts(1000, 1001, 1002, 1003, 1004, 30000, 30001, 30003, 30004),
-			events: []ev{{}, {}, {}, {}, {}, {held: true}, {restart: true}, {lost: 1}, {}},
+			events: []ev{{}, {}, {}, {}, {}, {held: true, ahead: true}, {restart: true}, {lost: 1}, {}},
 			want:   seqTotals{Lowest: 30000, Highest: 30004, Expected: 10, Lost: 1, Restarts: 1},
 		},
 		{
@@ -201,21 +201,21 @@ func TestSeqStats(t *testing.T) {
 			// packet later, and the first packet stays uncounted (a stray).
 			name:   "loss between the first two packets after a restart",
 			ops:    pkts(1000, 1001, 1002, 30000, 30002, 30003, 30004),
-			events: []ev{{}, {}, {}, {held: true}, {held: true}, {restart: true}, {}},
+			events: []ev{{}, {}, {}, {held: true, ahead: true}, {held: true, ahead: true}, {restart: true}, {}},
 			want:   seqTotals{Lowest: 30002, Highest: 30004, Expected: 6, Restarts: 1},
 		},
 		{
 			name:   "loss before a restart, then reordering after it",
 			ops:    pkts(1000, 1002, 1003, 9000, 9001, 9003, 9002, 9004),
-			events: []ev{{}, {lost: 1}, {}, {held: true}, {restart: true}, {lost: 1}, {filled: true}, {}},
+			events: []ev{{}, {lost: 1}, {}, {held: true, ahead: true}, {restart: true}, {lost: 1}, {filled: true}, {}},
 			want:   seqTotals{Lowest: 9000, Highest: 9004, Expected: 9, Lost: 1, Reordered: 1, Restarts: 1},
 		},
 		{
 			name: "two restarts in one stream",
 			ops:  pkts(append(append(run(100, 5), run(20000, 5)...), run(50000, 5)...)...),
 			events: []ev{{}, {}, {}, {}, {},
-				{held: true}, {restart: true}, {}, {}, {},
-				{held: true}, {restart: true}, {}, {}, {}},
+				{held: true, ahead: true}, {restart: true}, {}, {}, {},
+				{held: true, ahead: true}, {restart: true}, {}, {}, {}},
 			want: seqTotals{Lowest: 50000, Highest: 50004, Expected: 15, Restarts: 2},
 		},
 		{
@@ -254,8 +254,17 @@ func TestSeqStats(t *testing.T) {
 			// After a restart the duplicate window holds the new numbers only.
 			name:   "duplicate after a restart",
 			ops:    pkts(100, 101, 102, 20000, 20001, 20001, 101),
-			events: []ev{{}, {}, {}, {held: true}, {restart: true}, {dup: true}, {held: true}},
+			events: []ev{{}, {}, {}, {held: true, ahead: true}, {restart: true}, {dup: true}, {held: true}},
 			want:   seqTotals{Lowest: 20000, Highest: 20001, Expected: 5, Dups: 1, Restarts: 1},
+		},
+		{
+			// pion's RTX numbers when repairs are rare: each jumps 3,001 ahead of the one
+			// before, a stray that leaves the highest behind; the last is 33,011 past it,
+			// more than half the number space, and still ahead of the packet held before.
+			name:   "a run of jumps ahead, each a stray",
+			ops:    pkts(507, 3508, 6509, 9510, 12511, 15512, 18513, 21514, 24515, 27516, 30517, 33518),
+			events: append([]ev{{}}, slices.Repeat([]ev{{held: true, ahead: true}}, 11)...),
+			want:   seqTotals{Lowest: 507, Highest: 507, Expected: 1},
 		},
 		{
 			name:   "lost number recovered by rtx",

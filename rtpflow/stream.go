@@ -180,9 +180,11 @@ func (s *Stream) add(pk *Packet) {
 	// number far behind the highest, held on probation (pion resends an RTX packet under
 	// the number it gave it when it buffered the original, every 100 ms while the receiver
 	// asks, so that its RTX numbers go back by hundreds: its late copies voted against
-	// the stream their first copies had matched).
-	if pk.HasOSN && !ev.dup && !ev.held && (!s.rtx.decided || s.rtx.of != nil) {
-		s.rtxOSN(pk.OSN, pk.Timestamp, at, pk.Padded, pk.Encrypted, ev.lost >= rtxSkip, ev.filled) // RTX vote, or a loss its RTX stream recovered
+	// the stream their first copies had matched). A jump far ahead votes, having skipped
+	// numbers: pion's RTX numbers, when repairs are rare, jump by the thousands of packets
+	// buffered between them (at a jump of 3,000, 11 repairs of 12 were taken for probes).
+	if pk.HasOSN && !ev.dup && (!ev.held || ev.ahead) && (!s.rtx.decided || s.rtx.of != nil) {
+		s.rtxOSN(pk.OSN, pk.Timestamp, at, pk.Padded, pk.Encrypted, ev.lost >= rtxSkip || ev.held, ev.filled) // RTX vote, or a loss its RTX stream recovered
 	}
 	if s.rtx.of == nil {
 		if ev.filled || ev.dup { // for an RTX stream matched by timestamps
