@@ -109,14 +109,17 @@ type flow struct {
 	sides       [2]side // [0] a->b, [1] b->a
 	content     uint16  // bit per demux.Class seen, directly or inside TURN
 	turn        bool    // carried TURN (Allocate, ChannelData, indications)
-	srtpTag     uint8   // SRTP tag length its DTLS ServerHello chose (dtls); 0 when none was read
-	relayed     int64   // datagrams carried to or from a peer through TURN
-	sip         bool    // carried SIP signalling
-	closed      bool    // its TCP connection was closed: another reused its addresses (reopen)
-	client      netip.AddrPort
-	conn        *tcpframe.Conn
-	msgs        tcpMessages // what the unframed messages of a TCP flow classified as
-	tls         tlsRecords  // the times of a TLS connection's records (tlsMedia)
+	// turnFrom is when each side's first STUN message or ChannelData read was first seen
+	// (relayTracker.turnLegFrom); 0 before.
+	turnFrom [2]int64
+	srtpTag  uint8 // SRTP tag length its DTLS ServerHello chose (dtls); 0 when none was read
+	relayed  int64 // datagrams carried to or from a peer through TURN
+	sip      bool  // carried SIP signalling
+	closed   bool  // its TCP connection was closed: another reused its addresses (reopen)
+	client   netip.AddrPort
+	conn     *tcpframe.Conn
+	msgs     tcpMessages // what the unframed messages of a TCP flow classified as
+	tls      tlsRecords  // the times of a TLS connection's records (tlsMedia)
 	// Over TCP, each side's signalling: SIP, HTTP or WebSocket (tcpText), made for a side
 	// with text: a flow of another kind does not carry its 200 bytes.
 	text [2]*demux.Signalling
@@ -160,6 +163,13 @@ func (f *flow) dir(src netip.AddrPort) int {
 }
 
 func (f *flow) saw(c demux.Class) { f.content |= 1 << c }
+
+// turnMessage notes a STUN message or ChannelData read from side i, first seen at t.
+func (f *flow) turnMessage(i int, t int64) {
+	if f.turnFrom[i] == 0 {
+		f.turnFrom[i] = t
+	}
+}
 
 // dtls reads a DTLS message of the flow, in the clear or inside TURN, for the SRTP
 // protection profile its ServerHello chose (wire.SRTPAuthTagLen): the length of the tag

@@ -70,6 +70,7 @@ func (a *analyzer) message(f *flow, m *transport.Message, udp bool) {
 	}
 	switch cls {
 	case demux.ClassSTUN:
+		f.turnMessage(i, m.FirstSeen)
 		unwrapped := a.turn.STUN(m, &a.inner)
 		a.relay.allocated(a)
 		if unwrapped {
@@ -80,6 +81,7 @@ func (a *analyzer) message(f *flow, m *transport.Message, udp bool) {
 		f.carried(s, &s.stun, m.Delivered, m.Wire.Total)
 	case demux.ClassChannelData:
 		if a.turn.ChannelData(m, &a.inner) {
+			f.turnMessage(i, m.FirstSeen)
 			a.turnFlow(f)
 			a.wrapped(f, i, &a.inner)
 			return

@@ -41,7 +41,10 @@ import (
 // different flows, so their streams are different streams.
 //
 // Bounds: each direction keeps at most maxRelayPending unmatched packets, evicted in order
-// of arrival and after relayWindow, so memory does not grow with the packet count. Packets
+// of arrival and after relayWindow, so memory does not grow with the packet count. The
+// window is long: a relay whose TCP connection to the client stalls holds its packets for
+// seconds (a tester's send queue blocked 2.5 s: 27 packets it forwarded were called lost
+// with a 2 s window); a packet pushed out by the bound before it counts nowhere. Packets
 // are recorded only once a peer-leg flow has been seen (at a client's capture nothing is
 // recorded, and the per-packet cost is one slice lookup). At a server capture ICE checks
 // through the relay open the peer leg before the media, unless the capture has none: then
@@ -72,8 +75,8 @@ import (
 // leg's own direction (relayed address and peer) has relay null. The peer leg is a "udp" leg
 // whose client is the peer, whose server and relayed address are the relayed address.
 const (
-	maxRelayPending = 4096
-	relayWindow     = int64(2e9) // 2 s of capture time
+	maxRelayPending = 16384
+	relayWindow     = int64(10e9) // 10 s of capture time
 	earlyPackets    = 64
 	earlyLimit      = 4096
 	maxRelaySSRCs   = 64 // SSRCs a direction counts egress-only, forwarded and lost-after packets of
@@ -98,6 +101,9 @@ type relayTracker struct {
 	// header comment), earlyN how many there were.
 	early  [earlyPackets]earlyPacket
 	earlyN int
+	// skipped is the capture time of the TURN legs' latest RTP packet not recorded (see
+	// turnLegFrom).
+	skipped int64
 	// held keeps the RTP datagrams of flows not yet known to be peer legs, from when a TURN
 	// flow was seen (turnSeen): without one, no relayed address is to be learnt.
 	held     heldDatagrams
@@ -229,10 +235,8 @@ func (r *relayTracker) allocated(a *analyzer) {
 		case st == relayNo && r.peerFlow(f):
 			// Its RTP datagrams so far were held (heldDatagrams): recorded now, so that they
 			// match their other copies. The peer leg is whole from when the ring holds all
-			// of the flow's datagrams; the TURN leg from its first packet recorded in the
-			// direction: before that, none of its packets was (no peer leg seen yet, a
-			// channel whose peer was not known, a TURN flow not known yet), and it may
-			// come after now (over TCP, delivered late).
+			// of the flow's datagrams; the TURN leg as its next packet in the direction
+			// tells (turnLegFrom), which over TCP may come after now, delivered late.
 			r.state[i] = relayYes
 			r.activate()
 			from = r.held.replay(f, a.prev, func(d *heldDatagram) {
@@ -251,10 +255,9 @@ func (r *relayTracker) allocated(a *analyzer) {
 			}
 			for j, k := range [2]dirKey{{c, peer}, {peer, c}} {
 				d := r.dir(k)
+				d.from = max(d.from, from)
 				if turnLeg { // the ingress leg of c to peer, the egress of peer to c
-					d.startFrom(from, int8(j+1))
-				} else {
-					d.from = max(d.from, from)
+					d.awaiting = int8(j + 1)
 				}
 			}
 		})
@@ -310,24 +313,55 @@ func (r *relayTracker) knownRelayed(ap netip.AddrPort) bool {
 // wrapped looks at an RTP packet unwrapped from the TURN leg, on path (client to peer or
 // peer to client): from the client it reached the relay (Delivered), to it the relay sent
 // it (FirstSeen).
-func (r *relayTracker) wrapped(_ *flow, client netip.AddrPort, path rtpflow.Path, m *transport.Message) {
+func (r *relayTracker) wrapped(f *flow, client netip.AddrPort, path rtpflow.Path, m *transport.Message) {
 	if !r.active && (r.earlyN >= earlyLimit || path.Src != client) {
+		r.skipped = m.Delivered
 		return // a client's capture, after its first packets: one compare a packet
 	}
 	if !path.Src.IsValid() || !path.Dst.IsValid() {
+		r.skipped = m.Delivered
 		return // on a channel whose peer is not known: no direction to match it in
 	}
 	key, ok := relayKey(m.Payload)
-	switch {
-	case !ok:
-	case !r.active:
-		r.early[r.earlyN%earlyPackets] = earlyPacket{path, key, m.Delivered}
-		r.earlyN++
-	case path.Src == client:
-		r.record(dirKey{path.Src, path.Dst}, path, key, m.Delivered, true)
-	default:
-		r.record(dirKey{path.Src, path.Dst}, path, key, m.FirstSeen, false)
+	if !ok {
+		return
 	}
+	if !r.active {
+		e := &r.early[r.earlyN%earlyPackets]
+		if r.earlyN >= earlyPackets {
+			r.skipped = max(r.skipped, e.t) // the oldest kept aside, given up
+		}
+		*e = earlyPacket{path, key, m.Delivered}
+		r.earlyN++
+		return
+	}
+	k := dirKey{path.Src, path.Dst}
+	d := r.dir(k)
+	ingress := path.Src == client
+	if d.awaiting != 0 && d.awaiting == 2-b2i(ingress) {
+		d.from, d.awaiting = max(d.from, r.turnLegFrom(f, m.Src)), 0
+	}
+	if ingress {
+		r.recordIn(d, path, key, m.Delivered, true)
+	} else {
+		r.recordIn(d, path, key, m.FirstSeen, false)
+	}
+}
+
+// turnLegFrom returns the capture time from which the RTP packets that TURN flow f carried
+// from src were all recorded: its first TURN message from src (flow.turnFrom; the capture
+// may begin in the middle of a connection, or tcpframe find its framing late), unless
+// a packet was not recorded since (skipped: no peer leg seen yet, a channel whose peer
+// was not known, kept aside and given up).
+func (r *relayTracker) turnLegFrom(f *flow, src netip.AddrPort) int64 {
+	return max(f.turnFrom[f.dir(src)], r.skipped)
+}
+
+func b2i(b bool) int8 {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // relayKey is what identifies an RTP packet across the legs: its SSRC and sequence number.
@@ -339,21 +373,17 @@ func relayKey(b []byte) (uint64, bool) {
 }
 
 func (r *relayTracker) record(k dirKey, path rtpflow.Path, key uint64, t int64, ingress bool) {
-	d := r.dir(k)
+	r.recordIn(r.dir(k), path, key, t, ingress)
+}
+
+// recordIn records an RTP packet of direction d seen on one of its legs (path, ingress or
+// not) at t: it matches the copy pending on the other leg, or waits for it.
+func (r *relayTracker) recordIn(d *relayDir, path rtpflow.Path, key uint64, t int64, ingress bool) {
 	if ingress {
 		d.ingress = path
+		d.sawIngress(uint32(key >> 16))
 	} else {
 		d.egress = path
-	}
-	leg := int8(2)
-	if ingress {
-		leg = 1
-	}
-	if d.firstAt[leg-1] == 0 {
-		d.firstAt[leg-1] = t
-		if d.awaiting == leg {
-			d.from, d.awaiting = max(d.from, t), 0
-		}
 	}
 	d.expire(t)
 	if e, ok := d.pending[key]; ok {
@@ -375,12 +405,8 @@ func (r *relayTracker) record(k dirKey, path rtpflow.Path, key uint64, t int64, 
 		delete(d.pending, key)
 		return
 	}
-	if d.n == maxRelayPending {
-		d.evict()
-	}
 	d.pending[key] = relayEntry{t: t, ingress: ingress}
-	d.ring[(d.head+d.n)%maxRelayPending] = relaySlot{key, t}
-	d.n++
+	d.push(relaySlot{key, t})
 }
 
 // dir returns the relayDir of k, made on first use.
@@ -426,7 +452,7 @@ func (r *relayTracker) relays(streams []*rtpflow.Stream, t0, end int64) map[dirK
 			grace = min(grace, int64(d.lat.Max()*1e6))
 		}
 		for d.n > 0 && end-d.ring[d.head].t > grace {
-			d.evict()
+			d.evict(true)
 		}
 		d.drop()
 		rel := &report.Relay{Matched: d.matched}
@@ -440,7 +466,7 @@ func (r *relayTracker) relays(streams []*rtpflow.Stream, t0, end int64) map[dirK
 		}
 		before := map[uint32]int64{}
 		for _, s := range streams {
-			if s.Path() == d.ingress && s.IsMedia() {
+			if s.Path() == d.ingress && s.IsMedia() && slices.Contains(d.ssrcs, s.SSRC()) {
 				if l := s.Summary(t0).Lost; l != nil {
 					n := max(*l-d.egressOnly[s.SSRC()], 0)
 					rel.LostBeforeRelay += n

@@ -229,6 +229,13 @@ func relayTCPCall(t *testing.T, shift time.Duration, ice bool) []callgen.Packet 
 // signalled (a capture that began after them).
 func relayTCPCallFrom(t *testing.T, shift time.Duration, ice, signalled bool) []callgen.Packet {
 	t.Helper()
+	return relayTCPCallDropping(t, shift, ice, signalled, nil)
+}
+
+// relayTCPCallDropping is relayTCPCallFrom, the server also dropping bob's packets of
+// index in drop (they reach the relay and never leave it).
+func relayTCPCallDropping(t *testing.T, shift time.Duration, ice, signalled bool, drop []int) []callgen.Packet {
+	t.Helper()
 	const rtt = 80 * time.Millisecond
 	ms := func(n int) time.Duration { return time.Duration(n) * time.Millisecond }
 	msg := func(id byte, typ stun.MessageType, setters ...stun.Setter) []byte {
@@ -294,7 +301,7 @@ func relayTCPCallFrom(t *testing.T, shift time.Duration, ice, signalled bool) []
 			case i == 33:
 				lat = ms(22)
 			}
-			if i != 20 && i != 45 && i != 80 && i != 81 {
+			if i != 20 && i != 45 && i != 80 && i != 81 && !slices.Contains(drop, i) {
 				down(at+lat, callgen.ChannelData(channel, downS.RTP(i)))
 			}
 		}
@@ -383,21 +390,52 @@ func TestRelayOverTCP(t *testing.T) {
 	}
 }
 
-// TestRelayOverTCPLostEarly: relayTCPCall without the ICE check, and without the egress
-// copy of tcpClient's packet 2 (443 ms on the peer leg): it reached the relay and never left
-// it, before the Allocate response was delivered (479 ms). The peer leg's datagrams held
-// until then and the TURN leg's copies, all recorded from the first (400 ms), tell it: up
-// loses 3 after the relay, not 2, and matches 95 (before: the packets of both legs from
-// before 479 ms without their other copy were counted nowhere).
+// TestRelayOverTCPLostEarly: relayTCPCall without the ICE check, without the egress copy
+// of tcpClient's packet 2 (443 ms on the peer leg), and without the ChannelData of bob's
+// packets 0 and 2 (395 and 435 ms): each reached the relay and never left it, before the
+// Allocate response was delivered (479 ms). The peer leg's datagrams held until then and
+// the TURN leg, read whole from its first message (the Allocate), tell it: up loses 3
+// after the relay, not 2, and matches 95; down 6, not 4, and matches 91 (before: the
+// packets from before 479 ms without their other copy were counted nowhere; then, for a
+// while, those before the TURN leg's first copy in the direction: bob's 0).
 func TestRelayOverTCPLostEarly(t *testing.T) {
-	pkts := slices.DeleteFunc(relayTCPCall(t, 0, false), func(p callgen.Packet) bool {
+	pkts := slices.DeleteFunc(relayTCPCallDropping(t, 0, false, true, []int{0, 2}), func(p callgen.Packet) bool {
 		return p.T == callgen.Epoch+int64(443*time.Millisecond) &&
 			bytes.Equal(p.Frame, pcapgen.EtherUDP(tcpRelayed, bob, p.Frame[len(p.Frame)-172:]))
 	})
 	c := analyze(t, pcapOf(t, pkts), Options{})
-	r := relaysOf(c)[[2]string{tcpClient.String(), bob.String()}]
-	if r == nil || r.Matched != 95 || r.LostAfterRelay != 3 || r.LostBeforeRelay != 2 {
-		t.Errorf("up: relay %+v, want 95 matched, 3 lost after, 2 before", r)
+	for _, w := range []struct {
+		from, to                       netip.AddrPort
+		matched, lostAfter, lostBefore int64
+	}{{tcpClient, bob, 95, 3, 2}, {bob, tcpClient, 91, 6, 3}} {
+		r := relaysOf(c)[[2]string{w.from.String(), w.to.String()}]
+		if r == nil || r.Matched != w.matched || r.LostAfterRelay != w.lostAfter || r.LostBeforeRelay != w.lostBefore {
+			t.Errorf("%v -> %v: relay %+v, want %d matched, %d lost after, %d before", w.from, w.to, r, w.matched, w.lostAfter, w.lostBefore)
+		}
+	}
+}
+
+// TestRelayHeldSeconds: relayCall with alice's packets 200-349 (4.2-7.18 s on the TURN leg)
+// held by the relay and sent on at 7.3 s, as a relay does while its way out stalls: each
+// is still matched, its latency up to 3,100 ms. Of the 10 packets lost after the relay,
+// the 3 that reached it in the capture's last 3.1 s (7.34, 8.34 and 9.34 s) count
+// nowhere: the relay took up to 3.1 s, so they may have left after the end; 7 remain
+// (with a 2 s window: 433 matched, 62 lost after, and 0 before, the egress copies of
+// those called lost taken for packets whose ingress copy the capture missed).
+func TestRelayHeldSeconds(t *testing.T) {
+	pkts := relayCall(t)
+	epoch := callgen.Epoch
+	for i, p := range pkts {
+		if p.T >= epoch+int64(4202*time.Millisecond) && p.T < epoch+int64(7200*time.Millisecond) &&
+			bytes.HasPrefix(p.Frame[26:], relayed.Addr().AsSlice()) { // the peer leg, from the relayed address
+			pkts[i].T = epoch + int64(7300*time.Millisecond)
+		}
+	}
+	sort.SliceStable(pkts, func(i, j int) bool { return pkts[i].T < pkts[j].T })
+	c := analyze(t, pcapOf(t, pkts), Options{})
+	r := relaysOf(c)[[2]string{alice.String(), bob.String()}]
+	if r == nil || r.Matched != 487 || r.LostAfterRelay != 7 || r.LostBeforeRelay != 3 || r.LatencyMS == nil || r.LatencyMS.Max != 3100 {
+		t.Errorf("relay %+v (latency %+v), want 487 matched, 7 lost after, 3 before, latency up to 3,100 ms", r, r.LatencyMS)
 	}
 }
 

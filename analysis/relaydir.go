@@ -1,6 +1,8 @@
 package analysis
 
 import (
+	"slices"
+
 	"github.com/callpcap/callpcap/internal/quantile"
 	"github.com/callpcap/callpcap/rtpflow"
 )
@@ -22,7 +24,7 @@ type relayEntry struct {
 // and counts what became of those that waited too long.
 type relayDir struct {
 	pending map[uint64]relayEntry
-	ring    [maxRelayPending]relaySlot // pending keys in order of arrival
+	ring    []relaySlot // pending keys in order of arrival; its length a power of two, grown up to maxRelayPending
 	head, n int
 	matched int64
 	// lostAfter, by SSRC: packets that reached the relay and never left it; forwarded, the
@@ -31,44 +33,65 @@ type relayDir struct {
 	lostAfter  map[uint32]int64
 	forwarded  map[uint32]bool
 	egressOnly map[uint32]int64 // by SSRC, packets the relay sent on whose ingress copy the capture missed
-	lat        quantile.Hist
-	ingress    rtpflow.Path // the ingress leg's stream path
-	egress     rtpflow.Path
+	// ssrcs are the SSRCs of the packets recorded on the ingress leg (up to
+	// maxRelaySSRCs), the last of them in lastSSRC: a peer leg that two calls shared, one
+	// after the other (a relayed address handed out again), carries both calls' streams.
+	ssrcs    []uint32
+	lastSSRC uint32
+	lat      quantile.Hist
+	ingress  rtpflow.Path // the ingress leg's stream path
+	egress   rtpflow.Path
 	// from is the capture time from which both legs are recorded, when decided late;
-	// awaiting, when not 0, the leg whose first record, still to come, moves it there
-	// (1 ingress, 2 egress); firstAt the time of each leg's first record.
+	// awaiting, the TURN leg (1 ingress, 2 egress) whose next packet tells from when it
+	// was (relayTracker.turnLegFrom), when that was not known yet.
 	from     int64
 	awaiting int8
-	firstAt  [2]int64
 }
 
-// startFrom moves from to when leg (1 ingress, 2 egress) was first recorded, or to when
-// it will be.
-func (d *relayDir) startFrom(from int64, leg int8) {
-	d.from = max(d.from, from)
-	if t := d.firstAt[leg-1]; t != 0 {
-		d.from = max(d.from, t)
-	} else {
-		d.awaiting = leg
+// sawIngress notes that a packet of ssrc was recorded on the ingress leg.
+func (d *relayDir) sawIngress(ssrc uint32) {
+	if (ssrc != d.lastSSRC || len(d.ssrcs) == 0) && !slices.Contains(d.ssrcs, ssrc) && len(d.ssrcs) < maxRelaySSRCs {
+		d.ssrcs = append(d.ssrcs, ssrc)
 	}
+	d.lastSSRC = ssrc
 }
 
 // expire evicts the pending packets older than relayWindow before t.
 func (d *relayDir) expire(t int64) {
 	for d.n > 0 && t-d.ring[d.head].t > relayWindow {
-		d.evict()
+		d.evict(true)
 	}
 }
 
-// evict gives up the oldest pending packet: seen on ingress only, it was lost after the relay,
-// unless it reached the relay before from, when its egress copy may have gone unrecorded.
-func (d *relayDir) evict() {
+// push adds a pending packet, growing the ring, or at maxRelayPending pushing the oldest
+// out.
+func (d *relayDir) push(x relaySlot) {
+	if d.n == len(d.ring) {
+		if len(d.ring) < maxRelayPending {
+			ring := make([]relaySlot, max(2*len(d.ring), 64))
+			for i := range d.n {
+				ring[i] = d.ring[(d.head+i)&(len(d.ring)-1)]
+			}
+			d.ring, d.head = ring, 0
+		} else {
+			d.evict(false)
+		}
+	}
+	d.ring[(d.head+d.n)&(len(d.ring)-1)] = x
+	d.n++
+}
+
+// evict gives up the oldest pending packet. One that waited relayWindow (waited), seen on
+// ingress only, was lost after the relay, unless it reached the relay before from, when
+// its egress copy may have gone unrecorded. One pushed out by the bound before that counts
+// nowhere: its copy may yet have come.
+func (d *relayDir) evict(waited bool) {
 	x := d.ring[d.head]
-	d.head = (d.head + 1) % maxRelayPending
+	d.head = (d.head + 1) & (len(d.ring) - 1)
 	d.n--
 	if e, ok := d.pending[x.key]; ok && e.t == x.t {
 		switch {
-		case e.t < d.from: // its other copy may have gone unrecorded
+		case e.t < d.from || !waited: // its other copy may have gone unrecorded, or come later
 		case e.ingress:
 			if d.lostAfter == nil {
 				d.lostAfter = map[uint32]int64{}
@@ -97,6 +120,6 @@ func (d *relayDir) drop() {
 		if e, ok := d.pending[x.key]; ok && e.t == x.t && e.ingress {
 			delete(d.pending, x.key)
 		}
-		d.evict()
+		d.evict(true)
 	}
 }

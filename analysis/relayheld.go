@@ -19,8 +19,10 @@ type heldDatagrams struct {
 	n    int64          // datagrams ever held; ring[n%heldRing] is the next slot
 }
 
-// heldRing is the ring's size: a second of the peer legs of a TURN server's new calls.
-const heldRing = 4096
+// heldRing is the ring's size (512 KiB): seconds of the peer legs of a TURN server's new
+// calls (a tester's 60 calls, each stalled 1.5 s before its Allocate response, at 500
+// packets a second, overflowed 4,096).
+const heldRing = 16384
 
 type heldDatagram struct {
 	flow      int32
