@@ -607,7 +607,10 @@ func TestRelayOverTCPLearnedMidCall(t *testing.T) {
 // server gives the same relayed address to another client, carol, who calls bob through
 // it (packets 5, 105, ... lost after the relay). Carol's direction has its own relay
 // figures: the address is the newest allocation's. Before, it kept its first client, and
-// carol's call had no relay figures at all.
+// carol's call had no relay figures at all. Bob answers each call on the same peer leg
+// (one 5-tuple), with a stream of its own: alice's (0xb1, 1-3 s) loses packet 10 before
+// the relay, carol's (0xb2, 12-14 s) packets 20 and 21. Each direction's lost_before_relay
+// is its own call's (before, both read 3).
 func TestRelayedAddressGivenAgain(t *testing.T) {
 	carol := netip.MustParseAddrPort("192.0.2.77:40400")
 	ms := func(n int) int64 { return callgen.Epoch + int64(n)*int64(time.Millisecond) }
@@ -624,19 +627,35 @@ func TestRelayedAddressGivenAgain(t *testing.T) {
 	out := audio()
 	out.Src, out.SSRC, out.Start, out.Lose = relayed, 0xc0c0c0c0, 11202*time.Millisecond, func(i int) bool { return i%100 == 5 }
 	pkts = append(append(pkts, in.Packets()...), out.Packets()...)
+	for _, b := range []struct {
+		ssrc    uint32
+		client  netip.AddrPort
+		channel uint16
+		start   time.Duration
+		lost    []int
+	}{{0xb1, alice, 0x4000, time.Second, []int{10}}, {0xb2, carol, 0x4001, 12 * time.Second, []int{20, 21}}} {
+		back := audio()
+		back.Src, back.Dst, back.SSRC, back.Start, back.Count = bob, relayed, b.ssrc, b.start, 100
+		back.Lose = func(i int) bool { return slices.Contains(b.lost, i) }
+		down := back
+		down.Src, down.Dst, down.Channel, down.Start = turnServer, b.client, b.channel, b.start+2*time.Millisecond
+		pkts = append(append(pkts, back.Packets()...), down.Packets()...)
+	}
+	sort.SliceStable(pkts, func(i, j int) bool { return pkts[i].T < pkts[j].T })
 	c := analyze(t, pcapOf(t, pkts), Options{})
-	relays := map[string]*report.Relay{}
-	for _, d := range c.Directions {
-		relays[d.From] = d.Relay
+	lat := func(n int64) *report.Quantiles {
+		return &report.Quantiles{Samples: n, Min: 2, P50: 2, P95: 2, P99: 2, Max: 2}
 	}
-	want := map[string]*report.Relay{
-		alice.String(): {Matched: 487, LostBeforeRelay: 3, LostAfterRelay: 10, // as before
-			LatencyMS: &report.Quantiles{Samples: 487, Min: 2, P50: 2, P95: 2, P99: 2, Max: 2}},
-		carol.String(): {Matched: 495, LostAfterRelay: 5,
-			LatencyMS: &report.Quantiles{Samples: 495, Min: 2, P50: 2, P95: 2, P99: 2, Max: 2}},
-		relayed.String(): nil, // the peer leg's direction, both calls' (one 5-tuple)
+	rel := relayed.String()
+	want := map[[2]string]*report.Relay{
+		{alice.String(), bob.String()}: {Matched: 487, LostBeforeRelay: 3, LostAfterRelay: 10, LatencyMS: lat(487)}, // as before
+		{carol.String(), bob.String()}: {Matched: 495, LostAfterRelay: 5, LatencyMS: lat(495)},
+		{bob.String(), alice.String()}: {Matched: 99, LostBeforeRelay: 1, LatencyMS: lat(99)},
+		{bob.String(), carol.String()}: {Matched: 98, LostBeforeRelay: 2, LatencyMS: lat(98)},
+		{rel, bob.String()}:            nil, // the peer leg's directions, both calls' (one 5-tuple)
+		{bob.String(), rel}:            nil,
 	}
-	if d := cmp.Diff(want, relays); d != "" {
-		t.Errorf("relays by direction's sender (-want +got):\n%s", d)
+	if d := cmp.Diff(want, relaysOf(c)); d != "" {
+		t.Errorf("relays by direction (-want +got):\n%s", d)
 	}
 }
