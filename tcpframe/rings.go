@@ -150,12 +150,13 @@ type retxRange struct {
 	start, end, t int64
 	spurious      bool
 	acked         bool // the peer's ACK covered all of it when it was seen: it held nothing
+	dsacked       bool // a D-SACK accounted for it
 }
 
 const retxRingSize = 32
 
 func (r *retxRing) push(s, e, t int64, spurious, acked bool) {
-	x := retxRange{s, e, t, spurious, acked}
+	x := retxRange{start: s, end: e, t: t, spurious: spurious, acked: acked}
 	if len(r.r) < retxRingSize {
 		r.r = append(r.r, x)
 		return
@@ -164,17 +165,40 @@ func (r *retxRing) push(s, e, t int64, spurious, acked bool) {
 	r.next = (r.next + 1) % retxRingSize
 }
 
-// dsack returns the retransmitted bytes in [l, h) not yet counted spurious, and marks them.
+// dsack takes a D-SACK of [l, h): one redundant copy of those bytes reached the receiver
+// (RFC 2883: the block is that copy's range). It returns the bytes it makes spurious. The
+// copy is the newest retransmission of exactly that range that no D-SACK accounted for
+// yet, else the newest ones overlapping it, up to its length. One counted spurious when it
+// came (its bytes were acknowledged then) is accounted for, and counts nothing again: at
+// the receiver, a segment delayed past its fast retransmission comes late, spurious, and
+// its D-SACK made the retransmission spurious too (2,800 bytes of 1,400 sent twice).
 func (r *retxRing) dsack(l, h int64) int64 {
-	var n int64
-	for i := range r.r {
-		x := &r.r[i]
-		if x.spurious || x.end <= l || x.start >= h {
-			continue
+	for j := len(r.r) - 1; j >= 0; j-- {
+		if x := r.at(j); x.start == l && x.end == h && !x.dsacked {
+			return x.takeDSACK(h - l)
 		}
-		n += min(h, x.end) - max(l, x.start)
-		x.spurious = true
 	}
+	var n int64
+	for j, need := len(r.r)-1, h-l; j >= 0 && need > 0; j-- {
+		if x := r.at(j); !x.dsacked && x.end > l && x.start < h {
+			m := min(need, min(h, x.end)-max(l, x.start))
+			need -= m
+			n += x.takeDSACK(m)
+		}
+	}
+	return n
+}
+
+// at returns the range pushed j-th of those held: 0 the oldest.
+func (r *retxRing) at(j int) *retxRange { return &r.r[(r.next+j)%len(r.r)] }
+
+// takeDSACK accounts a D-SACK of n bytes of x: spurious now, unless it was when it came.
+func (x *retxRange) takeDSACK(n int64) int64 {
+	x.dsacked = true
+	if x.spurious {
+		return 0
+	}
+	x.spurious = true
 	return n
 }
 

@@ -110,6 +110,36 @@ func TestRetxRingWraps(t *testing.T) {
 	if n := r.dsack(1000, 1200); n != 0 {
 		t.Errorf("dsack again: %d bytes, want 0", n)
 	}
+	// A D-SACK reports one redundant copy, of its block's range: at the receiver, a fast
+	// retransmission that filled the hole, then the delayed original, spurious when it came
+	// (its bytes were acknowledged): its D-SACK adds nothing (it made both spurious: 2,800
+	// bytes of 1,400 sent twice). Two resends, both spurious: one a D-SACK. A D-SACK of a
+	// resend of part of the range is that resend's.
+	type dsackOf struct{ l, h, want int64 }
+	for _, c := range []struct {
+		name   string
+		copies []retxRange // pushed in order
+		dsacks []dsackOf
+	}{
+		{"the late original counted", []retxRange{{start: 0, end: 1400}, {start: 0, end: 1400, t: 2, spurious: true, acked: true}},
+			[]dsackOf{{0, 1400, 0}}},
+		{"two resends", []retxRange{{start: 0, end: 1400}, {start: 0, end: 1400, t: 2}},
+			[]dsackOf{{0, 1400, 1400}, {0, 1400, 1400}, {0, 1400, 0}}},
+		{"a part resent", []retxRange{{start: 0, end: 700, spurious: true, acked: true}, {start: 0, end: 1400, t: 2}},
+			[]dsackOf{{0, 700, 0}, {0, 1400, 1400}}},
+		{"a block over two resends", []retxRange{{start: 0, end: 700}, {start: 700, end: 1400, t: 2}},
+			[]dsackOf{{0, 1400, 1400}, {0, 1400, 0}}},
+	} {
+		var x retxRing
+		for _, g := range c.copies {
+			x.push(g.start, g.end, g.t, g.spurious, g.acked)
+		}
+		for i, d := range c.dsacks {
+			if n := x.dsack(d.l, d.h); n != d.want {
+				t.Errorf("%s: D-SACK %d of [%d, %d) counts %d bytes, want %d", c.name, i, d.l, d.h, n, d.want)
+			}
+		}
+	}
 	// A resend of bytes the peer had all acknowledged held nothing; one partly
 	// acknowledged may have.
 	var a retxRing
