@@ -96,6 +96,7 @@ type analyzer struct {
 	warnings                    []string
 	moreWarnings                int64 // warnings beyond maxWarnings
 	jumps                       int64 // steps in capture time (more than timeJump between two packets)
+	timeUnknown                 bool  // the packet being analysed was stamped with a clock jump (clockJump)
 	touched                     byte  // what touchBatch read, kept so that its loads stay
 	clockJumps                  int64 // packets whose time stamp was a clock jump (clockJump)
 
@@ -291,7 +292,8 @@ func (a *analyzer) detach() {
 func (a *analyzer) packet(p *capture.Packet, dg digests, next int64, hasNext bool) {
 	p.Time = moved(p.Time, a.shift)
 	next = moved(next, a.shift)
-	if clockJump(p.Time, a.prev, next, a.packets > 0, hasNext) {
+	a.timeUnknown = clockJump(p.Time, a.prev, next, a.packets > 0, hasNext)
+	if a.timeUnknown {
 		a.clockJumps++
 		if a.packets > 0 {
 			p.Time = a.prev

@@ -100,8 +100,9 @@ func (md *media) run() {
 }
 
 // rtp hands over the RTP packet m of path p, whose header the demux decoded as h, after
-// steps steps of the capture's clock (rtpflow.Packet.TimeSteps).
-func (md *media) rtp(p rtpflow.Path, m *transport.Message, h *wire.RTP, steps uint32) {
+// steps steps of the capture's clock (rtpflow.Packet.TimeSteps); timeUnknown when its
+// time stamp was corrupt (rtpflow.Packet.TimeUnknown).
+func (md *media) rtp(p rtpflow.Path, m *transport.Message, h *wire.RTP, steps uint32, timeUnknown bool) {
 	b := md.cur
 	if n := len(b.pkts); n < cap(b.pkts) {
 		b.pkts = b.pkts[:n+1] // PacketOf sets every field: a slot reused as it is
@@ -110,7 +111,7 @@ func (md *media) rtp(p rtpflow.Path, m *transport.Message, h *wire.RTP, steps ui
 	}
 	pk := &b.pkts[len(b.pkts)-1]
 	rtpflow.PacketOf(pk, p, m, h)
-	pk.TimeSteps = steps
+	pk.TimeSteps, pk.TimeUnknown = steps, timeUnknown
 	pk.ExtBody = b.keep(pk.ExtBody)
 	md.add(eventRTP, len(b.pkts)-1)
 }

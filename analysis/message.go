@@ -130,7 +130,8 @@ func (a *analyzer) rtpPacket(f *flow, p rtpflow.Path, m *transport.Message) bool
 	if f.has(demux.ClassDTLS) {
 		h.MarkSRTP()
 	}
-	a.media.rtp(p, m, h, uint32(a.jumps))
+	// A datagram is analysed as its packet is: a clock jump's time is this packet's.
+	a.media.rtp(p, m, h, uint32(a.jumps), a.timeUnknown && m.Proto == transport.UDP)
 	return true
 }
 

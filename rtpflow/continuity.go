@@ -22,10 +22,12 @@ type continuity struct {
 	ptChanges int64
 	pts       [2]uint64 // the payload types seen, a bit each
 	gap       int64     // largest arrival gap, ns
+	prevTimed bool      // the packet before's time was known
 }
 
-// add accounts one packet arriving at at.
-func (c *continuity) add(seq uint16, pt uint8, at int64) {
+// add accounts one packet arriving at at; timed false for a packet whose time is not known
+// (Packet.TimeUnknown): no arrival gap is measured to it or from it.
+func (c *continuity) add(seq uint16, pt uint8, at int64, timed bool) {
 	if c.started {
 		c.pairs++
 		switch d := int16(seq - c.prevSeq); {
@@ -43,12 +45,12 @@ func (c *continuity) add(seq uint16, pt uint8, at int64) {
 		if pt != c.prevPT {
 			c.ptChanges++
 		}
-		if g := at - c.prevAt; g > c.gap {
+		if g := at - c.prevAt; timed && c.prevTimed && g > c.gap {
 			c.gap = g
 		}
 	}
 	c.started = true
-	c.prevSeq, c.prevPT, c.prevAt = seq, pt, at
+	c.prevSeq, c.prevPT, c.prevAt, c.prevTimed = seq, pt, at, timed
 	c.pts[pt>>6&1] |= 1 << (pt & 63)
 }
 

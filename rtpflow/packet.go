@@ -54,6 +54,10 @@ type Packet struct {
 	// from captures taken apart, a clock set while capturing): the capture moved the times
 	// after a step to follow the packet before it, so the interval across it is not known.
 	TimeSteps uint32
+	// TimeUnknown: the capture stamped the packet with a corrupt time (a clock jump: hours
+	// from the packets around it), and it was given the time of the packet before. It is
+	// counted, and takes no part in timing: arrival gaps, jitter, delay.
+	TimeUnknown bool
 }
 
 // PacketOf fills pk with what the analysis of a stream takes from the message m of path p,
@@ -88,6 +92,7 @@ func PacketOf(pk *Packet, p Path, m *transport.Message, h *wire.RTP) {
 	pk.Delivered, pk.Complete, pk.Retransmitted = m.Delivered, m.Complete, m.Retransmitted
 	pk.TCP, pk.Hold, pk.Gaps = m.Proto == transport.TCP, m.Hold, m.Stream.Gaps
 	pk.Wire, pk.Len = m.Wire, m.Len()
+	pk.TimeSteps, pk.TimeUnknown = 0, false // the capture's clock: the caller's to say
 }
 
 // maxPadding is the most padding an RTP packet carries: its count is one byte (RFC 3550 5.1).

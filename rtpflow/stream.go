@@ -154,12 +154,12 @@ func (s *Stream) add(pk *Packet) {
 			s.series.start(o, at)
 		}
 	}
-	s.steps.add(pk.Seq, pk.PT, at) // steps, for the stream rule
-	s.count(pk, at)                // counters
-	sec := s.series.index(at)      // its second in the series
-	ev := s.seq.add(pk.Seq)        // RFC 3550 A.1: duplicate, losses seen
-	s.series.loss(sec, ev)         // losses in their second
-	s.account(pk, sec, ev.dup)     // wire bytes
+	s.steps.add(pk.Seq, pk.PT, at, !pk.TimeUnknown) // steps, for the stream rule
+	s.count(pk, at)                                 // counters
+	sec := s.series.index(at)                       // its second in the series
+	ev := s.seq.add(pk.Seq)                         // RFC 3550 A.1: duplicate, losses seen
+	s.series.loss(sec, ev)                          // losses in their second
+	s.account(pk, sec, ev.dup)                      // wire bytes
 	if !s.shape.other && pk.PT == s.pt {
 		s.shape.add(pk) // RFC 4733 events on an SSRC of their own
 	}
@@ -222,6 +222,11 @@ func (s *Stream) add(pk *Packet) {
 		s.timing(h.at, s.tsUn.Unwrap(h.ts), h.seq, h.media, h.hd, h.ext, &h.ast, h.sec)
 	}
 	s.held.ok = false // a stray that failed probation has no timing either
+	if pk.TimeUnknown {
+		// A corrupt time stamp, replaced with the packet before's: timed there, it made a
+		// perfectly paced stream's delay baseline, p50 20 ms above it, and a jitter of 2.4 ms.
+		return
+	}
 	if pk.maybePaddingOnly() {
 		// Maybe padding only: a bandwidth probe, whose timestamp (libwebrtc's first is 0,
 		// the next ones an old frame's) says nothing of when it was sent. It takes no part
