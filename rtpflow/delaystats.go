@@ -117,8 +117,8 @@ const (
 // frame whose timestamp goes back (B-frames, whose timestamps are presentation times; a
 // timestamp stepping back) was sent after a frame presented later, so its timestamp says
 // nothing of when it left: left out. A packet that arrives out of sequence order
-// (reordered, late, a duplicate) is a sample of its own, unless it belongs to the newest
-// frame, whose sample was taken.
+// (reordered, late) is a sample of its own, unless it belongs to the newest frame, whose
+// sample was taken; a duplicate is none (Stream.duplicateTiming).
 func (d *delayStats) frameOf(ts int64, seq uint16, media bool) frameRole {
 	if !media {
 		d.skippedPayload++

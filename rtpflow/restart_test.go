@@ -84,7 +84,8 @@ func TestStreamRestartTiming(t *testing.T) {
 
 // TestStreamOldCopy: a copy of packet 10 arriving 140 packets later steps back beyond A.1's
 // MAX_MISORDER and is held; the next packet shows no restart, and it counts as before the
-// probation existed: a duplicate, its bytes in the duplicates, a delay sample.
+// probation existed: a duplicate, its bytes in the duplicates; no delay sample, since the
+// copy before it was the one played (Stream.duplicateTiming).
 func TestStreamOldCopy(t *testing.T) {
 	as := segment(0, 0, 300, 100, 1000)
 	cp := *as[10].m
@@ -100,10 +101,13 @@ func TestStreamOldCopy(t *testing.T) {
 	}
 	got := figures{st.Packets, st.Expected, *st.Lost, st.Duplicates, st.Reordered, st.DelayMS.Samples,
 		w.Packets, w.DuplicatePackets, w.DuplicateBytes, w.MediaPayloadBytes}
-	want := figures{Packets: 301, Expected: 300, Dups: 1, Samples: 301,
+	want := figures{Packets: 301, Expected: 300, Dups: 1, Samples: 300,
 		WirePackets: 300, DupPackets: 1, DupBytes: 172, MediaBytes: 300 * 160}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("(-want +got):\n%s", d)
+	}
+	if st.Late == nil || st.Late.Packets != 0 {
+		t.Errorf("late %+v, want none: the copy, 2.8 s after its original, was not played (it was late)", st.Late)
 	}
 	if sec := st.Bitrate.SeriesKbps[3]; sec != 50*160*8/1000.0 {
 		t.Errorf("second 3 carries %v kbps, want 64 (the copy's payload is not media)", sec)

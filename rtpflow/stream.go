@@ -236,10 +236,24 @@ func (s *Stream) add(pk *Packet) {
 		return
 	}
 	ts := s.tsUn.Unwrap(pk.Timestamp)
-	if media && !ev.dup {
+	if ev.dup {
+		s.duplicateTiming(at, ts, media)
+		return
+	}
+	if media {
 		s.tsStep(at, ts)
 	}
 	s.timing(at, ts, pk.Seq, media, hd, pk.Extension, &ast, sec)
+}
+
+// duplicateTiming takes a duplicate arriving at at, of timestamp ts: jitter counts it, as
+// RFC 3550 A.8 counts every packet received; delay and lateness do not, since the copy
+// before it is the one played (a copy 500 ms after an on-time original was a late packet,
+// and a finding that it came too late to be played).
+func (s *Stream) duplicateTiming(at, ts int64, media bool) {
+	if s.timed() && s.clock > 0 && media {
+		s.jit.Update(at, ts)
+	}
 }
 
 // maxTSStep is how far a media packet's timestamp may step from its arrival, against the
@@ -371,9 +385,10 @@ func (s *Stream) lateHeld(dup bool) {
 			c.packets--
 			c.padding -= h.padLen
 		}
-	} else {
-		s.series.loss(h.sec, seqEvent{filled: true})
+		s.duplicateTiming(h.at, s.tsUn.Unwrap(h.ts), h.media)
+		return
 	}
+	s.series.loss(h.sec, seqEvent{filled: true})
 	s.timing(h.at, s.tsUn.Unwrap(h.ts), h.seq, h.media, h.hd, h.ext, &h.ast, h.sec)
 }
 
