@@ -183,6 +183,7 @@ func (d *dir) emitHead() {
 	m := &d.q[d.qh]
 	complete, delivered := m.complete, m.dlv
 	sender := d.vantage() == VantageSender
+	spuriousCopy := false // the last copy of its bytes was not the one the receiver took
 	if sender {
 		// The receiver's delivery: the first ACK covering the last byte less half the minimum
 		// RTT; its completion: the copy that reached the receiver plus half the minimum RTT.
@@ -199,7 +200,7 @@ func (d *dir) emitHead() {
 		at, acked := d.acks.firstCovering(m.end)
 		sent := m.lastCopy
 		if acked && at-sent < rtt*4/5 {
-			sent = m.complete
+			sent, spuriousCopy = m.complete, true
 		}
 		complete = sent + half
 		if acked {
@@ -226,7 +227,9 @@ func (d *dir) emitHead() {
 	switch {
 	case delivered > complete && d.retx.heldBehind(m.first, c.now, m.start):
 		msg.Hold = transport.HoldRetransmission
-	case msg.Retransmitted:
+	case msg.Retransmitted && !spuriousCopy:
+		// Its own bytes were resent; a resend the receiver did not need (its ACK answered
+		// an earlier copy) held nothing up.
 		msg.Hold = transport.HoldRetransmitted
 	case d.rw.held(m.first, c.late):
 		msg.Hold = transport.HoldWindow

@@ -53,6 +53,7 @@ type got struct {
 	firstSeen, complete, delivered int64
 	wire                           transport.Wire
 	retransmitted, snapped         bool
+	hold                           transport.Hold
 }
 
 // feeder drives a Conn and checks every emitted message's own accounting.
@@ -80,7 +81,7 @@ func newFeeder(t *testing.T, cfg Config) *feeder {
 	f.shadowEmit = func(m *transport.Message) {
 		f.shadowMsgs = append(f.shadowMsgs, got{payload: append([]byte(nil), m.Payload...),
 			firstSeen: m.FirstSeen, complete: m.Complete, delivered: m.Delivered,
-			wire: m.Wire, retransmitted: m.Retransmitted, snapped: m.Snapped})
+			wire: m.Wire, retransmitted: m.Retransmitted, snapped: m.Snapped, hold: m.Hold})
 	}
 	return f
 }
@@ -101,7 +102,7 @@ func (f *feeder) emit(m *transport.Message) {
 	f.totals[i] += w.Total
 	f.msgs = append(f.msgs, got{dir: i, payload: append([]byte(nil), m.Payload...),
 		firstSeen: m.FirstSeen, complete: m.Complete, delivered: m.Delivered,
-		wire: w, retransmitted: m.Retransmitted, snapped: m.Snapped})
+		wire: w, retransmitted: m.Retransmitted, snapped: m.Snapped, hold: m.Hold})
 }
 
 func (f *feeder) send(p *capture.Packet) {
