@@ -177,6 +177,16 @@ func (d *dir) emitQueued(force bool) bool {
 	return emitted
 }
 
+// windowLag is rwnd.held's lag: a round trip unless the capture is next to the sender (at
+// a receiver, the data the window update released arrives a round trip after it; in the
+// middle or not known, at most that).
+func (d *dir) windowLag(sender bool) int64 {
+	if sender {
+		return 0
+	}
+	return d.c.rtt()
+}
+
 // emitHead emits the oldest held-back message.
 func (d *dir) emitHead() {
 	c := d.c
@@ -231,7 +241,7 @@ func (d *dir) emitHead() {
 		// Its own bytes were resent; a resend the receiver did not need (its ACK answered
 		// an earlier copy) held nothing up.
 		msg.Hold = transport.HoldRetransmitted
-	case d.rw.held(m.first, c.late):
+	case d.rw.held(m.first, c.late, d.windowLag(sender)):
 		msg.Hold = transport.HoldWindow
 	}
 	msg.Snapped = m.snapped

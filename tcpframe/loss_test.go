@@ -378,3 +378,61 @@ func TestHoleAtTheEnd(t *testing.T) {
 		}
 	}
 }
+
+// TestWindowHeldAtTheReceiver: a capture next to the receiver B, 40 ms from the sender A
+// (a round trip of 80 ms), late budget 50 ms. A sends a frame every 20 ms from 100 ms
+// (each seen 40 ms later); B's application stops reading: its ACKs from 1,020 ms advertise
+// what is left of 606 bytes, three frames, and the third fills it at 1,060 ms. B opens its
+// window at 1,500 ms; A hears it at 1,540 ms and sends the 25 frames it wrote meanwhile
+// (1,040 … 1,520 ms), seen here at 1,580 ms, then the next ones as they come. The stall
+// runs 1,060 … 1,500 ms here; the frames it held arrive a round trip after it ended: a
+// frame first seen up to 1,630 ms (the end, a round trip, the budget) was held by the
+// window (only the late are blamed on it). Before, only up to the budget after the
+// stall's end as this vantage sees it: the 25 frames were blamed on nothing (the sender's
+// backlog).
+func TestWindowHeldAtTheReceiver(t *testing.T) {
+	f := newFeeder(t, Config{LateBudget: 50 * time.Millisecond})
+	f.handshake(0, 0, ms(80), 1000, 5000)
+	seq := uint32(1001)
+	ack := func(at float64, win uint16) {
+		a := seg(ms(at), false, fACK, 5001, seq, nil)
+		a.TCP.Window = win
+		f.send(a)
+	}
+	data := func(at float64, k int) {
+		f.send(seg(ms(at), true, fACK|fPSH, seq, 5001, frame4571(k)))
+		seq += fl
+	}
+	k := 0
+	for ; 100+20*k <= 960; k++ { // sent at 100 … 960, seen 40 ms later, acknowledged at once
+		data(float64(140+20*k), k)
+		ack(float64(140+20*k), 65535)
+	}
+	for i, win := range []uint16{2 * fl, fl, 0} { // 980, 1000, 1020 fill the 606 bytes left
+		data(float64(1020+20*i), k)
+		ack(float64(1020+20*i), win)
+		k++
+	}
+	held := k
+	ack(1500, 65535) // the window opens
+	for ; 100+20*k < 1540; k++ {
+		data(1580, k) // written 1,040 … 1,520, sent together at 1,540
+	}
+	for ; k < 90; k++ {
+		data(float64(140+20*k), k)
+		ack(float64(140+20*k), 65535)
+	}
+	f.close()
+	if s := f.c.Summary().AToB; s.WindowStalls.Count != 1 || s.Vantage != VantageReceiver.Report() {
+		t.Fatalf("stalls %+v vantage %s; want one, at the receiver", s.WindowStalls, s.Vantage)
+	}
+	for i, m := range f.dirMsgs(0) {
+		want := transport.HoldNone
+		if i >= held-1 && m.firstSeen <= ms(1630) { // from the frame that filled the window
+			want = transport.HoldWindow
+		}
+		if m.hold != want {
+			t.Errorf("frame %d (first seen %d ms): hold %v, want %v", i, m.firstSeen/1e6, m.hold, want)
+		}
+	}
+}

@@ -133,16 +133,19 @@ func (w *rwnd) end(t int64) {
 }
 
 // held reports whether a message first seen at first was held by the window: first seen
-// during a stall, or at most budget after one ended. It matters for late messages: one late
-// by more than the budget that went out within the budget of the window opening had been
-// ready while the window was shut.
-func (w *rwnd) held(first, budget int64) bool {
+// during a stall, or at most budget after one ended, and lag: the time from the end of a
+// stall as this vantage saw it to the sender's first segment after it reaching it (0 next
+// to the sender; a round trip next to the receiver, whose window update travels to the
+// sender and its data back). It matters for late messages: one late by more than the
+// budget that went out within the budget of the window opening had been ready while the
+// window was shut.
+func (w *rwnd) held(first, budget, lag int64) bool {
 	if w.on && first >= w.start {
 		return true
 	}
 	for i := range min(w.rn, len(w.recent)) {
 		s := w.recent[i]
-		if first >= s.start && first <= s.end+budget {
+		if first >= s.start && first <= s.end+lag+budget {
 			return true
 		}
 	}
