@@ -319,8 +319,10 @@ func (a *analyzer) buildStreamsAndDirections(c *report.Capture, streams []*rtpfl
 					if s.Path() == rd.egress {
 						// At a TURN server, the gaps on the leg to the client that the relay
 						// never received were lost before it, not dropped before TCP
-						// (DESIGN: matching the two legs says where a packet vanished).
-						*n = max(*n-rd.lostBefore[s.SSRC()], 0)
+						// (DESIGN: matching the two legs says where a packet vanished). Those
+						// gaps, not all the ingress leg's losses: some were before the
+						// egress stream's first packet (a tester's read 1 of 3).
+						*n = max(*n-rd.unreached[s.SSRC()], 0)
 					}
 					drop += *n
 				} else {

@@ -383,6 +383,7 @@ func (r *relayTracker) recordIn(d *relayDir, path rtpflow.Path, key uint64, t in
 		d.ingress = path
 		d.sawIngress(uint32(key >> 16))
 	} else {
+		d.egressGap(key)
 		d.egress = path
 	}
 	d.expire(t)
@@ -424,12 +425,12 @@ func (r *relayTracker) dir(k dirKey) *relayDir {
 }
 
 // relayFigures is a call direction's relay figures, with what the direction's streams on the
-// egress leg need: by SSRC, the packets lost before the relay, which a gap on that leg
-// also shows.
+// egress leg need: by SSRC, the numbers missing on that leg that the relay never received
+// (relayDir.egressGap), gaps there that were lost before it.
 type relayFigures struct {
-	rel        *report.Relay
-	egress     rtpflow.Path
-	lostBefore map[uint32]int64
+	rel       *report.Relay
+	egress    rtpflow.Path
+	unreached map[uint32]int64
 }
 
 // relays returns the relay figures of each TURN-leg call direction whose two legs were both
@@ -464,17 +465,14 @@ func (r *relayTracker) relays(streams []*rtpflow.Stream, t0, end int64) map[dirK
 		if d.lat.N() > 0 {
 			rel.LatencyMS = d.lat.Summary()
 		}
-		before := map[uint32]int64{}
 		for _, s := range streams {
 			if s.Path() == d.ingress && s.IsMedia() && slices.Contains(d.ssrcs, s.SSRC()) {
 				if l := s.Summary(t0).Lost; l != nil {
-					n := max(*l-d.egressOnly[s.SSRC()], 0)
-					rel.LostBeforeRelay += n
-					before[s.SSRC()] += n
+					rel.LostBeforeRelay += max(*l-d.egressOnly[s.SSRC()], 0)
 				}
 			}
 		}
-		out[k] = relayFigures{rel: rel, egress: d.egress, lostBefore: before}
+		out[k] = relayFigures{rel: rel, egress: d.egress, unreached: d.unreached}
 	}
 	return out
 }

@@ -229,12 +229,13 @@ func relayTCPCall(t *testing.T, shift time.Duration, ice bool) []callgen.Packet 
 // signalled (a capture that began after them).
 func relayTCPCallFrom(t *testing.T, shift time.Duration, ice, signalled bool) []callgen.Packet {
 	t.Helper()
-	return relayTCPCallDropping(t, shift, ice, signalled, nil)
+	return relayTCPCallDropping(t, shift, ice, signalled, nil, nil)
 }
 
 // relayTCPCallDropping is relayTCPCallFrom, the server also dropping bob's packets of
-// index in drop (they reach the relay and never leave it).
-func relayTCPCallDropping(t *testing.T, shift time.Duration, ice, signalled bool, drop []int) []callgen.Packet {
+// index in drop (they reach the relay and never leave it), and those in lose lost before
+// the relay too.
+func relayTCPCallDropping(t *testing.T, shift time.Duration, ice, signalled bool, drop, lose []int) []callgen.Packet {
 	t.Helper()
 	const rtt = 80 * time.Millisecond
 	ms := func(n int) time.Duration { return time.Duration(n) * time.Millisecond }
@@ -291,7 +292,7 @@ func relayTCPCallDropping(t *testing.T, shift time.Duration, ice, signalled bool
 				peer(at+lat, tcpRelayed, bob, upS.RTP(i))
 			}
 		}
-		if i != 7 && i != 8 && i != 60 {
+		if i != 7 && i != 8 && i != 60 && !slices.Contains(lose, i) {
 			at := shift + ms(390+20*i)
 			peer(at, bob, tcpRelayed, downS.RTP(i))
 			lat := ms(5)
@@ -399,7 +400,7 @@ func TestRelayOverTCP(t *testing.T) {
 // packets from before 479 ms without their other copy were counted nowhere; then, for a
 // while, those before the TURN leg's first copy in the direction: bob's 0).
 func TestRelayOverTCPLostEarly(t *testing.T) {
-	pkts := slices.DeleteFunc(relayTCPCallDropping(t, 0, false, true, []int{0, 2}), func(p callgen.Packet) bool {
+	pkts := slices.DeleteFunc(relayTCPCallDropping(t, 0, false, true, []int{0, 2}, nil), func(p callgen.Packet) bool {
 		return p.T == callgen.Epoch+int64(443*time.Millisecond) &&
 			bytes.Equal(p.Frame, pcapgen.EtherUDP(tcpRelayed, bob, p.Frame[len(p.Frame)-172:]))
 	})
@@ -412,6 +413,28 @@ func TestRelayOverTCPLostEarly(t *testing.T) {
 		if r == nil || r.Matched != w.matched || r.LostAfterRelay != w.lostAfter || r.LostBeforeRelay != w.lostBefore {
 			t.Errorf("%v -> %v: relay %+v, want %d matched, %d lost after, %d before", w.from, w.to, r, w.matched, w.lostAfter, w.lostBefore)
 		}
+	}
+}
+
+// TestRelayDroppedBeforeTCPFromItsFirst: relayTCPCall without the ICE check, bob's packets
+// 1 and 4 lost before the relay and 0, 2 and 3 dropped by it, so that the stream on the
+// leg to the client begins at 5. Its gaps where TCP lost nothing are 7, 8 and 60, which
+// never reached the relay, and 20, 45, 80 and 81, which it dropped: 4 dropped before TCP,
+// as in TestRelayOverTCP. Before, every packet the ingress leg lost (5) was taken off its
+// 7 gaps, 1 and 4 among them though they lie before its first packet: 2. The relay
+// figures: 88 matched, 5 lost before it, 7 after it.
+func TestRelayDroppedBeforeTCPFromItsFirst(t *testing.T) {
+	c := analyze(t, pcapOf(t, relayTCPCallDropping(t, 0, false, true, []int{0, 2, 3}, []int{1, 4})), Options{})
+	i := slices.IndexFunc(c.Directions, func(d report.Direction) bool { return d.From == bob.String() && d.To == tcpClient.String() })
+	if i < 0 {
+		t.Fatalf("no direction %v -> %v", bob, tcpClient)
+	}
+	d := c.Directions[i]
+	if d.Loss.DroppedBeforeTCP == nil || *d.Loss.DroppedBeforeTCP != 4 {
+		t.Errorf("dropped_before_tcp %d, want 4", deref(d.Loss.DroppedBeforeTCP))
+	}
+	if r := d.Relay; r == nil || r.Matched != 88 || r.LostBeforeRelay != 5 || r.LostAfterRelay != 7 {
+		t.Errorf("relay %+v, want 88 matched, 5 lost before, 7 after", r)
 	}
 }
 

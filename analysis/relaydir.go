@@ -38,14 +38,58 @@ type relayDir struct {
 	// after the other (a relayed address handed out again), carries both calls' streams.
 	ssrcs    []uint32
 	lastSSRC uint32
-	lat      quantile.Hist
-	ingress  rtpflow.Path // the ingress leg's stream path
-	egress   rtpflow.Path
+	// egressSeq is, by SSRC, the last sequence number recorded on the egress leg;
+	// unreached, the numbers missing between two of them there that the relay never
+	// received (no ingress copy pending): lost before it, not dropped by it.
+	egressSeq []ssrcSeq
+	unreached map[uint32]int64
+	lat       quantile.Hist
+	ingress   rtpflow.Path // the ingress leg's stream path
+	egress    rtpflow.Path
 	// from is the capture time from which both legs are recorded, when decided late;
 	// awaiting, the TURN leg (1 ingress, 2 egress) whose next packet tells from when it
 	// was (relayTracker.turnLegFrom), when that was not known yet.
 	from     int64
 	awaiting int8
+}
+
+// ssrcSeq is an SSRC's last sequence number on a leg.
+type ssrcSeq struct {
+	ssrc uint32
+	seq  uint16
+}
+
+// maxEgressGap is the longest run of numbers missing on the egress leg that egressGap
+// looks up one by one: longer, a restart or a stream the capture joined late.
+const maxEgressGap = 100
+
+// egressGap follows the sequence numbers of the egress leg, key being a packet's there: of
+// the numbers it shows missing, it counts those whose ingress copy the relay never had
+// (unreached). The relay forwards a packet within milliseconds of having it, so the
+// ingress copy of a number missing here is still pending when the next number comes.
+func (d *relayDir) egressGap(key uint64) {
+	ssrc, seq := uint32(key>>16), uint16(key)
+	i := slices.IndexFunc(d.egressSeq, func(x ssrcSeq) bool { return x.ssrc == ssrc })
+	if i < 0 {
+		if len(d.egressSeq) < maxRelaySSRCs {
+			d.egressSeq = append(d.egressSeq, ssrcSeq{ssrc, seq})
+		}
+		return
+	}
+	last := &d.egressSeq[i].seq
+	if gap := seq - *last - 1; gap > 0 && gap <= maxEgressGap {
+		for g := *last + 1; g != seq; g++ {
+			if e, ok := d.pending[uint64(ssrc)<<16|uint64(g)]; !ok || !e.ingress {
+				if d.unreached == nil {
+					d.unreached = map[uint32]int64{}
+				}
+				d.unreached[ssrc]++
+			}
+		}
+	}
+	if int16(seq-*last) > 0 {
+		*last = seq
+	}
 }
 
 // sawIngress notes that a packet of ssrc was recorded on the ingress leg.
