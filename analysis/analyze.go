@@ -292,8 +292,7 @@ func (a *analyzer) detach() {
 func (a *analyzer) packet(p *capture.Packet, dg digests, next int64, hasNext bool) {
 	p.Time = moved(p.Time, a.shift)
 	next = moved(next, a.shift)
-	a.timeUnknown = clockJump(p.Time, a.prev, next, a.packets > 0, hasNext)
-	if a.timeUnknown {
+	if a.timeUnknown = clockJump(p.Time, a.prev, next, a.packets > 0, hasNext); a.timeUnknown { // one line: the profile's (default.pgo) call sites are by line
 		a.clockJumps++
 		if a.packets > 0 {
 			p.Time = a.prev

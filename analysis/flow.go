@@ -112,14 +112,17 @@ type flow struct {
 	// turnFrom is when each side's first STUN message or ChannelData read was first seen
 	// (relayTracker.turnLegFrom); 0 before.
 	turnFrom [2]int64
-	srtpTag  uint8 // SRTP tag length its DTLS ServerHello chose (dtls); 0 when none was read
-	relayed  int64 // datagrams carried to or from a peer through TURN
-	sip      bool  // carried SIP signalling
-	closed   bool  // its TCP connection was closed: another reused its addresses (reopen)
-	client   netip.AddrPort
-	conn     *tcpframe.Conn
-	msgs     tcpMessages // what the unframed messages of a TCP flow classified as
-	tls      tlsRecords  // the times of a TLS connection's records (tlsMedia)
+	// relayedKnown: the relayed address of its client's allocation is known
+	// (relayTracker.hasRelayed).
+	relayedKnown bool
+	srtpTag      uint8 // SRTP tag length its DTLS ServerHello chose (dtls); 0 when none was read
+	relayed      int64 // datagrams carried to or from a peer through TURN
+	sip          bool  // carried SIP signalling
+	closed       bool  // its TCP connection was closed: another reused its addresses (reopen)
+	client       netip.AddrPort
+	conn         *tcpframe.Conn
+	msgs         tcpMessages // what the unframed messages of a TCP flow classified as
+	tls          tlsRecords  // the times of a TLS connection's records (tlsMedia)
 	// Over TCP, each side's signalling: SIP, HTTP or WebSocket (tcpText), made for a side
 	// with text: a flow of another kind does not carry its 200 bytes.
 	text [2]*demux.Signalling

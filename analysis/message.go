@@ -179,8 +179,10 @@ func (a *analyzer) wrapped(f *flow, i int, m *transport.Message) {
 	f.relayed++
 	switch cls {
 	case demux.ClassRTP:
-		if m.Via == transport.ChannelData && !m.Peer.IsValid() {
-			a.learn.channelData(a, f, client, m) // a channel the capture never saw bound
+		if a.learn.active && (m.Via == transport.ChannelData && !m.Peer.IsValid() || !a.relay.hasRelayed(f, client)) {
+			// A channel the capture never saw bound, or an allocation whose Allocate it
+			// never saw (a ChannelBind refresh, or indications, name the peer only).
+			a.learn.channelData(a, f, client, m)
 		}
 		a.relay.wrapped(f, client, path, m)
 		if a.rtpPacket(f, path, m) {

@@ -90,13 +90,14 @@ const (
 )
 
 type relayTracker struct {
-	state  []int8                            // per flow index
-	client map[netip.AddrPort]netip.AddrPort // relayed address → TURN client
-	newest map[netip.AddrPort]netip.AddrPort // learn's scratch: the newest client of each address
-	known  int64                             // demux.Tracker.RelayedChanges when client was filled
-	active bool                              // a peer-leg flow was seen
-	dirs   map[dirKey]*relayDir              // keyed by the TURN-leg path
-	order  []dirKey
+	state   []int8                            // per flow index
+	client  map[netip.AddrPort]netip.AddrPort // relayed address → TURN client
+	clients map[netip.AddrPort]bool           // the TURN clients in client
+	newest  map[netip.AddrPort]netip.AddrPort // learn's scratch: the newest client of each address
+	known   int64                             // demux.Tracker.RelayedChanges when client was filled
+	active  bool                              // a peer-leg flow was seen
+	dirs    map[dirKey]*relayDir              // keyed by the TURN-leg path
+	order   []dirKey
 	// early holds the last packets from TURN clients seen before any peer leg (see the
 	// header comment), earlyN how many there were.
 	early  [earlyPackets]earlyPacket
@@ -296,12 +297,21 @@ func (r *relayTracker) learn(a *analyzer) (fresh []netip.AddrPort) {
 			return
 		}
 		if r.client == nil {
-			r.client = map[netip.AddrPort]netip.AddrPort{}
+			r.client, r.clients = map[netip.AddrPort]netip.AddrPort{}, map[netip.AddrPort]bool{}
 		}
-		r.client[relayed] = client
+		r.client[relayed], r.clients[client] = client, true
 		fresh = append(fresh, relayed)
 	})
 	return fresh
+}
+
+// hasRelayed says whether the relayed address of an allocation of TURN client c, of TURN
+// flow f, is known. Once it is, f remembers (flow.relayedKnown): one load a packet.
+func (r *relayTracker) hasRelayed(f *flow, c netip.AddrPort) bool {
+	if !f.relayedKnown {
+		f.relayedKnown = r.clients[c]
+	}
+	return f.relayedKnown
 }
 
 // knownRelayed says whether ap is the relayed address of an allocation known so far.

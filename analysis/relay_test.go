@@ -596,6 +596,46 @@ func TestRelayLearnedMidCall(t *testing.T) {
 	}
 }
 
+// TestRelayLearnedWithItsChannelBound: TestRelayLearnedMidCall's capture with a ChannelBind
+// refresh for channel 0x4000 to bob at 100 ms, as a capture of a minute holds for most
+// calls: the channel's peer is known, the relayed address still is not. Before, the
+// relayed address was learnt only from ChannelData on a channel not known: the call had no
+// relay figures. Now every packet is matched, both ways: the capture has both copies.
+func TestRelayLearnedWithItsChannelBound(t *testing.T) {
+	in := audio()
+	in.Dst, in.Channel, in.Start = turnServer, 0x4000, 200*time.Millisecond
+	out := audio()
+	out.Src, out.Start = relayed, 202*time.Millisecond
+	back := audio()
+	back.Src, back.Dst, back.SSRC, back.Start = bob, relayed, 0xB0B, 210*time.Millisecond
+	down := back
+	down.Src, down.Dst, down.Channel, down.Start = turnServer, alice, 0x4000, 212*time.Millisecond
+	ms := func(n int) int64 { return callgen.Epoch + int64(n)*int64(time.Millisecond) }
+	var tid [stun.TransactionIDSize]byte
+	tid[0] = 31
+	pkts := []callgen.Packet{
+		{T: ms(100), Frame: stunFrame(t, alice, turnServer, tid, stun.NewType(stun.MethodChannelBind, stun.ClassRequest),
+			raw(stun.AttrChannelNumber, 0x40, 0x00, 0, 0), xorAddr(stun.AttrXORPeerAddress, bob))},
+		{T: ms(101), Frame: stunFrame(t, turnServer, alice, tid, stun.NewType(stun.MethodChannelBind, stun.ClassSuccessResponse))},
+	}
+	pkts = append(append(append(append(pkts, in.Packets()...), out.Packets()...), back.Packets()...), down.Packets()...)
+	sort.SliceStable(pkts, func(i, j int) bool { return pkts[i].T < pkts[j].T })
+	c := analyze(t, pcapOf(t, pkts), Options{})
+	if d := cmp.Diff(relayLegs("turn-udp", alice, turnServer, relayed, bob), c.Legs); d != "" {
+		t.Errorf("legs (-want +got):\n%s", d)
+	}
+	lat := &report.Quantiles{Samples: 500, Min: 2, P50: 2, P95: 2, P99: 2, Max: 2}
+	want := map[[2]string]*report.Relay{
+		{alice.String(), bob.String()}:   {Matched: 500, LatencyMS: lat},
+		{relayed.String(), bob.String()}: nil,
+		{bob.String(), relayed.String()}: nil,
+		{bob.String(), alice.String()}:   {Matched: 500, LatencyMS: lat},
+	}
+	if d := cmp.Diff(want, relaysOf(c)); d != "" {
+		t.Errorf("relays by direction (-want +got):\n%s", d)
+	}
+}
+
 // TestRelayOverTCPLearnedMidCall: relayTCPCall captured from after its Allocate and
 // ChannelBind. The first packet up teaches the relayed address and the channel's peer, as
 // TestRelayLearnedMidCall's, and the legs are TestRelayOverTCP's (before: a TURN leg to an

@@ -40,9 +40,9 @@ type relayLearner struct {
 	looked []uint16
 }
 
-// learnCand is one copy of a forwarded packet: ChannelData on a channel not known (client,
-// server, ch), or a datagram between an address on a server's IP (relayed) and another
-// (peer). Candidates are keyed by the packet and their role (learnKey): ChannelData to the
+// learnCand is one copy of a forwarded packet: ChannelData on a channel not known, or for an
+// allocation whose relayed address is not (client, server, ch, and its peer when known),
+// or a datagram between an address on a server's IP (relayed) and another (peer). Candidates are keyed by the packet and their role (learnKey): ChannelData to the
 // server is matched by a datagram from its relayed address, a datagram to a relayed address
 // by ChannelData from the server. A datagram between two relayed addresses of one server
 // (both ends of a call relayed there) plays both roles.
@@ -96,8 +96,10 @@ func (l *relayLearner) watch(server netip.AddrPort) {
 	}
 }
 
-// channelData looks at an RTP packet that TURN flow f carried in ChannelData between client
-// and the server on a channel whose peer is not known.
+// channelData looks at an RTP packet that TURN flow f carried between client and the
+// server, in ChannelData on a channel whose peer is not known, or for an allocation whose
+// relayed address is not (in ChannelData or an indication, to or from a known peer: the
+// datagram that matches it must have that peer).
 func (l *relayLearner) channelData(a *analyzer, f *flow, client netip.AddrPort, m *transport.Message) {
 	key, ok := relayKey(m.Payload)
 	if !ok || l.spent(f) {
@@ -114,11 +116,11 @@ func (l *relayLearner) channelData(a *analyzer, f *flow, client netip.AddrPort, 
 	if m.Src != client {
 		mine, theirs, t = toClient, toPeerEnd, m.FirstSeen
 	}
-	if c, ok := l.find(learnKey(key, theirs), t); ok && c.relayed.Addr() == server.Addr() {
+	if c, ok := l.find(learnKey(key, theirs), t); ok && c.relayed.Addr() == server.Addr() && (!m.Peer.IsValid() || c.peer == m.Peer) {
 		l.learn(a, client, server, f.proto, c.relayed, m.Channel, c.peer, t)
 		return
 	}
-	l.put(learnKey(key, mine), learnCand{client: client, server: server, proto: f.proto, ch: m.Channel, t: t})
+	l.put(learnKey(key, mine), learnCand{client: client, server: server, proto: f.proto, ch: m.Channel, peer: m.Peer, t: t})
 }
 
 // wants says whether the learner has something to learn from the RTP datagrams of UDP
@@ -148,14 +150,14 @@ func (l *relayLearner) datagram(a *analyzer, m *transport.Message) {
 	}
 	t := m.Delivered
 	if slices.Contains(l.servers, m.Src.Addr()) && !a.relay.knownRelayed(m.Src) {
-		if w, ok := l.find(learnKey(key, toRelay), t); ok && w.server.Addr() == m.Src.Addr() {
+		if w, ok := l.find(learnKey(key, toRelay), t); ok && w.server.Addr() == m.Src.Addr() && (!w.peer.IsValid() || w.peer == m.Dst) {
 			l.learn(a, w.client, w.server, w.proto, m.Src, w.ch, m.Dst, t)
 		} else {
 			l.put(learnKey(key, fromRelay), learnCand{relayed: m.Src, peer: m.Dst, t: t})
 		}
 	}
 	if slices.Contains(l.servers, m.Dst.Addr()) && !a.relay.knownRelayed(m.Dst) {
-		if w, ok := l.find(learnKey(key, toClient), t); ok && w.server.Addr() == m.Dst.Addr() {
+		if w, ok := l.find(learnKey(key, toClient), t); ok && w.server.Addr() == m.Dst.Addr() && (!w.peer.IsValid() || w.peer == m.Src) {
 			l.learn(a, w.client, w.server, w.proto, m.Dst, w.ch, m.Src, t)
 		} else {
 			l.put(learnKey(key, toPeerEnd), learnCand{relayed: m.Dst, peer: m.Src, t: t})

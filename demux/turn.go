@@ -373,7 +373,7 @@ func (t *Tracker) LearnRelay(client, server netip.AddrPort, proto transport.Prot
 		a.relayed = relayed
 		t.relayedChanges++
 	}
-	if a.channel(ch) < 0 && t.bind(a, ch, peer, false) {
+	if ch >= 0x4000 && a.channel(ch) < 0 && t.bind(a, ch, peer, false) { // none for an indication (0)
 		t.addPeer(a, peer, false)
 	}
 }

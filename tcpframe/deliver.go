@@ -241,7 +241,7 @@ func (d *dir) emitHead() {
 		// Its own bytes were resent; a resend the receiver did not need (its ACK answered
 		// an earlier copy) held nothing up.
 		msg.Hold = transport.HoldRetransmitted
-	case d.rw.held(m.first, c.late, d.windowLag(sender)):
+	case d.rw.stalled() && d.rw.held(m.first, c.late, d.windowLag(sender)):
 		msg.Hold = transport.HoldWindow
 	}
 	msg.Snapped = m.snapped

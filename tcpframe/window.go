@@ -132,6 +132,9 @@ func (w *rwnd) end(t int64) {
 	w.rn++
 }
 
+// stalled says whether a stall is on or was ever seen.
+func (w *rwnd) stalled() bool { return w.on || w.rn > 0 }
+
 // held reports whether a message first seen at first was held by the window: first seen
 // during a stall, or at most budget after one ended, and lag: the time from the end of a
 // stall as this vantage saw it to the sender's first segment after it reaching it (0 next
