@@ -67,9 +67,9 @@ import (
 // peer leg) and are recorded then, matching their copies on the TURN leg. A packet without
 // its other copy counts (lost after the relay, or sent on with its ingress copy missed)
 // only from when both legs were recorded whole (relayDir.from): the peer leg from the
-// ring's oldest datagram, the TURN leg from its first packet recorded in the direction
-// (before it: no peer leg seen yet, a channel whose peer was not known, a TURN flow not
-// yet known).
+// ring's oldest datagram (its own first when the ring has them all), the TURN leg from its
+// first STUN message or ChannelData, unless one of its RTP packets went unrecorded since
+// (turnLegFrom: no peer leg seen yet, a channel whose peer was not known).
 //
 // Figures go on the call direction of the TURN leg (from and to the two endpoints); the peer
 // leg's own direction (relayed address and peer) has relay null. The peer leg is a "udp" leg
