@@ -25,7 +25,8 @@ const (
 // they come in order (tcpframe's Config.Text), for the SDP its messages carry: SIP over TCP
 // (RFC 3261, 18.3; the CRLF keep-alives of RFC 5626, 4.4.1 between messages), HTTP/1.x
 // (RFC 9112) and, after an upgrade, WebSocket (RFC 6455; compressed with permessage-deflate,
-// RFC 7692, or not) carrying JSON (FindSDP) or SIP (RFC 7118). Its first message says which;
+// RFC 7692, or not) carrying JSON (FindSDP) or SIP (RFC 7118), its upgrade in the capture or
+// not (midWebSocket: JSON in plain text frames). Its first message says which;
 // a direction that starts with none of them, holds one larger than maxSignal whose length
 // its header does not say (one whose length it says is skipped: TooLong), or breaks the
 // framing of its protocol is read no further. The zero value is ready to use.
@@ -109,6 +110,12 @@ func (s *Signalling) next(b []byte, sink sdpSink) (n, need int) {
 	}
 	switch s.proto {
 	case protoUnknown:
+		if ws, need := midWebSocket(b); ws {
+			s.proto = protoWebSocket
+			return s.next(b, sink)
+		} else if need > 0 {
+			return 0, need
+		}
 		nl := bytes.IndexByte(b[:min(len(b), maxStartLine)], '\n')
 		switch {
 		case nl < 0 && len(b) >= maxStartLine:
@@ -179,6 +186,29 @@ func (s *Signalling) next(b []byte, sink sdpSink) (n, need int) {
 		return f.hdr + f.n, 0
 	}
 	return -1, 0
+}
+
+// midWebSocket says whether b, the first bytes of a direction, begin a WebSocket
+// connection whose upgrade the capture missed (a page's signalling socket is opened when
+// it loads, a call's offer and answer come later): a text frame, not compressed (a
+// deflated message may refer to the ones before it), whose payload is JSON. need is how
+// long b must be to tell, when it is not yet. No text protocol's first line reads so: a
+// request or status line's first letter has a reserved opcode or RSV bit, or is a
+// fragmented control frame, or a binary or compressed frame (ACK, BYE).
+func midWebSocket(b []byte) (ws bool, need int) {
+	f, ok, bad := readWSFrame(b)
+	switch {
+	case bad:
+		return false, 0
+	case !ok:
+		return false, len(b) + 1
+	case f.op != wsText || f.deflated:
+		return false, 0
+	case len(b) < f.hdr+f.n:
+		return false, f.hdr + f.n
+	}
+	p := bytes.TrimLeft(f.unmask(nil, b[f.hdr:f.hdr+f.n]), " \t\r\n")
+	return len(p) > 0 && (p[0] == '{' || p[0] == '['), 0
 }
 
 // headersEnd reports whether b holds the empty line that ends a message's header fields,

@@ -327,14 +327,22 @@ func signallingStreams(t testing.TB) map[string][]byte {
 	deflated = append(deflated, callgen.WebSocketFrame(wsText|0x40, true, nil, m2, false)...)
 	sipWS := []byte("GET / HTTP/1.1\r\nUpgrade: websocket\r\nSec-WebSocket-Protocol: sip\r\n\r\n")
 	sipWS = append(sipWS, callgen.WebSocketFrame(wsText, true, key, inviteAMR, false)...)
+	// A WebSocket whose upgrade the capture missed: the client's masked text frames, and
+	// the server's plain ones with a ping between.
+	joined := callgen.WebSocketFrame(wsText, true, key, offer, false)
+	joinedServer := append(callgen.WebSocketFrame(wsText, true, nil, []byte(`{"type":"hello"}`), false),
+		callgen.WebSocketFrame(wsPing, true, nil, nil, false)...)
+	joinedServer = append(joinedServer, callgen.WebSocketFrame(wsText, true, nil, offer, false)...)
 	return map[string][]byte{
-		"sip over websocket": sipWS,
-		"http post":          []byte("GET /config HTTP/1.1\r\n\r\n" + post),
-		"http chunked":       []byte(fmt.Sprintf("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n%x\r\n%s\r\n%x\r\n%s\r\n0\r\n\r\n", half, offer[:half], len(offer)-half, offer[half:])),
-		"websocket":          ws,
-		"corrupt deflate":    corrupt,
-		"deflated twice":     deflated,
-		"sip":                append([]byte("\r\n\r\n"), inviteAMR...),
+		"websocket joined":               joined,
+		"websocket joined by the server": joinedServer,
+		"sip over websocket":             sipWS,
+		"http post":                      []byte("GET /config HTTP/1.1\r\n\r\n" + post),
+		"http chunked":                   []byte(fmt.Sprintf("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n%x\r\n%s\r\n%x\r\n%s\r\n0\r\n\r\n", half, offer[:half], len(offer)-half, offer[half:])),
+		"websocket":                      ws,
+		"corrupt deflate":                corrupt,
+		"deflated twice":                 deflated,
+		"sip":                            append([]byte("\r\n\r\n"), inviteAMR...),
 	}
 }
 
@@ -381,6 +389,9 @@ func TestSignallingGivesUp(t *testing.T) {
 		"http after garbage": []byte("xx\r\nPOST / HTTP/1.1\r\n\r\n"),
 		"chunk too long":     []byte(fmt.Sprintf("POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n%x\r\n", maxSignal+1)),
 		"bad content-length": []byte("POST / HTTP/1.1\r\nContent-Length: x\r\n\r\n"),
+		// Joined mid-connection, only a text frame of JSON says WebSocket.
+		"websocket joined, binary":   callgen.WebSocketFrame(wsBinary, true, nil, offer, false),
+		"websocket joined, not json": append(callgen.WebSocketFrame(wsText, true, nil, []byte("hello\r\n"), false), '\n'),
 	} {
 		var s Signalling
 		var c hintsOf
