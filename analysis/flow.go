@@ -109,8 +109,8 @@ type flow struct {
 	sides       [2]side // [0] a->b, [1] b->a
 	content     uint16  // bit per demux.Class seen, directly or inside TURN
 	turn        bool    // carried TURN (Allocate, ChannelData, indications)
-	// turnFrom is when each side's first STUN message or ChannelData read was first seen
-	// (relayTracker.turnLegFrom); 0 before.
+	// turnFrom is when each side's STUN messages or ChannelData read so far were first
+	// seen, the earliest (relayTracker.turnLegFrom); 0 before.
 	turnFrom [2]int64
 	// relayedKnown: the relayed address of its client's allocation is known
 	// (relayTracker.hasRelayed).
@@ -167,9 +167,12 @@ func (f *flow) dir(src netip.AddrPort) int {
 
 func (f *flow) saw(c demux.Class) { f.content |= 1 << c }
 
-// turnMessage notes a STUN message or ChannelData read from side i, first seen at t.
+// turnMessage notes a STUN message or ChannelData read from side i, first seen at t: the
+// earliest so far. Over TCP they are read in order, each once it is whole and the bytes
+// before it too: the first read may have been first seen later than the next (a hole
+// behind the Allocate response held the ChannelData seen before its resend).
 func (f *flow) turnMessage(i int, t int64) {
-	if f.turnFrom[i] == 0 {
+	if f.turnFrom[i] == 0 || t < f.turnFrom[i] {
 		f.turnFrom[i] = t
 	}
 }
