@@ -206,12 +206,14 @@ func (x *retxRange) takeDSACK(n int64) int64 {
 // now: a message first seen at first, starting at start, and delivered late in order waited
 // for it (head-of-line blocking). A retransmission of bytes the peer had acknowledged when
 // it was seen held nothing: the receiver had them (a tester's spurious resend made five
-// messages, each waiting 9.9 ms for an ACK that rode on data, read as blocked). When the
+// messages, each waiting 9.9 ms for an ACK that rode on data, read as blocked); nor did one
+// a D-SACK since showed spurious (at the sender, 79 messages of a window stall were said
+// to wait behind a resend whose original the receiver had). When the
 // ring has forgotten ranges seen since first, it answers yes: those many retransmissions
 // are the likelier cause.
 func (r *retxRing) heldBehind(first, now, start int64) bool {
 	for _, x := range r.r {
-		if x.start < start && x.t >= first && x.t <= now && !x.acked {
+		if x.start < start && x.t >= first && x.t <= now && !x.acked && !x.dsacked {
 			return true
 		}
 	}

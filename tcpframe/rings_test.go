@@ -151,4 +151,13 @@ func TestRetxRingWraps(t *testing.T) {
 	if !a.heldBehind(5, 40, 400) {
 		t.Error("not held behind a resend partly acknowledged")
 	}
+	// A resend a D-SACK showed spurious held nothing either: the receiver had its original.
+	var s retxRing
+	s.push(0, 100, 10, false, false)
+	if !s.heldBehind(5, 40, 200) {
+		t.Error("not held behind a resend")
+	}
+	if s.dsack(0, 100); s.heldBehind(5, 40, 200) {
+		t.Error("held behind a resend that a D-SACK showed spurious")
+	}
 }
