@@ -38,6 +38,11 @@ type baseline struct {
 	lead    ring[minRef]  // pending samples with increasing rel (key: idx): the look-ahead's minimum in front
 	trail   ring[minRef]  // judged samples with increasing rel (key: at): the look-back's minimum in front
 	in, out int64         // indices of the next sample pushed and judged
+	// quiet is the look-back's minimum from before a silence longer than the window, which
+	// the samples judged up to quietUntil (the window after it) see too (judge).
+	quiet      int64
+	quietUntil int64
+	quietOK    bool
 }
 
 // bsample is one transit sample waiting for its look-ahead: its arrival, transit (rel, ns),
@@ -87,6 +92,16 @@ func (b *baseline) judge(ahead bool) (bsample, int64) {
 		b.lead.popFront()
 	}
 	minR := b.lead.front().rel
+	// A silence longer than the window (nothing judged in the window before p) over TCP:
+	// a stall delivers nothing for seconds, then its held packets together, which the
+	// look-back alone would measure against one another, as on time (a tester's stall of
+	// 5 s: no delay, none of its 243 late packets). For the window after it, the look-back
+	// also holds the minimum from before it. Not over UDP, where nothing holds packets
+	// back for seconds: after a silence (a fax, a mute) the timestamps may be on a level
+	// of their own, by milliseconds.
+	if b.trail.n > 0 && p.hd != holdUDP && p.at-b.trail.back().key > baselineWindow {
+		b.quiet, b.quietUntil, b.quietOK = b.trail.front().rel, p.at+baselineWindow, true
+	}
 	for b.trail.n > 0 && b.trail.back().rel >= p.rel {
 		b.trail.popBack()
 	}
@@ -98,6 +113,9 @@ func (b *baseline) judge(ahead bool) (bsample, int64) {
 		b.trail.popFront()
 	}
 	base := b.trail.front().rel
+	if b.quietOK && p.at <= b.quietUntil {
+		base = min(base, b.quiet)
+	}
 	if ahead {
 		base = max(base, minR)
 	}
