@@ -28,8 +28,12 @@ const maxPending = 512
 //     the window is the horizon over which a jitter buffer adapts;
 //   - at the stream's start the look-back is short: its first sample is on time by
 //     definition, as a jitter buffer takes it (so an encoder's flush of frames ahead of
-//     their time does not make the rest late); at its end the look-ahead is short, and the
-//     look-back alone is the baseline (judge).
+//     their time does not make the rest late), unless TCP held it (a retransmission, the
+//     window): while the look-back holds only such samples, the look-ahead alone is their
+//     baseline; at its end the look-ahead is short, and the look-back alone is the
+//     baseline (judge);
+//   - over TCP, a silence longer than the window (a stall, whose held packets then arrive
+//     together) leaves the minimum from before it in the look-back for a window (quiet).
 //
 // Samples are judged once their look-ahead has passed (or at flush), from two monotonic
 // deques, in O(1) amortized time and memory bounded by maxPending samples.
@@ -43,6 +47,9 @@ type baseline struct {
 	quiet      int64
 	quietUntil int64
 	quietOK    bool
+	// freeSeen says that a sample TCP did not hold was judged: until one is, the
+	// look-back holds held samples only.
+	freeSeen bool
 }
 
 // bsample is one transit sample waiting for its look-ahead: its arrival, transit (rel, ns),
@@ -116,9 +123,17 @@ func (b *baseline) judge(ahead bool) (bsample, int64) {
 	if b.quietOK && p.at <= b.quietUntil {
 		base = min(base, b.quiet)
 	}
-	if ahead {
+	switch {
+	case !ahead:
+	case p.hd > holdNone && !b.freeSeen:
+		// TCP held it (a retransmission, the window), and every sample before it: the
+		// look-back holds no level to measure it by (a stream's first packets, held behind
+		// a resent Allocate response, were on time: 0.8 s). The look-ahead's is.
+		base = minR
+	default:
 		base = max(base, minR)
 	}
+	b.freeSeen = b.freeSeen || p.hd <= holdNone
 	return p, p.rel - base
 }
 
