@@ -184,7 +184,7 @@ func (a *analyzer) wrapped(f *flow, i int, m *transport.Message) {
 			// never saw (a ChannelBind refresh, or indications, name the peer only).
 			a.learn.channelData(a, f, client, m)
 		}
-		a.relay.wrapped(f, client, path, m)
+		a.relay.wrapped(a, f, client, path, m)
 		if a.rtpPacket(f, path, m) {
 			f.anchorSeries(i, m.Delivered)
 			return

@@ -109,13 +109,17 @@ type relayTracker struct {
 	// flow was seen (turnSeen): without one, no relayed address is to be learnt.
 	held     heldDatagrams
 	turnSeen bool
+	// untimed: the packet being recorded was stamped with a clock jump (its time is the
+	// packet before's): it is matched, and gives no latency sample.
+	untimed bool
 }
 
 // earlyPacket is what record needs of an ingress packet on a TURN leg.
 type earlyPacket struct {
-	path rtpflow.Path
-	key  uint64
-	t    int64
+	path    rtpflow.Path
+	key     uint64
+	t       int64
+	untimed bool
 }
 
 // udp looks at a datagram of a UDP flow: on a peer-leg flow its RTP packets are recorded.
@@ -123,6 +127,7 @@ func (r *relayTracker) udp(a *analyzer, f *flow, m *transport.Message, cls demux
 	if f.proto != transport.UDP {
 		return
 	}
+	r.untimed = a.timeUnknown
 	for f.idx >= len(r.state) {
 		r.state = append(r.state, relayUnchecked)
 	}
@@ -140,7 +145,7 @@ func (r *relayTracker) udp(a *analyzer, f *flow, m *transport.Message, cls demux
 	case st == relayYes:
 		r.peerDatagram(f, m.Src == f.a, key, m.Delivered, m.FirstSeen)
 	default:
-		r.held.hold(f, m, key)
+		r.held.hold(f, m, key, r.untimed)
 	}
 }
 
@@ -192,10 +197,13 @@ func (r *relayTracker) activate() {
 		return
 	}
 	r.active = true
+	untimed := r.untimed
 	for i := max(r.earlyN-earlyPackets, 0); i < r.earlyN; i++ {
 		e := &r.early[i%earlyPackets]
+		r.untimed = e.untimed
 		r.record(dirKey{e.path.Src, e.path.Dst}, e.path, e.key, e.t, true)
 	}
+	r.untimed = untimed
 }
 
 // peerFlow says whether f is a UDP flow, not TURN's own, with an end at a known relayed
@@ -240,9 +248,12 @@ func (r *relayTracker) allocated(a *analyzer) {
 			// tells (turnLegFrom), which over TCP may come after now, delivered late.
 			r.state[i] = relayYes
 			r.activate()
+			untimed := r.untimed
 			from = r.held.replay(f, a.prev, func(d *heldDatagram) {
+				r.untimed = d.untimed
 				r.peerDatagram(f, d.fromA, d.key, d.delivered, d.firstSeen)
 			})
+			r.untimed = untimed
 			turnLeg = true
 		case st == relayYes && (slices.Contains(fresh, f.a) || slices.Contains(fresh, f.b)):
 			// Its datagrams so far were recorded for the other end's allocation, or for the
@@ -323,7 +334,8 @@ func (r *relayTracker) knownRelayed(ap netip.AddrPort) bool {
 // wrapped looks at an RTP packet unwrapped from the TURN leg, on path (client to peer or
 // peer to client): from the client it reached the relay (Delivered), to it the relay sent
 // it (FirstSeen).
-func (r *relayTracker) wrapped(f *flow, client netip.AddrPort, path rtpflow.Path, m *transport.Message) {
+func (r *relayTracker) wrapped(a *analyzer, f *flow, client netip.AddrPort, path rtpflow.Path, m *transport.Message) {
+	r.untimed = a.timeUnknown && m.Proto == transport.UDP // a datagram is analysed as its packet is
 	if !r.active && (r.earlyN >= earlyLimit || path.Src != client) {
 		r.skipped = m.Delivered
 		return // a client's capture, after its first packets: one compare a packet
@@ -341,7 +353,7 @@ func (r *relayTracker) wrapped(f *flow, client netip.AddrPort, path rtpflow.Path
 		if r.earlyN >= earlyPackets {
 			r.skipped = max(r.skipped, e.t) // the oldest kept aside, given up
 		}
-		*e = earlyPacket{path, key, m.Delivered}
+		*e = earlyPacket{path, key, m.Delivered, r.untimed}
 		r.earlyN++
 		return
 	}
@@ -412,11 +424,13 @@ func (r *relayTracker) recordIn(d *relayDir, path rtpflow.Path, key uint64, t in
 			}
 			d.forwarded[ssrc] = true
 		}
-		d.lat.Record(float64(max(out-in, 0)) / 1e6)
+		if !e.untimed && !r.untimed {
+			d.lat.Record(float64(max(out-in, 0)) / 1e6)
+		}
 		delete(d.pending, key)
 		return
 	}
-	d.pending[key] = relayEntry{t: t, ingress: ingress}
+	d.pending[key] = relayEntry{t: t, ingress: ingress, untimed: r.untimed}
 	d.push(relaySlot{key, t})
 }
 

@@ -438,6 +438,40 @@ func TestRelayDroppedBeforeTCPFromItsFirst(t *testing.T) {
 	}
 }
 
+// TestRelayClockJump: relayCall with the egress copy of alice's packet 250 stamped 3 hours
+// ahead (a clock jump: it is given the time of the packet before it). It is still matched,
+// and gives no latency sample: 487 matched, 486 samples, all 2 ms (before, 487 samples,
+// the least 0 ms: its time was its own ingress copy's, written just before it).
+func TestRelayClockJump(t *testing.T) {
+	pkts := relayCall(t)
+	sort.SliceStable(pkts, func(i, j int) bool { return pkts[i].T < pkts[j].T })
+	at := callgen.Epoch + int64(202*time.Millisecond) + 250*int64(20*time.Millisecond)
+	jumped := false
+	for i, p := range pkts {
+		if p.T == at && bytes.HasPrefix(p.Frame[26:], relayed.Addr().AsSlice()) {
+			pkts[i].T += int64(3 * time.Hour)
+			jumped = true
+		}
+	}
+	if !jumped {
+		t.Fatal("no datagram of packet 250 on the peer leg")
+	}
+	var buf bytes.Buffer
+	w := pcapgen.NewPcap(&buf, capture.LinkEthernet, false, false, 0)
+	for _, p := range pkts { // in file order, the jumped one among them
+		if err := w.Write(p.T, 0, p.Frame, 0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c := analyze(t, buf.Bytes(), Options{})
+	r := relaysOf(c)[[2]string{alice.String(), bob.String()}]
+	want := &report.Relay{Matched: 487, LostBeforeRelay: 3, LostAfterRelay: 10,
+		LatencyMS: &report.Quantiles{Samples: 486, Min: 2, P50: 2, P95: 2, P99: 2, Max: 2}}
+	if d := cmp.Diff(want, r); d != "" || c.ClockJumps != 1 {
+		t.Errorf("clock_jumps %d; relay (-want +got):\n%s", c.ClockJumps, d)
+	}
+}
+
 // TestRelayHeldSeconds: relayCall with alice's packets 200-349 (4.2-7.18 s on the TURN leg)
 // held by the relay and sent on at 7.3 s, as a relay does while its way out stalls: each
 // is still matched, its latency up to 3,100 ms. Of the 10 packets lost after the relay,

@@ -18,6 +18,7 @@ type relaySlot struct {
 type relayEntry struct {
 	t       int64
 	ingress bool
+	untimed bool // its time stamp was a clock jump: no latency sample (relayTracker.untimed)
 }
 
 // relayDir matches one call direction's packets across the two legs of a relay (relay.go),

@@ -27,17 +27,18 @@ const heldRing = 16384
 type heldDatagram struct {
 	flow      int32
 	fromA     bool // sent by the flow's end a
+	untimed   bool // stamped with a clock jump (relayTracker.untimed)
 	key       uint64
 	delivered int64
 	firstSeen int64
 }
 
-// hold keeps datagram m of flow f, of relay key key.
-func (h *heldDatagrams) hold(f *flow, m *transport.Message, key uint64) {
+// hold keeps datagram m of flow f, of relay key key; untimed if stamped with a clock jump.
+func (h *heldDatagrams) hold(f *flow, m *transport.Message, key uint64, untimed bool) {
 	if h.ring == nil {
 		h.ring = make([]heldDatagram, heldRing)
 	}
-	h.ring[h.n%heldRing] = heldDatagram{int32(f.idx), m.Src == f.a, key, m.Delivered, m.FirstSeen}
+	h.ring[h.n%heldRing] = heldDatagram{int32(f.idx), m.Src == f.a, untimed, key, m.Delivered, m.FirstSeen}
 	h.n++
 }
 

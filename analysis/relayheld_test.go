@@ -22,7 +22,7 @@ func TestHeldDatagrams(t *testing.T) {
 		if i%2 == 1 {
 			f, src = f1, b
 		}
-		h.hold(f, &transport.Message{Src: src, Delivered: int64(i), FirstSeen: int64(i)}, uint64(i))
+		h.hold(f, &transport.Message{Src: src, Delivered: int64(i), FirstSeen: int64(i)}, uint64(i), i == 20)
 	}
 	for _, tt := range []struct {
 		f     *flow
@@ -31,7 +31,7 @@ func TestHeldDatagrams(t *testing.T) {
 	}{{f0, 10, true}, {f1, 11, false}} {
 		var keys []uint64
 		whole := h.replay(tt.f, 99999, func(d *heldDatagram) {
-			if d.fromA != tt.fromA || d.delivered != int64(d.key) {
+			if d.fromA != tt.fromA || d.delivered != int64(d.key) || d.untimed != (d.key == 20) {
 				t.Errorf("flow %d: datagram %+v", tt.f.idx, *d)
 			}
 			keys = append(keys, d.key)
