@@ -590,6 +590,22 @@ func relayBothEnds(t *testing.T, signalled bool) {
 	}
 }
 
+// midCallRelay is relayCall's media at its TURN server, captured from the middle of the
+// call (TestRelayLearnedMidCall), after the packets before, in time order.
+func midCallRelay(before []callgen.Packet) []callgen.Packet {
+	in := audio()
+	in.Dst, in.Channel, in.Start = turnServer, 0x4000, 200*time.Millisecond
+	out := audio()
+	out.Src, out.Start = relayed, 202*time.Millisecond
+	back := audio()
+	back.Src, back.Dst, back.SSRC, back.Start = bob, relayed, 0xB0B, 210*time.Millisecond
+	down := back
+	down.Src, down.Dst, down.Channel, down.Start = turnServer, alice, 0x4000, 212*time.Millisecond
+	pkts := append(append(append(append(before, in.Packets()...), out.Packets()...), back.Packets()...), down.Packets()...)
+	sort.SliceStable(pkts, func(i, j int) bool { return pkts[i].T < pkts[j].T })
+	return pkts
+}
+
 // TestRelayLearnedMidCall: relayCall's relay captured from the middle of the call, without
 // the Allocate and the ChannelBind that name the relayed address and the channel's peer:
 // alice's audio reaches the server in ChannelData on channel 0x4000 and leaves it 2 ms
@@ -600,17 +616,7 @@ func relayBothEnds(t *testing.T, signalled bool) {
 // path to no peer, and its datagram before the peer leg was one: both directions but that
 // packet's are matched whole.
 func TestRelayLearnedMidCall(t *testing.T) {
-	in := audio()
-	in.Dst, in.Channel, in.Start = turnServer, 0x4000, 200*time.Millisecond
-	out := audio()
-	out.Src, out.Start = relayed, 202*time.Millisecond
-	back := audio()
-	back.Src, back.Dst, back.SSRC, back.Start = bob, relayed, 0xB0B, 210*time.Millisecond
-	down := back
-	down.Src, down.Dst, down.Channel, down.Start = turnServer, alice, 0x4000, 212*time.Millisecond
-	pkts := append(append(append(in.Packets(), out.Packets()...), back.Packets()...), down.Packets()...)
-	sort.SliceStable(pkts, func(i, j int) bool { return pkts[i].T < pkts[j].T })
-	c := analyze(t, pcapOf(t, pkts), Options{})
+	c := analyze(t, pcapOf(t, midCallRelay(nil)), Options{})
 	rel := relayed.String()
 	if d := cmp.Diff(relayLegs("turn-udp", alice, turnServer, relayed, bob), c.Legs); d != "" {
 		t.Errorf("legs (-want +got):\n%s", d)
@@ -636,24 +642,14 @@ func TestRelayLearnedMidCall(t *testing.T) {
 // relayed address was learnt only from ChannelData on a channel not known: the call had no
 // relay figures. Now every packet is matched, both ways: the capture has both copies.
 func TestRelayLearnedWithItsChannelBound(t *testing.T) {
-	in := audio()
-	in.Dst, in.Channel, in.Start = turnServer, 0x4000, 200*time.Millisecond
-	out := audio()
-	out.Src, out.Start = relayed, 202*time.Millisecond
-	back := audio()
-	back.Src, back.Dst, back.SSRC, back.Start = bob, relayed, 0xB0B, 210*time.Millisecond
-	down := back
-	down.Src, down.Dst, down.Channel, down.Start = turnServer, alice, 0x4000, 212*time.Millisecond
 	ms := func(n int) int64 { return callgen.Epoch + int64(n)*int64(time.Millisecond) }
 	var tid [stun.TransactionIDSize]byte
 	tid[0] = 31
-	pkts := []callgen.Packet{
+	pkts := midCallRelay([]callgen.Packet{
 		{T: ms(100), Frame: stunFrame(t, alice, turnServer, tid, stun.NewType(stun.MethodChannelBind, stun.ClassRequest),
 			raw(stun.AttrChannelNumber, 0x40, 0x00, 0, 0), xorAddr(stun.AttrXORPeerAddress, bob))},
 		{T: ms(101), Frame: stunFrame(t, turnServer, alice, tid, stun.NewType(stun.MethodChannelBind, stun.ClassSuccessResponse))},
-	}
-	pkts = append(append(append(append(pkts, in.Packets()...), out.Packets()...), back.Packets()...), down.Packets()...)
-	sort.SliceStable(pkts, func(i, j int) bool { return pkts[i].T < pkts[j].T })
+	})
 	c := analyze(t, pcapOf(t, pkts), Options{})
 	if d := cmp.Diff(relayLegs("turn-udp", alice, turnServer, relayed, bob), c.Legs); d != "" {
 		t.Errorf("legs (-want +got):\n%s", d)
