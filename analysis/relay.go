@@ -6,7 +6,6 @@ import (
 	"slices"
 
 	"github.com/callpcap/callpcap/demux"
-	"github.com/callpcap/callpcap/report"
 	"github.com/callpcap/callpcap/rtpflow"
 	"github.com/callpcap/callpcap/transport"
 )
@@ -392,113 +391,6 @@ func relayKey(b []byte) (uint64, bool) {
 		return 0, false
 	}
 	return uint64(binary.BigEndian.Uint32(b[8:]))<<16 | uint64(binary.BigEndian.Uint16(b[2:])), true
-}
-
-func (r *relayTracker) record(k dirKey, path rtpflow.Path, key uint64, t int64, ingress bool) {
-	r.recordIn(r.dir(k), path, key, t, ingress)
-}
-
-// recordIn records an RTP packet of direction d seen on one of its legs (path, ingress or
-// not) at t: it matches the copy pending on the other leg, or waits for it.
-func (r *relayTracker) recordIn(d *relayDir, path rtpflow.Path, key uint64, t int64, ingress bool) {
-	if ingress {
-		d.ingress = path
-		d.sawIngress(uint32(key >> 16))
-	} else {
-		d.egressGap(key)
-		d.egress = path
-	}
-	d.expire(t)
-	if e, ok := d.pending[key]; ok {
-		if e.ingress == ingress {
-			return // a duplicate on the same leg
-		}
-		in, out := e.t, t
-		if ingress {
-			in, out = t, e.t
-		}
-		d.matched++
-		if ssrc := uint32(key >> 16); !d.forwarded[ssrc] && len(d.forwarded) < maxRelaySSRCs {
-			if d.forwarded == nil {
-				d.forwarded = map[uint32]bool{}
-			}
-			d.forwarded[ssrc] = true
-		}
-		if !e.untimed && !r.untimed {
-			d.lat.Record(float64(max(out-in, 0)) / 1e6)
-		}
-		delete(d.pending, key)
-		return
-	}
-	d.pending[key] = relayEntry{t: t, ingress: ingress, untimed: r.untimed}
-	d.push(relaySlot{key, t})
-}
-
-// dir returns the relayDir of k, made on first use.
-func (r *relayTracker) dir(k dirKey) *relayDir {
-	d := r.dirs[k]
-	if d == nil {
-		if r.dirs == nil {
-			r.dirs = map[dirKey]*relayDir{}
-		}
-		d = &relayDir{pending: make(map[uint64]relayEntry, 256)}
-		r.dirs[k] = d
-		r.order = append(r.order, k)
-	}
-	return d
-}
-
-// relayFigures is a call direction's relay figures, with what the direction's streams on the
-// egress leg need: by SSRC, the numbers missing on that leg that the relay never received
-// (relayDir.egressGap), gaps there that were lost before it.
-type relayFigures struct {
-	rel       *report.Relay
-	egress    rtpflow.Path
-	unreached map[uint32]int64
-}
-
-// relays returns the relay figures of each TURN-leg call direction whose two legs were both
-// seen, given the capture's streams (for the ingress legs' RTP-level loss).
-//
-// A packet still waiting when the capture ended, which reached the relay less than the
-// longest relay latency seen before the end (relayWindow before any was), may have left
-// after it: its fate is unknown, and it is lost after the relay only if it had waited
-// longer (a tester's packet that arrived 0.5 ms before the end, through a relay taking
-// 1 ms, was said to have reached it and never left it).
-func (r *relayTracker) relays(streams []*rtpflow.Stream, t0, end int64) map[dirKey]relayFigures {
-	out := map[dirKey]relayFigures{}
-	for _, k := range r.order {
-		d := r.dirs[k]
-		if !d.egress.Src.IsValid() || !d.ingress.Src.IsValid() {
-			continue
-		}
-		grace := relayWindow
-		if d.lat.N() > 0 {
-			grace = min(grace, int64(d.lat.Max()*1e6))
-		}
-		for d.n > 0 && end-d.ring[d.head].t > grace {
-			d.evict(true)
-		}
-		d.drop()
-		rel := &report.Relay{Matched: d.matched}
-		for ssrc, n := range d.lostAfter {
-			if d.forwarded[ssrc] {
-				rel.LostAfterRelay += n
-			}
-		}
-		if d.lat.N() > 0 {
-			rel.LatencyMS = d.lat.Summary()
-		}
-		for _, s := range streams {
-			if s.Path() == d.ingress && s.IsMedia() && slices.Contains(d.ssrcs, s.SSRC()) {
-				if l := s.Summary(t0).Lost; l != nil {
-					rel.LostBeforeRelay += max(*l-d.egressOnly[s.SSRC()], 0)
-				}
-			}
-		}
-		out[k] = relayFigures{rel: rel, egress: d.egress, unreached: d.unreached}
-	}
-	return out
 }
 
 // peerLeg says whether flow f is the peer leg of a relay, and its relayed address and peer.
