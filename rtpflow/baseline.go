@@ -3,6 +3,11 @@ package rtpflow
 // baselineWindow is how far, in arrival time, the baseline looks each way from a sample.
 const baselineWindow = int64(5e9)
 
+// minAhead is the least time a look-ahead cut short by maxPending must span to count: the
+// samples a TCP stall held, arriving together, span none, and their look-ahead is the
+// stall itself (a 3 s stall at 200 packets a second, 600 samples, read 2.55 s).
+const minAhead = baselineWindow / 10
+
 // maxPending bounds the samples waiting for their look-ahead (and the look-back kept): a
 // stream sending more than maxPending samples in baselineWindow has them judged with a
 // shorter window. 512 holds the whole window for a sample per frame of 60 fps video or per
@@ -92,6 +97,7 @@ func (b *baseline) push(x bsample) int64 {
 // when the stream ended before it (flush), the look-back alone is the baseline: a hold-up
 // that the end of the capture cut off is late, not a new level.
 func (b *baseline) judge(ahead bool) (bsample, int64) {
+	cut := b.pending.n == maxPending // judged for the bound: its look-ahead may be short
 	p := b.pending.popFront()
 	idx := b.out
 	b.out++
@@ -120,17 +126,21 @@ func (b *baseline) judge(ahead bool) (bsample, int64) {
 		b.trail.popFront()
 	}
 	base := b.trail.front().rel
-	if b.quietOK && p.at <= b.quietUntil {
-		base = min(base, b.quiet)
-	}
+	quiet := b.quietOK && p.at <= b.quietUntil
 	switch {
-	case !ahead:
+	case quiet:
+		// After a stall over TCP the look-ahead holds the stall's own held samples (all of
+		// it, when more than maxPending came together: a stall of 15 s read 10.2 s), and a
+		// level the path took after it: the level before the stall is the one to measure
+		// the held samples by, for a window.
+		base = min(base, b.quiet)
 	case p.hd > holdNone && !b.freeSeen:
 		// TCP held it (a retransmission, the window), and every sample before it: the
 		// look-back holds no level to measure it by (a stream's first packets, held behind
-		// a resent Allocate response, were on time: 0.8 s). The look-ahead's is.
+		// a resent Allocate response, were on time: 0.8 s). The look-ahead's is, however
+		// short the stream left it (one that ended 5 s after them measured nothing).
 		base = minR
-	default:
+	case ahead && (!cut || b.pending.back().at-p.at >= minAhead):
 		base = max(base, minR)
 	}
 	b.freeSeen = b.freeSeen || p.hd <= holdNone
