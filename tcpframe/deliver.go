@@ -237,9 +237,9 @@ func (d *dir) emitHead() {
 	switch {
 	case delivered > complete && d.retx.heldBehind(m.first, c.now, m.start):
 		msg.Hold = transport.HoldRetransmission
-	case msg.Retransmitted && !spuriousCopy:
+	case msg.Retransmitted && !spuriousCopy && !d.retx.spuriousOver(m.start, m.end):
 		// Its own bytes were resent; a resend the receiver did not need (its ACK answered
-		// an earlier copy) held nothing up.
+		// an earlier copy, or a D-SACK said it had them) held nothing up.
 		msg.Hold = transport.HoldRetransmitted
 	case d.rw.stalled() && d.rw.held(m.first, c.late, d.windowLag(sender)):
 		msg.Hold = transport.HoldWindow

@@ -436,3 +436,28 @@ func TestWindowHeldAtTheReceiver(t *testing.T) {
 		}
 	}
 }
+
+// TestSpuriousResendByDSACK: next to the sender A (a round trip of 60 ms), frame 0 is sent
+// at 100 ms and its ACK lost on the way back; A resends it at 400 ms, and the ACK that
+// comes a round trip later carries a D-SACK of it: the receiver had it. The resend held
+// nothing up (before, frame 0 was held by the retransmission of its own bytes: the ACK
+// came too long after the resend for emitHead to tell that it answered the first copy).
+func TestSpuriousResendByDSACK(t *testing.T) {
+	f := newFeeder(t, Config{LateBudget: 100 * time.Millisecond})
+	f.handshake(0, ms(60), ms(60), 1000, 5000)
+	f.send(seg(ms(100), true, fACK|fPSH, seqA(0), 5001, frame4571(0)))
+	f.send(seg(ms(400), true, fACK|fPSH, seqA(0), 5001, frame4571(0)))
+	dsack := seg(ms(460), false, fACK, 5001, seqA(1), nil)
+	dsack.TCP.SACK[0], dsack.TCP.NSACK = capturedBlock(seqA(0), seqA(1)), 1
+	f.send(dsack)
+	f.send(seg(ms(500), true, fACK|fPSH, seqA(1), 5001, frame4571(1)))
+	f.send(seg(ms(560), false, fACK, 5001, seqA(2), nil))
+	f.close()
+	ms0 := f.dirMsgs(0)
+	if len(ms0) != 2 || !ms0[0].retransmitted || ms0[0].hold != transport.HoldNone {
+		t.Fatalf("messages %+v; want frame 0 resent, held by nothing", ms0)
+	}
+	if s := f.c.Summary().AToB; s.SpuriousRetransmittedBytes == nil || *s.SpuriousRetransmittedBytes != fl {
+		t.Errorf("spurious %v, want %d", s.SpuriousRetransmittedBytes, fl)
+	}
+}

@@ -189,6 +189,17 @@ func (r *retxRing) dsack(l, h int64) int64 {
 	return n
 }
 
+// spuriousOver reports whether a resend of bytes in [s, e) was shown spurious by a D-SACK:
+// the receiver had the original, and the resend held nothing up.
+func (r *retxRing) spuriousOver(s, e int64) bool {
+	for _, x := range r.r {
+		if x.dsacked && x.spurious && x.end > s && x.start < e {
+			return true
+		}
+	}
+	return false
+}
+
 // at returns the range pushed j-th of those held: 0 the oldest.
 func (r *retxRing) at(j int) *retxRange { return &r.r[(r.next+j)%len(r.r)] }
 

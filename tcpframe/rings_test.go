@@ -157,7 +157,10 @@ func TestRetxRingWraps(t *testing.T) {
 	if !s.heldBehind(5, 40, 200) {
 		t.Error("not held behind a resend")
 	}
-	if s.dsack(0, 100); s.heldBehind(5, 40, 200) {
-		t.Error("held behind a resend that a D-SACK showed spurious")
+	if s.spuriousOver(0, 100) {
+		t.Error("spurious before its D-SACK")
+	}
+	if s.dsack(0, 100); s.heldBehind(5, 40, 200) || !s.spuriousOver(50, 60) || s.spuriousOver(100, 200) {
+		t.Error("held behind a resend that a D-SACK showed spurious, or not spurious over its bytes")
 	}
 }
