@@ -38,7 +38,7 @@ func (f *finder) capture() {
 		}
 	}
 	// Window stalls, per TCP direction of each leg: their own finding, for the receiver
-	// stopped the sender, which no retransmission or loss figure shows.
+	// held the sender back, which no retransmission or loss figure shows.
 	for _, l := range c.Legs {
 		for _, fl := range c.Flows {
 			if fl.TCP == nil || !slices.Contains(l.Flows, fl.ID) {
@@ -52,7 +52,7 @@ func (f *finder) capture() {
 					longest := math.Round(*s.LongestMS)
 					f.add(report.FindingWindowStalls, report.SeverityWarn, f.callLegs(l.ID), nil,
 						map[string]float64{"window_stalls": float64(s.Count), "longest_stall_ms": longest},
-						fmt.Sprintf("TCP %s -> %s: the receiver's window filled %s and stopped the sender, the longest stall %s ms.",
+						fmt.Sprintf("TCP %s -> %s: the receiver's window filled %s and held the sender back, the longest stall %s ms.",
 							w.from, w.to, times(s.Count), thousands(int64(longest))))
 				}
 			}

@@ -83,7 +83,7 @@ func TestWindowStallsAreNotRetransmissions(t *testing.T) {
 		texts[f.Code] += f.Text
 	}
 	for code, want := range map[report.FindingCode]string{
-		report.FindingWindowStalls: "TCP 10.0.0.1:51234 -> 203.0.113.7:443: the receiver's window filled twice and stopped the sender, the longest stall 280 ms.",
+		report.FindingWindowStalls: "TCP 10.0.0.1:51234 -> 203.0.113.7:443: the receiver's window filled twice and held the sender back, the longest stall 280 ms.",
 		// Late packets over TCP are a figure of the one media_over_tcp finding (its cause).
 		report.FindingMediaOverTCP: "24 waiting for the receiver's full TCP window",
 	} {
