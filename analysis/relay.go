@@ -108,9 +108,6 @@ type relayTracker struct {
 	// flow was seen (turnSeen): without one, no relayed address is to be learnt.
 	held     heldDatagrams
 	turnSeen bool
-	// untimed: the packet being recorded was stamped with a clock jump (its time is the
-	// packet before's): it is matched, and gives no latency sample.
-	untimed bool
 }
 
 // earlyPacket is what record needs of an ingress packet on a TURN leg.
@@ -126,7 +123,6 @@ func (r *relayTracker) udp(a *analyzer, f *flow, m *transport.Message, cls demux
 	if f.proto != transport.UDP {
 		return
 	}
-	r.untimed = a.timeUnknown
 	for f.idx >= len(r.state) {
 		r.state = append(r.state, relayUnchecked)
 	}
@@ -142,24 +138,24 @@ func (r *relayTracker) udp(a *analyzer, f *flow, m *transport.Message, cls demux
 	switch {
 	case !ok:
 	case st == relayYes:
-		r.peerDatagram(f, m.Src == f.a, key, m.Delivered, m.FirstSeen)
+		r.peerDatagram(f, m.Src == f.a, key, m.Delivered, m.FirstSeen, a.timeUnknown)
 	default:
-		r.held.hold(f, m, key, r.untimed)
+		r.held.hold(f, m, key, a.timeUnknown)
 	}
 }
 
 // peerDatagram records an RTP packet of peer-leg flow f, sent by its end a or b, for each
-// allocation it is the peer leg of.
-func (r *relayTracker) peerDatagram(f *flow, fromA bool, key uint64, delivered, firstSeen int64) {
+// allocation it is the peer leg of; untimed when stamped with a clock jump (recordIn).
+func (r *relayTracker) peerDatagram(f *flow, fromA bool, key uint64, delivered, firstSeen int64, untimed bool) {
 	src := f.b
 	if fromA {
 		src = f.a
 	}
 	r.allocationsOf(f, func(rel, peer, c netip.AddrPort) {
 		if src == peer { // peer to client: this leg is the ingress
-			r.record(dirKey{peer, c}, rtpflow.Path{Leg: f.idx, Src: peer, Dst: rel}, key, delivered, true)
+			r.record(dirKey{peer, c}, rtpflow.Path{Leg: f.idx, Src: peer, Dst: rel}, key, delivered, true, untimed)
 		} else {
-			r.record(dirKey{c, peer}, rtpflow.Path{Leg: f.idx, Src: rel, Dst: peer}, key, firstSeen, false)
+			r.record(dirKey{c, peer}, rtpflow.Path{Leg: f.idx, Src: rel, Dst: peer}, key, firstSeen, false, untimed)
 		}
 	})
 }
@@ -196,13 +192,10 @@ func (r *relayTracker) activate() {
 		return
 	}
 	r.active = true
-	untimed := r.untimed
 	for i := max(r.earlyN-earlyPackets, 0); i < r.earlyN; i++ {
 		e := &r.early[i%earlyPackets]
-		r.untimed = e.untimed
-		r.record(dirKey{e.path.Src, e.path.Dst}, e.path, e.key, e.t, true)
+		r.record(dirKey{e.path.Src, e.path.Dst}, e.path, e.key, e.t, true, e.untimed)
 	}
-	r.untimed = untimed
 }
 
 // peerFlow says whether f is a UDP flow, not TURN's own, with an end at a known relayed
@@ -247,12 +240,9 @@ func (r *relayTracker) allocated(a *analyzer) {
 			// tells (turnLegFrom), which over TCP may come after now, delivered late.
 			r.state[i] = relayYes
 			r.activate()
-			untimed := r.untimed
 			from = r.held.replay(f, a.prev, func(d *heldDatagram) {
-				r.untimed = d.untimed
-				r.peerDatagram(f, d.fromA, d.key, d.delivered, d.firstSeen)
+				r.peerDatagram(f, d.fromA, d.key, d.delivered, d.firstSeen, d.untimed)
 			})
-			r.untimed = untimed
 			turnLeg = true
 		case st == relayYes && (slices.Contains(fresh, f.a) || slices.Contains(fresh, f.b)):
 			// Its datagrams so far were recorded for the other end's allocation, or for the
@@ -334,7 +324,7 @@ func (r *relayTracker) knownRelayed(ap netip.AddrPort) bool {
 // peer to client): from the client it reached the relay (Delivered), to it the relay sent
 // it (FirstSeen).
 func (r *relayTracker) wrapped(a *analyzer, f *flow, client netip.AddrPort, path rtpflow.Path, m *transport.Message) {
-	r.untimed = a.timeUnknown && m.Proto == transport.UDP // a datagram is analysed as its packet is
+	untimed := a.timeUnknown && m.Proto == transport.UDP // a datagram is analysed as its packet is
 	if !r.active && (r.earlyN >= earlyLimit || path.Src != client) {
 		r.skipped = m.Delivered
 		return // a client's capture, after its first packets: one compare a packet
@@ -352,7 +342,7 @@ func (r *relayTracker) wrapped(a *analyzer, f *flow, client netip.AddrPort, path
 		if r.earlyN >= earlyPackets {
 			r.skipped = max(r.skipped, e.t) // the oldest kept aside, given up
 		}
-		*e = earlyPacket{path, key, m.Delivered, r.untimed}
+		*e = earlyPacket{path, key, m.Delivered, untimed}
 		r.earlyN++
 		return
 	}
@@ -363,9 +353,9 @@ func (r *relayTracker) wrapped(a *analyzer, f *flow, client netip.AddrPort, path
 		d.from, d.awaiting = max(d.from, r.turnLegFrom(f, m.Src)), 0
 	}
 	if ingress {
-		r.recordIn(d, path, key, m.Delivered, true)
+		r.recordIn(d, path, key, m.Delivered, true, untimed)
 	} else {
-		r.recordIn(d, path, key, m.FirstSeen, false)
+		r.recordIn(d, path, key, m.FirstSeen, false, untimed)
 	}
 }
 

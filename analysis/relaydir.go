@@ -19,7 +19,7 @@ type relaySlot struct {
 type relayEntry struct {
 	t       int64
 	ingress bool
-	untimed bool // its time stamp was a clock jump: no latency sample (relayTracker.untimed)
+	untimed bool // its time stamp was a clock jump: no latency sample (recordIn)
 }
 
 // relayDir matches one call direction's packets across the two legs of a relay (relay.go),
@@ -171,13 +171,15 @@ func (d *relayDir) drop() {
 }
 
 // record records an RTP packet of call direction k seen on one of its legs (recordIn).
-func (r *relayTracker) record(k dirKey, path rtpflow.Path, key uint64, t int64, ingress bool) {
-	r.recordIn(r.dir(k), path, key, t, ingress)
+func (r *relayTracker) record(k dirKey, path rtpflow.Path, key uint64, t int64, ingress, untimed bool) {
+	r.recordIn(r.dir(k), path, key, t, ingress, untimed)
 }
 
 // recordIn records an RTP packet of direction d seen on one of its legs (path, ingress or
-// not) at t: it matches the copy pending on the other leg, or waits for it.
-func (r *relayTracker) recordIn(d *relayDir, path rtpflow.Path, key uint64, t int64, ingress bool) {
+// not) at t: it matches the copy pending on the other leg, or waits for it. One untimed,
+// stamped with a clock jump (its time is the packet before's), is matched, and gives no
+// latency sample.
+func (r *relayTracker) recordIn(d *relayDir, path rtpflow.Path, key uint64, t int64, ingress, untimed bool) {
 	if ingress {
 		d.ingress = path
 		d.sawIngress(uint32(key >> 16))
@@ -201,13 +203,13 @@ func (r *relayTracker) recordIn(d *relayDir, path rtpflow.Path, key uint64, t in
 			}
 			d.forwarded[ssrc] = true
 		}
-		if !e.untimed && !r.untimed {
+		if !e.untimed && !untimed {
 			d.lat.Record(float64(max(out-in, 0)) / 1e6)
 		}
 		delete(d.pending, key)
 		return
 	}
-	d.pending[key] = relayEntry{t: t, ingress: ingress, untimed: r.untimed}
+	d.pending[key] = relayEntry{t: t, ingress: ingress, untimed: untimed}
 	d.push(relaySlot{key, t})
 }
 

@@ -27,7 +27,7 @@ const heldRing = 16384
 type heldDatagram struct {
 	flow      int32
 	fromA     bool // sent by the flow's end a
-	untimed   bool // stamped with a clock jump (relayTracker.untimed)
+	untimed   bool // stamped with a clock jump (relayTracker.recordIn)
 	key       uint64
 	delivered int64
 	firstSeen int64
