@@ -17,6 +17,10 @@ func digestPacketBytes(p *capture.Packet) uint64 {
 	h = fnvU64(h, uint64(p.SrcPort)<<48|uint64(p.DstPort)<<32|uint64(p.PayloadLen)<<8|uint64(p.IPProto))
 	if p.Kind == capture.KindTCP {
 		h = fnvU64(h, uint64(p.TCP.Seq)<<32|uint64(p.TCP.Ack))
+		h = fnvU64(h, uint64(p.TCP.Flags)<<56|uint64(p.TCP.Window)<<40|uint64(p.TCP.NSACK)<<32)
+		if p.TCP.NSACK > 0 {
+			h = fnvU64(h, uint64(p.TCP.SACK[0].Left)<<32|uint64(p.TCP.SACK[0].Right))
+		}
 	}
 	n := min(len(p.Payload), 16)
 	return fnvBytes(h, p.Payload[:n])
@@ -47,6 +51,27 @@ func TestDigestPacket(t *testing.T) {
 				t.Errorf("digestPacket = %#x, want %#x", got, want)
 			}
 		})
+	}
+}
+
+// TestDigestTellsACKsApart: two segments with the same numbers and payload differ by their
+// flags, window or first SACK block: an ACK and the D-SACK after it, microseconds apart,
+// are two packets, not a packet and its copy (a tester's D-SACK was analysed away, and
+// the spurious resend it showed counted nowhere).
+func TestDigestTellsACKsApart(t *testing.T) {
+	ack := capture.Packet{Kind: capture.KindTCP, Src: netip.MustParseAddr("10.0.0.1"), Dst: netip.MustParseAddr("10.0.0.2"),
+		SrcPort: 443, DstPort: 45000, IPProto: 6, TCP: capture.TCPHeader{Seq: 1, Ack: 160369, Flags: 0x10, Window: 65535}}
+	dsack, win, fin := ack, ack, ack
+	dsack.TCP.SACK[0], dsack.TCP.NSACK = capture.SACKBlock{Left: 107941, Right: 108455}, 1
+	win.TCP.Window = 0
+	fin.TCP.Flags |= 0x01
+	for name, p := range map[string]capture.Packet{"a D-SACK": dsack, "a zero window": win, "a FIN": fin} {
+		if digestPacket(&p) == digestPacket(&ack) {
+			t.Errorf("%s has the digest of the ACK before it", name)
+		}
+		if digestPacket(&p) != digestPacketBytes(&p) {
+			t.Errorf("%s: digestPacket differs from its reference", name)
+		}
 	}
 }
 
