@@ -53,6 +53,8 @@ type relayDir struct {
 	// was (relayTracker.turnLegFrom), when that was not known yet.
 	from     int64
 	awaiting int8
+	// fwdIn is when the latest packet seen forwarded (matched) reached the relay.
+	fwdIn int64
 }
 
 // ssrcSeq is an SSRC's last sequence number on a leg.
@@ -197,6 +199,7 @@ func (r *relayTracker) recordIn(d *relayDir, path rtpflow.Path, key uint64, t in
 			in, out = t, e.t
 		}
 		d.matched++
+		d.fwdIn = max(d.fwdIn, in)
 		if ssrc := uint32(key >> 16); !d.forwarded[ssrc] && len(d.forwarded) < maxRelaySSRCs {
 			if d.forwarded == nil {
 				d.forwarded = map[uint32]bool{}
@@ -243,7 +246,9 @@ type relayFigures struct {
 // longest relay latency seen before the end (relayWindow before any was), may have left
 // after it: its fate is unknown, and it is lost after the relay only if it had waited
 // longer (a tester's packet that arrived 0.5 ms before the end, through a relay taking
-// 1 ms, was said to have reached it and never left it).
+// 1 ms, was said to have reached it and never left it), or if a packet that reached the
+// relay after it left it (fwdIn): a relay forwards a direction's packets in order (one
+// stall of 9.5 s made every drop of the capture's last 9.5 s unknown).
 func (r *relayTracker) relays(streams []*rtpflow.Stream, t0, end int64) map[dirKey]relayFigures {
 	out := map[dirKey]relayFigures{}
 	for _, k := range r.order {
@@ -255,7 +260,7 @@ func (r *relayTracker) relays(streams []*rtpflow.Stream, t0, end int64) map[dirK
 		if d.lat.N() > 0 {
 			grace = min(grace, int64(d.lat.Max()*1e6))
 		}
-		for d.n > 0 && end-d.ring[d.head].t > grace {
+		for d.n > 0 && (end-d.ring[d.head].t > grace || d.ring[d.head].t < d.fwdIn) {
 			d.evict(true)
 		}
 		d.drop()
