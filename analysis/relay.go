@@ -254,12 +254,10 @@ func (r *relayTracker) allocated(a *analyzer) {
 			if !slices.Contains(fresh, rel) {
 				return
 			}
-			for j, k := range [2]dirKey{{c, peer}, {peer, c}} {
+			for _, k := range [2]dirKey{{c, peer}, {peer, c}} {
 				d := r.dir(k)
 				d.from = max(d.from, from)
-				if turnLeg { // the ingress leg of c to peer, the egress of peer to c
-					d.awaiting = int8(j + 1)
-				}
+				d.awaitTURN = d.awaitTURN || turnLeg
 			}
 		})
 	}
@@ -349,8 +347,8 @@ func (r *relayTracker) wrapped(a *analyzer, f *flow, client netip.AddrPort, path
 	k := dirKey{path.Src, path.Dst}
 	d := r.dir(k)
 	ingress := path.Src == client
-	if d.awaiting != 0 && d.awaiting == 2-b2i(ingress) {
-		d.from, d.awaiting = max(d.from, r.turnLegFrom(f, m.Src)), 0
+	if d.awaitTURN { // every packet here is on the direction's TURN leg
+		d.from, d.awaitTURN = max(d.from, r.turnLegFrom(f, m.Src)), false
 	}
 	if ingress {
 		r.recordIn(d, path, key, m.Delivered, true, untimed)
@@ -360,19 +358,13 @@ func (r *relayTracker) wrapped(a *analyzer, f *flow, client netip.AddrPort, path
 }
 
 // turnLegFrom returns the capture time from which the RTP packets that TURN flow f carried
-// from src were all recorded: its first TURN message from src (flow.turnFrom; the capture
-// may begin in the middle of a connection, or tcpframe find its framing late), unless
+// from src were all recorded: the earliest first sighting of its TURN messages from src
+// (flow.turnFrom; the capture may begin in the middle of a connection, or tcpframe find
+// its framing late), unless
 // a packet was not recorded since (skipped: no peer leg seen yet, a channel whose peer
 // was not known, kept aside and given up).
 func (r *relayTracker) turnLegFrom(f *flow, src netip.AddrPort) int64 {
 	return max(f.turnFrom[f.dir(src)], r.skipped)
-}
-
-func b2i(b bool) int8 {
-	if b {
-		return 1
-	}
-	return 0
 }
 
 // relayKey is what identifies an RTP packet across the legs: its SSRC and sequence number.

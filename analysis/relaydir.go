@@ -49,10 +49,10 @@ type relayDir struct {
 	ingress   rtpflow.Path // the ingress leg's stream path
 	egress    rtpflow.Path
 	// from is the capture time from which both legs are recorded, when decided late;
-	// awaiting, the TURN leg (1 ingress, 2 egress) whose next packet tells from when it
-	// was (relayTracker.turnLegFrom), when that was not known yet.
-	from     int64
-	awaiting int8
+	// awaitTURN, that the next packet on the direction's TURN leg tells from when that leg
+	// was (relayTracker.turnLegFrom), not known yet.
+	from      int64
+	awaitTURN bool
 	// fwdIn is when the latest packet seen forwarded (matched) reached the relay.
 	fwdIn int64
 }
