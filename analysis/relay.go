@@ -108,6 +108,10 @@ type relayTracker struct {
 	// flow was seen (turnSeen): without one, no relayed address is to be learnt.
 	held     heldDatagrams
 	turnSeen bool
+	// deletedAt holds, by relayed address, when its allocation was deleted (a Refresh with
+	// LIFETIME 0), as of demux.Tracker.Deletions deletions.
+	deletedAt map[netip.AddrPort]int64
+	deletions int64
 }
 
 // earlyPacket is what record needs of an ingress packet on a TURN leg.
@@ -153,7 +157,11 @@ func (r *relayTracker) peerDatagram(f *flow, fromA bool, key uint64, delivered, 
 	}
 	r.allocationsOf(f, func(rel, peer, c netip.AddrPort) {
 		if src == peer { // peer to client: this leg is the ingress
-			r.record(dirKey{peer, c}, rtpflow.Path{Leg: f.idx, Src: peer, Dst: rel}, key, delivered, true, untimed)
+			d := r.dir(dirKey{peer, c})
+			if !d.ingress.Src.IsValid() { // its first: was the allocation deleted already?
+				d.deletedAt, d.deleted = r.deletedAt[rel]
+			}
+			r.recordIn(d, rtpflow.Path{Leg: f.idx, Src: peer, Dst: rel}, key, delivered, true, untimed)
 		} else {
 			r.record(dirKey{c, peer}, rtpflow.Path{Leg: f.idx, Src: rel, Dst: peer}, key, firstSeen, false, untimed)
 		}
@@ -214,8 +222,12 @@ func (r *relayTracker) peerFlow(f *flow) bool {
 // allocated follows a STUN message of the capture's own flows: when the demux learnt a
 // relayed address from it, the flows already decided not to be a peer leg are decided
 // again (see the header comment: the response can come after the peer leg's first
-// datagrams). It costs one compare unless an address was learnt.
+// datagrams). It costs two compares unless an address was learnt or an allocation deleted.
 func (r *relayTracker) allocated(a *analyzer) {
+	if n := a.turn.Deletions(); n != r.deletions {
+		r.deletions = n
+		r.deleted(a)
+	}
 	if a.turn.RelayedChanges() == r.known {
 		return
 	}
@@ -263,6 +275,30 @@ func (r *relayTracker) allocated(a *analyzer) {
 	}
 }
 
+// deleted notes the allocations deleted so far (a Refresh with LIFETIME 0) in r.deletedAt
+// and in their peer-to-client directions: what the peer sent to the relayed address after
+// that had nothing to forward it, and is not lost after the relay (a peer still sending as
+// the call ends). A direction with no ingress packet yet looks its address up at its first
+// (peerDatagram).
+func (r *relayTracker) deleted(a *analyzer) {
+	if r.deletedAt == nil {
+		r.deletedAt = map[netip.AddrPort]int64{}
+	}
+	clear(r.deletedAt)
+	a.turn.EachDeletion(func(relayed netip.AddrPort, deleted bool, at int64) {
+		if deleted {
+			r.deletedAt[relayed] = at
+		} else {
+			delete(r.deletedAt, relayed) // handed out again
+		}
+	})
+	for _, k := range r.order {
+		if d := r.dirs[k]; d.ingress.Src.IsValid() && r.client[d.ingress.Dst] == k.dst { // peer to client
+			d.deletedAt, d.deleted = r.deletedAt[d.ingress.Dst]
+		}
+	}
+}
+
 // ends returns the relayed address and the peer of a peer-leg flow.
 func (r *relayTracker) ends(f *flow) (relayed, peer netip.AddrPort) {
 	if _, ok := r.client[f.a]; ok {
@@ -298,6 +334,7 @@ func (r *relayTracker) learn(a *analyzer) (fresh []netip.AddrPort) {
 			r.client, r.clients = map[netip.AddrPort]netip.AddrPort{}, map[netip.AddrPort]bool{}
 		}
 		r.client[relayed], r.clients[client] = client, true
+		delete(r.deletedAt, relayed) // handed out again: the new allocation is not deleted
 		fresh = append(fresh, relayed)
 	})
 	return fresh

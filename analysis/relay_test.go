@@ -697,19 +697,23 @@ func TestRelayOverTCPLearnedMidCall(t *testing.T) {
 	}
 }
 
-// TestRelayedAddressGivenAgain: relayCall's allocation ends with the call; 11 s in, the
-// server gives the same relayed address to another client, carol, who calls bob through
-// it (packets 5, 105, ... lost after the relay). Carol's direction has its own relay
-// figures: the address is the newest allocation's. Before, it kept its first client, and
-// carol's call had no relay figures at all. Bob answers each call on the same peer leg
-// (one 5-tuple), with a stream of its own: alice's (0xb1, 1-3 s) loses packet 10 before
-// the relay, carol's (0xb2, 12-14 s) packets 20 and 21. Each direction's lost_before_relay
-// is its own call's (before, both read 3).
+// TestRelayedAddressGivenAgain: relayCall's allocation ends with the call (alice deletes it
+// at 10.5 s); 11 s in, the server gives the same relayed address to another client, carol,
+// who calls bob through it (packets 5, 105, ... lost after the relay). Carol's direction
+// has its own relay figures: the address is the newest allocation's. Before, it kept its
+// first client, and carol's call had no relay figures at all. Bob answers each call on the
+// same peer leg (one 5-tuple), with a stream of its own: alice's (0xb1, 1-3 s) loses packet
+// 10 before the relay, carol's (0xb2, 12-14 s) packets 20 and 21, and its packet 50 after
+// it. Each direction's lost_before_relay is its own call's (before, both read 3); carol's
+// packet 50 is lost after the relay, alice's allocation's deletion being no longer the
+// address's (for a while it was: 0).
 func TestRelayedAddressGivenAgain(t *testing.T) {
 	carol := netip.MustParseAddrPort("192.0.2.77:40400")
 	ms := func(n int) int64 { return callgen.Epoch + int64(n)*int64(time.Millisecond) }
 	tid := func(b byte) (id [stun.TransactionIDSize]byte) { id[0] = b; return id }
 	pkts := append(relayCall(t),
+		callgen.Packet{T: ms(10500), Frame: stunFrame(t, alice, turnServer, tid(20), stun.NewType(stun.MethodRefresh, stun.ClassRequest), raw(stun.AttrLifetime, 0, 0, 0, 0))},
+		callgen.Packet{T: ms(10501), Frame: stunFrame(t, turnServer, alice, tid(20), stun.NewType(stun.MethodRefresh, stun.ClassSuccessResponse), raw(stun.AttrLifetime, 0, 0, 0, 0))},
 		callgen.Packet{T: ms(11000), Frame: stunFrame(t, carol, turnServer, tid(21), stun.NewType(stun.MethodAllocate, stun.ClassRequest))},
 		callgen.Packet{T: ms(11040), Frame: stunFrame(t, turnServer, carol, tid(21), stun.NewType(stun.MethodAllocate, stun.ClassSuccessResponse),
 			xorAddr(stun.AttrXORRelayedAddress, relayed), raw(stun.AttrLifetime, 0, 0, 2, 0x58))},
@@ -727,12 +731,14 @@ func TestRelayedAddressGivenAgain(t *testing.T) {
 		channel uint16
 		start   time.Duration
 		lost    []int
-	}{{0xb1, alice, 0x4000, time.Second, []int{10}}, {0xb2, carol, 0x4001, 12 * time.Second, []int{20, 21}}} {
+		after   []int
+	}{{0xb1, alice, 0x4000, time.Second, []int{10}, nil}, {0xb2, carol, 0x4001, 12 * time.Second, []int{20, 21}, []int{50}}} {
 		back := audio()
 		back.Src, back.Dst, back.SSRC, back.Start, back.Count = bob, relayed, b.ssrc, b.start, 100
 		back.Lose = func(i int) bool { return slices.Contains(b.lost, i) }
 		down := back
 		down.Src, down.Dst, down.Channel, down.Start = turnServer, b.client, b.channel, b.start+2*time.Millisecond
+		down.Lose = func(i int) bool { return slices.Contains(b.lost, i) || slices.Contains(b.after, i) }
 		pkts = append(append(pkts, back.Packets()...), down.Packets()...)
 	}
 	sort.SliceStable(pkts, func(i, j int) bool { return pkts[i].T < pkts[j].T })
@@ -745,11 +751,50 @@ func TestRelayedAddressGivenAgain(t *testing.T) {
 		{alice.String(), bob.String()}: {Matched: 487, LostBeforeRelay: 3, LostAfterRelay: 10, LatencyMS: lat(487)}, // as before
 		{carol.String(), bob.String()}: {Matched: 495, LostAfterRelay: 5, LatencyMS: lat(495)},
 		{bob.String(), alice.String()}: {Matched: 99, LostBeforeRelay: 1, LatencyMS: lat(99)},
-		{bob.String(), carol.String()}: {Matched: 98, LostBeforeRelay: 2, LatencyMS: lat(98)},
+		{bob.String(), carol.String()}: {Matched: 97, LostBeforeRelay: 2, LostAfterRelay: 1, LatencyMS: lat(97)},
 		{rel, bob.String()}:            nil, // the peer leg's directions, both calls' (one 5-tuple)
 		{bob.String(), rel}:            nil,
 	}
 	if d := cmp.Diff(want, relaysOf(c)); d != "" {
 		t.Errorf("relays by direction (-want +got):\n%s", d)
+	}
+}
+
+// TestRelayAfterDeletion: bob's stream (0xb1, 150 packets from 1 s) reaches the relayed
+// address of relayCall; at 3.01 s alice deletes her allocation (Refresh, LIFETIME 0), and the
+// 49 packets bob sends after it reach the server and are not forwarded: nothing was there to
+// forward them, and they are not lost after the relay. Before, they were (49). Refused, the
+// deletion did not happen, and they are.
+func TestRelayAfterDeletion(t *testing.T) {
+	ms := func(n int) int64 { return callgen.Epoch + int64(n)*int64(time.Millisecond) }
+	var tid [stun.TransactionIDSize]byte
+	tid[0] = 31
+	for _, refused := range []bool{false, true} {
+		answer := stunFrame(t, turnServer, alice, tid, stun.NewType(stun.MethodRefresh, stun.ClassSuccessResponse), raw(stun.AttrLifetime, 0, 0, 0, 0))
+		if refused {
+			answer = stunFrame(t, turnServer, alice, tid, stun.NewType(stun.MethodRefresh, stun.ClassErrorResponse), raw(stun.AttrErrorCode, 0, 0, 4, 37))
+		}
+		pkts := append(relayCall(t),
+			callgen.Packet{T: ms(3010), Frame: stunFrame(t, alice, turnServer, tid, stun.NewType(stun.MethodRefresh, stun.ClassRequest), raw(stun.AttrLifetime, 0, 0, 0, 0))},
+			callgen.Packet{T: ms(3011), Frame: answer})
+		back := audio()
+		back.Src, back.Dst, back.SSRC, back.Start, back.Count = bob, relayed, 0xb1, time.Second, 150
+		down := back
+		down.Src, down.Dst, down.Channel, down.Start = turnServer, alice, 0x4000, back.Start+2*time.Millisecond
+		down.Lose = func(i int) bool { return i > 100 }
+		pkts = append(append(pkts, back.Packets()...), down.Packets()...)
+		sort.SliceStable(pkts, func(i, j int) bool { return pkts[i].T < pkts[j].T })
+		c := analyze(t, pcapOf(t, pkts), Options{})
+		lat := &report.Quantiles{Samples: 101, Min: 2, P50: 2, P95: 2, P99: 2, Max: 2}
+		want := &report.Relay{Matched: 101, LatencyMS: lat}
+		if refused {
+			want.LostAfterRelay = 49
+		}
+		if d := cmp.Diff(want, relaysOf(c)[[2]string{bob.String(), alice.String()}]); d != "" {
+			t.Errorf("refused %v: relay of bob -> alice (-want +got):\n%s", refused, d)
+		}
+		if d := cmp.Diff(int64(10), relaysOf(c)[[2]string{alice.String(), bob.String()}].LostAfterRelay); d != "" {
+			t.Errorf("refused %v: lost after the relay alice -> bob (-want +got):\n%s", refused, d)
+		}
 	}
 }

@@ -55,6 +55,10 @@ type relayDir struct {
 	awaitTURN bool
 	// fwdIn is when the latest packet seen forwarded (matched) reached the relay.
 	fwdIn int64
+	// deleted, that the allocation of the ingress leg's relayed address (a peer-to-client
+	// direction's) was deleted, at deletedAt (relayTracker.deletedAt).
+	deleted   bool
+	deletedAt int64
 }
 
 // ssrcSeq is an SSRC's last sequence number on a leg.
@@ -140,6 +144,9 @@ func (d *relayDir) evict(waited bool) {
 	if e, ok := d.pending[x.key]; ok && e.t == x.t {
 		switch {
 		case e.t < d.from || !waited: // its other copy may have gone unrecorded, or come later
+		case e.ingress && d.deleted && e.t >= d.deletedAt:
+			// It reached a relayed address whose allocation was deleted: nothing was there to
+			// forward it (a peer still sending as the call ends).
 		case e.ingress:
 			if d.lostAfter == nil {
 				d.lostAfter = map[uint32]int64{}

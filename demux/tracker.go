@@ -122,6 +122,7 @@ type Tracker struct {
 	last     [1 << lastBits]*allocation // allocations found last, by the hash of their ends
 
 	relayedChanges int64 // RelayedChanges
+	deletions      int64 // Deletions
 
 	stats Stats
 }

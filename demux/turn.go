@@ -17,7 +17,8 @@ type allocation struct {
 	relayed             netip.AddrPort
 	lifetime            uint32 // seconds, from the last success response; 0 unknown
 	deallocated         bool
-	closed              bool // its TCP connection ended (ConnectionClosed)
+	deletedAt           int64 // when the Refresh that deleted it reached the server (deallocated)
+	closed              bool  // its TCP connection ended (ConnectionClosed)
 
 	perms    []permission
 	channels []binding
@@ -84,6 +85,19 @@ func (t *Tracker) ConnectionClosed(client, server netip.AddrPort) {
 		if a, ok := t.allocs[k]; ok {
 			a.closed = true
 		}
+	}
+}
+
+// deallocate marks allocation a deleted at capture time at (a Refresh with LIFETIME 0), or,
+// unless yes, not deleted, and counts the changes (Deletions).
+func (t *Tracker) deallocate(a *allocation, yes bool, at int64) {
+	if a.deallocated == yes {
+		return
+	}
+	t.deletions++
+	a.deallocated, a.deletedAt = yes, 0
+	if yes {
+		a.deletedAt = at
 	}
 }
 
@@ -203,7 +217,7 @@ func (t *Tracker) turnRequest(m *transport.Message, e *txn) {
 		// RFC 8656, 7: a Refresh with LIFETIME 0 deletes the allocation.
 		if v, ok := getUint32(&t.msg, stun.AttrLifetime); ok && v == 0 {
 			e.dealloc = true
-			a.deallocated = true
+			t.deallocate(a, true, m.Delivered)
 		}
 	case stun.MethodCreatePermission:
 		for _, at := range t.msg.Attributes {
@@ -276,21 +290,21 @@ func (t *Tracker) turnResponse(m *transport.Message, success, matched bool, e *t
 		if v, ok := getUint32(&t.msg, stun.AttrLifetime); ok && v > 0 {
 			a.lifetime = v
 		}
-		a.deallocated = false
+		t.deallocate(a, false, 0)
 	case stun.MethodRefresh:
 		if !success {
 			if matched && e.dealloc {
-				a.deallocated = false // the server refused to delete it
+				t.deallocate(a, false, 0) // the server refused to delete it
 			}
 			return
 		}
 		v, ok := getUint32(&t.msg, stun.AttrLifetime)
 		switch {
 		case ok && v == 0, !ok && matched && e.dealloc:
-			a.deallocated = true
+			t.deallocate(a, true, m.FirstSeen) // its request, when seen, dated it already
 		case ok:
 			a.lifetime = v
-			a.deallocated = false
+			t.deallocate(a, false, 0)
 		}
 	case stun.MethodCreatePermission:
 		if !matched {
