@@ -400,6 +400,13 @@ func (a *analyzer) packet(p *capture.Packet, dg digests, next int64, hasNext boo
 			// for an ACK: the relay learner must see the datagrams relayed meanwhile.
 			a.turnFlow(f)
 		}
+		if p.TCP.Flags&(capture.FlagFIN|capture.FlagRST) != 0 && f.turn && !f.ended {
+			// Its allocation ended with it: the peer's packets after this had nothing to
+			// forward them (relayTracker.deleted).
+			f.ended = true
+			a.turn.ConnectionEnded(src, dst, p.Time)
+			a.relay.allocated(a)
+		}
 		if f.lentIn != a.batchNo {
 			f.lentIn = a.batchNo
 			a.lent = append(a.lent, f)

@@ -119,6 +119,7 @@ type flow struct {
 	relayed      int64 // datagrams carried to or from a peer through TURN
 	sip          bool  // carried SIP signalling
 	closed       bool  // its TCP connection was closed: another reused its addresses (reopen)
+	ended        bool  // a FIN or a RST of its TCP connection was seen (TURN's flows only)
 	client       netip.AddrPort
 	conn         *tcpframe.Conn
 	msgs         tcpMessages // what the unframed messages of a TCP flow classified as

@@ -109,7 +109,7 @@ type relayTracker struct {
 	held     heldDatagrams
 	turnSeen bool
 	// deletedAt holds, by relayed address, when its allocation was deleted (a Refresh with
-	// LIFETIME 0), as of demux.Tracker.Deletions deletions.
+	// LIFETIME 0, its TCP connection's end), as of demux.Tracker.Deletions deletions.
 	deletedAt map[netip.AddrPort]int64
 	deletions int64
 }
@@ -275,11 +275,11 @@ func (r *relayTracker) allocated(a *analyzer) {
 	}
 }
 
-// deleted notes the allocations deleted so far (a Refresh with LIFETIME 0) in r.deletedAt
-// and in their peer-to-client directions: what the peer sent to the relayed address after
-// that had nothing to forward it, and is not lost after the relay (a peer still sending as
-// the call ends). A direction with no ingress packet yet looks its address up at its first
-// (peerDatagram).
+// deleted notes the allocations deleted so far (a Refresh with LIFETIME 0, a TCP connection
+// that ended) in r.deletedAt and in their peer-to-client directions: what the peer sent to
+// the relayed address after that had nothing to forward it, and is not lost after the
+// relay (a peer still sending as the call ends). A direction with no ingress packet yet
+// looks its address up at its first (peerDatagram).
 func (r *relayTracker) deleted(a *analyzer) {
 	if r.deletedAt == nil {
 		r.deletedAt = map[netip.AddrPort]int64{}

@@ -798,3 +798,48 @@ func TestRelayAfterDeletion(t *testing.T) {
 		}
 	}
 }
+
+// TestRelayAfterConnectionEnds: relayTCPCall's client closes its TCP connection (a FIN, at
+// 2.5 s) and with it its allocation (RFC 6062, 5.1); bob goes on sending to the relayed
+// address (44 packets from 2.51 s), which the server does not forward. Bob's direction is
+// as in TestRelayOverTCP. Before, those 44 were lost after the relay, but for the last two,
+// too near the capture's end to tell (46).
+func TestRelayAfterConnectionEnds(t *testing.T) {
+	pkts := relayTCPCall(t, 0, true)
+	// The client's next sequence number and its ACK, from its last segment.
+	var seq, ack uint32
+	var last int64
+	for _, p := range pkts {
+		b := p.Frame
+		if len(b) < 14+20+20 || binary.BigEndian.Uint16(b[12:]) != 0x0800 || b[14+9] != 6 {
+			continue
+		}
+		ip := b[14:]
+		tcp := ip[int(ip[0]&15)*4:]
+		src := netip.AddrPortFrom(netip.AddrFrom4([4]byte(ip[12:16])), binary.BigEndian.Uint16(tcp))
+		if src != tcpClient {
+			continue
+		}
+		payload := int(binary.BigEndian.Uint16(ip[2:])) - int(ip[0]&15)*4 - int(tcp[12]>>4)*4
+		seq, ack = binary.BigEndian.Uint32(tcp[4:])+uint32(payload), binary.BigEndian.Uint32(tcp[8:])
+		last = max(last, p.T)
+	}
+	fin := callgen.Epoch + int64(2500*time.Millisecond)
+	if last >= fin {
+		t.Fatalf("the client's last segment at %d, after the FIN", last)
+	}
+	pkts = append(pkts, callgen.Packet{T: fin, Frame: pcapgen.EtherTCP(tcpClient, tcpServer, seq, ack, capture.FlagFIN|capture.FlagACK, 65535, nil)})
+	more := callgen.Stream{SSRC: 0xb0b0b0b0, PT: 0, ClockRate: 8000, Interval: 20 * time.Millisecond, PayloadSize: 160,
+		StartSeq: 1000, StartTS: 5000}
+	for i := 100; i < 144; i++ { // from 2.51 s
+		pkts = append(pkts, callgen.Packet{T: callgen.Epoch + int64(time.Duration(2510+20*(i-100))*time.Millisecond),
+			Frame: pcapgen.EtherUDP(bob, tcpRelayed, more.RTP(i))})
+	}
+	sort.SliceStable(pkts, func(i, j int) bool { return pkts[i].T < pkts[j].T })
+	c := analyze(t, pcapOf(t, pkts), Options{})
+	want := &report.Relay{Matched: 93, LostBeforeRelay: 3, LostAfterRelay: 4,
+		LatencyMS: &report.Quantiles{Samples: 93, Min: 5, P50: 5, P95: 9, P99: 22, Max: 22}}
+	if d := cmp.Diff(want, relaysOf(c)[[2]string{bob.String(), tcpClient.String()}]); d != "" {
+		t.Errorf("relay of bob -> client (-want +got):\n%s", d)
+	}
+}

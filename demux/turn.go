@@ -17,8 +17,9 @@ type allocation struct {
 	relayed             netip.AddrPort
 	lifetime            uint32 // seconds, from the last success response; 0 unknown
 	deallocated         bool
-	deletedAt           int64 // when the Refresh that deleted it reached the server (deallocated)
-	closed              bool  // its TCP connection ended (ConnectionClosed)
+	ended               bool  // its TCP connection ended (a FIN or a RST: RFC 6062 5.1)
+	deletedAt           int64 // when it was deleted (deallocated, ended): the earlier
+	closed              bool  // another TCP connection reused its addresses (ConnectionClosed)
 
 	perms    []permission
 	channels []binding
@@ -95,9 +96,28 @@ func (t *Tracker) deallocate(a *allocation, yes bool, at int64) {
 		return
 	}
 	t.deletions++
-	a.deallocated, a.deletedAt = yes, 0
-	if yes {
+	a.deallocated = yes
+	switch {
+	case a.ended: // its connection's end dates it
+	case yes:
 		a.deletedAt = at
+	default:
+		a.deletedAt = 0
+	}
+}
+
+// ConnectionEnded says that the TCP connection between client and server ended at capture
+// time at (its first FIN or RST, either way): the allocation it carried ended with it (RFC
+// 6062, 5.1: the server deletes it when the control connection closes).
+func (t *Tracker) ConnectionEnded(client, server netip.AddrPort, at int64) {
+	for _, k := range [2]flowKey{{client, server, transport.TCP}, {server, client, transport.TCP}} {
+		if a, ok := t.allocs[k]; ok && !a.ended {
+			if !a.deallocated {
+				a.deletedAt = at
+			}
+			a.ended = true
+			t.deletions++
+		}
 	}
 }
 

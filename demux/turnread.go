@@ -26,19 +26,19 @@ func (t *Tracker) IsTURNServer(ap netip.AddrPort) bool {
 // this count changed: a caller that keeps what it read of them knows when to read them again.
 func (t *Tracker) RelayedChanges() int64 { return t.relayedChanges }
 
-// Deletions counts the times an allocation was marked deleted (a Refresh with LIFETIME 0),
-// or no longer (the server refused): a caller that keeps what EachDeletion told knows when
-// to ask again.
+// Deletions counts the times an allocation was marked deleted (a Refresh with LIFETIME 0,
+// its TCP connection's end), or no longer (the server refused): a caller that keeps what
+// EachDeletion told knows when to ask again.
 func (t *Tracker) Deletions() int64 { return t.deletions }
 
 // EachDeletion calls fn with the relayed address of every allocation that has one, in the
 // order the Tracker met them, whether the allocation was deleted, and when (the capture
-// time its Refresh with LIFETIME 0 reached the server): an address handed out again is the
-// last allocation's.
+// time its Refresh with LIFETIME 0 reached the server, or its TCP connection ended): an
+// address handed out again is the last allocation's.
 func (t *Tracker) EachDeletion(fn func(relayed netip.AddrPort, deleted bool, at int64)) {
 	for _, a := range t.order {
 		if a.relayed.IsValid() {
-			fn(a.relayed, a.deallocated, a.deletedAt)
+			fn(a.relayed, a.deallocated || a.ended, a.deletedAt)
 		}
 	}
 }
