@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/callpcap/callpcap/internal/numfmt"
+	"github.com/callpcap/callpcap/report"
 )
 
 // bytesSI formats a byte count in decimal units, as file sizes are usually given.
@@ -32,6 +33,16 @@ var (
 	seconds   = numfmt.Seconds
 	count     = numfmt.Count
 )
+
+// relayFigures are a relay's figures for one call direction, in pieces: how many packets
+// were seen on both legs, the relay's latency, and where the others were lost.
+func relayFigures(r *report.Relay) []string {
+	pieces := []string{thousands(r.Matched) + " matched"}
+	if l := r.LatencyMS; l != nil {
+		pieces = append(pieces, fmt.Sprintf("latency p50 %s, p95 %s, max %s", ms(l.P50), ms(l.P95), ms(l.Max)))
+	}
+	return append(pieces, fmt.Sprintf("lost %s before it, %s after", thousands(r.LostBeforeRelay), thousands(r.LostAfterRelay)))
+}
 
 // optRate formats a rate that may not have been measured, as the text report writes a
 // figure it has not ("loss n/a").

@@ -233,6 +233,9 @@ func directionFigures(d *report.Direction, streams map[string]*report.Stream) []
 		}
 		f = append(f, [2]string{what, fmt.Sprintf("p50 %s, p95 %s, max %s", ms(dl.P50), ms(dl.P95), ms(dl.Max))})
 	}
+	if r := d.Relay; r != nil {
+		f = append(f, [2]string{"relay", strings.Join(relayFigures(r), "; ")})
+	}
 	return f
 }
 

@@ -243,6 +243,30 @@ func TestSenderQueueing(t *testing.T) {
 	}
 }
 
+// TestRelayFigures: a call direction relayed by the TURN server that captured it says, in
+// every format, how many packets the relay passed, its latency, and where the others were
+// lost; a direction without both legs seen says nothing of a relay.
+func TestRelayFigures(t *testing.T) {
+	r := handMade()
+	for name, out := range allFormats(t, r) {
+		if strings.Contains(out, "matched") {
+			t.Errorf("%s speaks of a relay it has no figures of", name)
+		}
+	}
+	r.Captures[0].Directions[0].Relay = &report.Relay{Matched: 25987, LostBeforeRelay: 3, LostAfterRelay: 10,
+		LatencyMS: &report.Quantiles{Samples: 25987, Min: 0.2, P50: 0.4, P95: 2.5, P99: 12, Max: 48}}
+	want := map[string]string{
+		"text":     "  relay 25,987 matched   latency p50 0.4 ms, p95 2.5 ms, max 48 ms   lost 3 before it, 10 after\n",
+		"markdown": "| relay | 25,987 matched; latency p50 0.4 ms, p95 2.5 ms, max 48 ms; lost 3 before it, 10 after |",
+		"html":     "25,987 matched; latency p50 0.4 ms, p95 2.5 ms, max 48 ms; lost 3 before it, 10 after",
+	}
+	for name, out := range allFormats(t, r) {
+		if !strings.Contains(out, want[name]) {
+			t.Errorf("%s has no %q:\n%s", name, want[name], out)
+		}
+	}
+}
+
 // TestHeadCompression: every format's head names the compression around the capture.
 func TestHeadCompression(t *testing.T) {
 	r := handMade()

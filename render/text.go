@@ -337,6 +337,9 @@ func (t *textWriter) direction(d *report.Direction, streams map[string]*report.S
 		}
 		t.parts("  ", "    ", "  ", what+" p50 "+ms(dl.P50), "p95 "+ms(dl.P95), "max "+ms(dl.Max))
 	}
+	if r := d.Relay; r != nil {
+		t.parts("  relay ", "    ", "   ", relayFigures(r)...)
+	}
 	// The last second of the series is cut short by the end of the direction's media (the
 	// series runs to the second that holds its last packet), so its bytes over a whole
 	// second draw a drop at the end of every call. It is left out rather than scaled by
