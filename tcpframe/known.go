@@ -96,7 +96,13 @@ func (c *Conn) probeTURNKnown(b []byte) (size, alt int, r probeResult) {
 // probeRFC4571Known is the probe that resynchronises direction d in RFC 4571 framing.
 func (d *dir) probeRFC4571Known(b []byte) (size, alt int, r probeResult) {
 	size, alt, r = probeRFC4571(b)
-	if r != probeValid || d.ssrcs.n == 0 || wire.FirstByte(b[rfc4571HeaderLen]) != wire.RangeRTP {
+	if r != probeValid || d.ssrcs.n == 0 {
+		return size, alt, r
+	}
+	if c := b[rfc4571HeaderLen]; wire.FirstByte(c) != wire.RangeRTP {
+		if c >= 32 && wire.FirstByte(c) == wire.RangeDTLS {
+			return 0, 0, probeInvalid // DTLS 1.3's unified header: any byte 32-63 makes one
+		}
 		return size, alt, r
 	}
 	ssrc, ok := carriedSSRC(b[rfc4571HeaderLen:])
