@@ -25,7 +25,7 @@ const (
 // unwrapped across its 64 s wrap). On RTP timestamps, which are a frame's capture or
 // presentation time and not a packet's send time, one sample per frame (frameOf), which
 // speaks for the frame's packets: they are late when it is; but a packet that TCP held
-// when its frame's first one was not is a sample of its own.
+// longer than its frame's first one (or when that one was not held) is a sample of its own.
 type delayStats struct {
 	budget int64 // ns above the baseline beyond which a packet is late
 
@@ -48,6 +48,7 @@ type delayStats struct {
 	base      baseline
 	frameIdx  int64     // the index (in base) of the newest frame's sample
 	frameHeld bool      // TCP held that sample's packet
+	frameAt   int64     // and when it arrived
 	all       delayDist // the samples' delays above their baseline
 	tcp       bool      // the packets came over TCP: the late ones have causes
 
@@ -166,11 +167,12 @@ func (d *delayStats) sample(at, ts int64, seq uint16, media bool, astV uint32, a
 		case frameSkip:
 			return
 		case frameRest:
-			if hd > holdNone && !d.frameHeld {
-				// TCP held it (a retransmission, a full window) and not its frame's first
-				// packet, which came on time before the hold and does not speak for its
-				// wait (a receiver that stopped reading held frames' last packets 1.3 s):
-				// a sample of its own.
+			if hd > holdNone && (!d.frameHeld || at > d.frameAt) {
+				// TCP held it (a retransmission, a full window), and its frame's first
+				// packet came before it, on time or released earlier, and does not speak
+				// for its wait (a receiver that stopped reading held frames' last packets
+				// 1.3 s; a packet repaired 40 ms after its frame's first, itself held
+				// 140 ms): a sample of its own.
 				role = frameOwn
 				break
 			}
@@ -205,7 +207,7 @@ func (d *delayStats) sample(at, ts int64, seq uint16, media bool, astV uint32, a
 	d.tcp = d.tcp || hd != holdUDP
 	idx := d.base.push(bsample{at: at, rel: rel, sec: int32(sec), hd: hd, n: 1})
 	if role == frameStart {
-		d.frameIdx, d.frameHeld = idx, hd > holdNone
+		d.frameIdx, d.frameHeld, d.frameAt = idx, hd > holdNone, at
 	}
 }
 

@@ -321,6 +321,34 @@ func TestFrameBehindItsFirstPacket(t *testing.T) {
 	}
 }
 
+// TestHeldLongerThanItsFrame: the same video, frame 5's first two packets held behind a
+// retransmission 140 ms (not late), its last one lost and repaired 40 ms after them (its own
+// bytes, 180 ms: late), and frames 6-10 delivered with it. The frame's first packet, held
+// itself, does not speak for a packet TCP held longer: 1 late, by its own retransmission.
+// Before, the frame's sample spoke for it: 0 late (a tester's TCP call, one in four video
+// streams short of one to four late packets).
+func TestHeldLongerThanItsFrame(t *testing.T) {
+	first, last := T0+(165+140)*ms1, T0+(165+180)*ms1
+	d := heldVideo(func(f, j int, at int64) (int64, hold) {
+		switch {
+		case f == 5 && j < 2:
+			return first, holdRetransmission
+		case f == 5:
+			return last, holdRetransmitted
+		case f > 5 && at < last:
+			return last, holdRetransmission
+		}
+		return at, holdNone
+	})
+	_, late := d.summary(45)
+	if late == nil || late.Packets != 1 || late.HOLBlocked != 0 || late.Causes == nil || late.Causes.Retransmission != 1 {
+		t.Errorf("late %+v, want 1, by its own retransmission", late)
+	}
+	if d.all.n != 16 {
+		t.Errorf("%d samples, want 16 (15 frames and the packet held longer)", d.all.n)
+	}
+}
+
 // A stream whose packets all arrived in the same microsecond has delay samples but spans no
 // time (RateSpan): its direction has no delay and no late, and so its series has none in any
 // second, where they read 0 ms and 0 late packets.
