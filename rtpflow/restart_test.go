@@ -4,6 +4,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/callpcap/callpcap/report"
 )
 
 // segment is n packets 20 ms apart of a 8 kHz stream, numbered from seq0 and timestamped
@@ -134,5 +136,37 @@ func TestStreamLateLast(t *testing.T) {
 	want := figures{Packets: 300, Expected: 300, Reordered: 1, Samples: 300, Late: 1, DelayMax: 4000}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("(-want +got):\n%s", d)
+	}
+}
+
+// TestEarlyDuplicateJitter: packet 10 of a perfectly paced PCMU stream comes again 15 ms
+// later; jitter counts the copy (RFC 3550 A.8 counts every packet received), and it is the
+// stream's only jitter. The same with a header extension on every packet, whose first
+// packets wait (early) for the timing decision: the copy, which arrived while they waited,
+// counts the same. Before, it was left out (mean 0.06 ms where the stream without the
+// extension read 0.12).
+func TestEarlyDuplicateJitter(t *testing.T) {
+	jitter := func(ext bool) report.Jitter {
+		as := pcmu(500, 0, 1000, nil, nil)
+		if ext {
+			for i := range as {
+				b := rp{pt: 0, seq: uint16(i), ts: 1000 + uint32(160*i), ssrc: 0xA1, extProfile: 0xBEDE,
+					ext: oneByte(el{5, []byte{1}}), payload: make([]byte, 160)}.bytes()
+				as[i].m = msg(b, as[i].m.Delivered)
+			}
+		}
+		cp := *as[10].m
+		cp.FirstSeen, cp.Complete, cp.Delivered = cp.Delivered+15*ms1, cp.Delivered+15*ms1, cp.Delivered+15*ms1
+		tr := NewTracker(Config{})
+		feed(t, tr, append(as, arrival{pathA, &cp}))
+		st := only(t, tr).Summary(T0)
+		if st.Duplicates != 1 || st.JitterMS == nil {
+			t.Fatalf("extension %v: %d duplicates, jitter %v; want 1 and a jitter", ext, st.Duplicates, st.JitterMS)
+		}
+		return *st.JitterMS
+	}
+	plain, ext := jitter(false), jitter(true)
+	if plain.Max == 0 || plain != ext {
+		t.Errorf("jitter %+v, with an extension %+v: want the same, not 0", plain, ext)
 	}
 }

@@ -50,7 +50,8 @@ type Stream struct {
 	clock          int
 	clockInferred  bool
 	early          []early
-	lateAt, lateTS int64 // first packet after an undecidable buffer, for late inference
+	earlyDups      []earlyDup // duplicates among them, for jitter
+	lateAt, lateTS int64      // first packet after an undecidable buffer, for late inference
 	jit            Jitter
 	delay          delayStats
 	held           heldPacket // the packet seqStats holds on probation, for its timing
@@ -251,8 +252,12 @@ func (s *Stream) add(pk *Packet) {
 // before it is the one played (a copy 500 ms after an on-time original was a late packet,
 // and a finding that it came too late to be played).
 func (s *Stream) duplicateTiming(at, ts int64, media bool) {
-	if s.timed() && s.clock > 0 && media {
+	switch {
+	case s.timed() && s.clock > 0 && media:
 		s.jit.Update(at, ts)
+	case !s.decided && len(s.earlyDups) < earlyMax:
+		// The packets wait for the timing decision (early): it waits with them.
+		s.earlyDups = append(s.earlyDups, earlyDup{pos: len(s.early), at: at, ts: ts, media: media})
 	}
 }
 

@@ -22,6 +22,15 @@ type early struct {
 	ast   astValues
 }
 
+// earlyDup is a duplicate that arrived while the packets were early: jitter counts it
+// (duplicateTiming) when they are replayed, after the early packet pos-1.
+type earlyDup struct {
+	pos   int
+	at    int64
+	ts    int64
+	media bool
+}
+
 // heldPacket is the packet seqStats holds on probation (a very large sequence jump): its
 // timing, fed to jitter and delay after the next packet confirms a restart or shows it
 // late (lateHeld), dropped for a stray; and its sizes, for lateHeld to move a late copy's
@@ -120,7 +129,11 @@ func (s *Stream) decide() {
 		s.jit = NewJitter(s.clock)
 	}
 	s.delay.reference(s.clock, s.ext.astID != 0)
-	for _, e := range s.early {
+	dups := s.earlyDups
+	for i, e := range s.early {
+		for ; len(dups) > 0 && dups[0].pos <= i; dups = dups[1:] {
+			s.duplicateTiming(dups[0].at, dups[0].ts, dups[0].media)
+		}
 		var v uint32
 		ok := false
 		if j >= 0 {
@@ -128,10 +141,13 @@ func (s *Stream) decide() {
 		}
 		s.sample(e.at, e.ts, e.seq, e.media, v, ok, e.hd, s.series.index(e.at))
 	}
+	for _, d := range dups {
+		s.duplicateTiming(d.at, d.ts, d.media)
+	}
 	if n > 0 {
 		s.lateAt, s.lateTS = s.early[0].at, s.early[0].ts
 	}
-	s.early = nil
+	s.early, s.earlyDups = nil, nil
 }
 
 // lateInfer keeps trying to infer the clock rate after the early buffer could not (a
