@@ -170,3 +170,29 @@ func TestEarlyDuplicateJitter(t *testing.T) {
 		t.Errorf("jitter %+v, with an extension %+v: want the same, not 0", plain, ext)
 	}
 }
+
+// TestOutageIsNoRestart: 500 packets of a 20 ms stream, then nothing for 70 s while the
+// sender went on numbering and timestamping (3,500 packets it could not send), then 500
+// more: a jump of 3,500 numbers, beyond A.1's MAX_DROPOUT, whose timestamps and arrival
+// moved on with it. The 3,500 were lost (tshark says so); before, A.1's probation took the
+// jump for a restart, and the stream read no loss. A jump as large whose timestamps draw
+// a new base, or that comes 20 ms after the packet before, is a restart, as before.
+func TestOutageIsNoRestart(t *testing.T) {
+	type figures struct{ Packets, Expected, Lost, Restarts int64 }
+	for _, tt := range []struct {
+		name  string
+		after []arrival
+		want  figures
+	}{
+		{"outage", segment(0, 4000, 500, 4000, 160*4000), figures{1000, 4500, 3500, 0}},
+		{"new timestamps", segment(0, 4000, 500, 4000, 7777777), figures{1000, 1000, 0, 1}},
+		{"no time passed", segment(0, 500, 500, 4000, 160*4000), figures{1000, 1000, 0, 1}},
+	} {
+		tr := NewTracker(Config{})
+		feed(t, tr, append(segment(0, 0, 500, 0, 0), tt.after...))
+		st := only(t, tr).Summary(T0)
+		if got := (figures{st.Packets, st.Expected, *st.Lost, st.Restarts}); got != tt.want {
+			t.Errorf("%s: %+v, want %+v", tt.name, got, tt.want)
+		}
+	}
+}

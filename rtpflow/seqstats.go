@@ -73,8 +73,10 @@ type seqEvent struct {
 	heldDup, heldFilled bool
 }
 
-// add accounts one packet's sequence number, in arrival order.
-func (q *seqStats) add(seq uint16) seqEvent {
+// add accounts one packet's sequence number, in arrival order. outage says that a very
+// large jump forward is no restart to hold on probation: the numbers in between were lost
+// (Stream.outage).
+func (q *seqStats) add(seq uint16, outage bool) seqEvent {
 	if q.distinct == 0 && q.dups == 0 {
 		ext := q.un.Unwrap(uint32(seq))
 		q.lowest, q.highest = ext, ext
@@ -87,7 +89,7 @@ func (q *seqStats) add(seq uint16) seqEvent {
 		}
 	}
 	d := seq - uint16(q.highest)
-	jump := !q.noProbation && d >= maxDropout && d <= 1<<16-maxMisorder && !q.fillsGap(seq)
+	jump := !q.noProbation && d >= maxDropout && d <= 1<<16-maxMisorder && !q.fillsGap(seq) && !(outage && d < 1<<15)
 	if jump && q.bad && seq == q.badSeq {
 		q.bad = false
 		q.restartAt(seq - 1)

@@ -306,7 +306,7 @@ func TestSeqStats(t *testing.T) {
 				if op.rtx {
 					q.markRTX(op.seq)
 				} else {
-					events = append(events, q.add(op.seq))
+					events = append(events, q.add(op.seq, false))
 				}
 			}
 			if diff := cmp.Diff(tt.events, events, cmp.AllowUnexported(seqEvent{})); diff != "" {
@@ -380,7 +380,7 @@ func TestSeqStatsSettle(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			q := newSeqStats()
 			for _, s := range tt.seqs {
-				q.add(s)
+				q.add(s, false)
 			}
 			if diff := cmp.Diff(tt.settle, q.settle(), cmp.AllowUnexported(seqEvent{})); diff != "" {
 				t.Errorf("settle (-want +got):\n%s", diff)
@@ -402,13 +402,13 @@ func TestSeqStatsSettle(t *testing.T) {
 func TestWantedNACKed(t *testing.T) {
 	q := newSeqStats()
 	for _, s := range run(100, 5) { // 100..104
-		q.add(s)
+		q.add(s, false)
 	}
 	q.markNACK(102)                    // had it: lost after the capture point
 	q.markNACK(106)                    // ahead of 104
 	q.markNACK(104 + maxNACKAhead + 1) // too far ahead: ignored
 	for _, s := range run(105, 3) {    // 105..107
-		q.add(s)
+		q.add(s, false)
 	}
 	for _, tt := range []struct {
 		osn  uint16
@@ -419,7 +419,7 @@ func TestWantedNACKed(t *testing.T) {
 		}
 	}
 	for _, s := range run(108, maxNACKAhead+10) {
-		q.add(s)
+		q.add(s, false)
 	}
 	if q.wanted(104 + maxNACKAhead + 1) {
 		t.Errorf("a NACK too far ahead was remembered")
@@ -435,7 +435,7 @@ func TestSeqStatsNoProbation(t *testing.T) {
 	q.noProbation = true
 	var dups, held, restarts int
 	for _, s := range []uint16{100, 100, 250, 100, 250, 249, 250, 251, 100, 5251} {
-		ev := q.add(s)
+		ev := q.add(s, false)
 		if ev.dup {
 			dups++
 		}

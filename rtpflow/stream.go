@@ -155,10 +155,14 @@ func (s *Stream) add(pk *Packet) {
 			s.series.start(o, at)
 		}
 	}
+	outage := false // a very large jump ahead whose numbers were lost: looked at before count
+	if d := pk.Seq - uint16(s.seq.highest); d >= maxDropout && d < 1<<15 {
+		outage = s.outage(pk, at, d)
+	}
 	s.steps.add(pk.Seq, pk.PT, at, !pk.TimeUnknown) // steps, for the stream rule
 	s.count(pk, at)                                 // counters
 	sec := s.series.index(at)                       // its second in the series
-	ev := s.seq.add(pk.Seq)                         // RFC 3550 A.1: duplicate, losses seen
+	ev := s.seq.add(pk.Seq, outage)                 // RFC 3550 A.1: duplicate, losses seen
 	s.series.loss(sec, ev)                          // losses in their second
 	s.account(pk, sec, ev.dup)                      // wire bytes
 	if !s.shape.other && pk.PT == s.pt {
@@ -245,6 +249,30 @@ func (s *Stream) add(pk *Packet) {
 		s.tsStep(at, ts)
 	}
 	s.timing(at, ts, pk.Seq, media, hd, pk.Extension, &ast, sec)
+}
+
+// outage says whether pk, at, a very large jump (d numbers) ahead of the highest sequence
+// number (RFC 3550 A.1: MAX_DROPOUT or more), carries the stream on after an outage rather
+// than restarting its numbers: its RTP timestamp moved on from the media packet before's
+// by the time that passed (within a quarter, and 200 ms), and its number by about as many
+// packets as the stream sent in that time (within a factor of two). A sender that
+// restarts draws another random timestamp (RFC 3550 5.1); one whose network failed for a
+// minute went on numbering and timestamping what it could not send: A.1's probation took
+// such a jump for a restart, and the packets lost in it for none (tshark counts them).
+func (s *Stream) outage(pk *Packet, at int64, d uint16) bool {
+	if s.clock <= 0 || !s.tsPrevOK || s.packets < 10 {
+		return false
+	}
+	gap, span := at-s.tsPrevAt, s.lastAt-s.firstAt
+	if gap <= 0 || span <= 0 {
+		return false
+	}
+	moved := tsToNs(int64(int32(pk.Timestamp-uint32(s.tsPrev))), s.clock)
+	if moved <= 0 || max(moved-gap, gap-moved) > gap/4+200e6 {
+		return false
+	}
+	sent := float64(s.packets) / float64(span) * float64(gap) // at the stream's rate so far
+	return float64(d) >= sent/2 && float64(d) <= sent*2
 }
 
 // duplicateTiming takes a duplicate arriving at at, of timestamp ts: jitter counts it, as
