@@ -108,10 +108,12 @@ type relayTracker struct {
 	// flow was seen (turnSeen): without one, no relayed address is to be learnt.
 	held     heldDatagrams
 	turnSeen bool
-	// deletedAt holds, by relayed address, when its allocation was deleted (a Refresh with
-	// LIFETIME 0, its TCP connection's end), as of demux.Tracker.Deletions deletions.
-	deletedAt map[netip.AddrPort]int64
-	deletions int64
+	// unallocated holds, by relayed address and client, when the client had no allocation
+	// of the address since its last was deleted (a Refresh with LIFETIME 0, its TCP
+	// connection's end), as of demux.Tracker.Deletions deletions and RelayedChanges
+	// allocations (known).
+	unallocated map[[2]netip.AddrPort]span
+	deletions   int64
 }
 
 // earlyPacket is what record needs of an ingress packet on a TURN leg.
@@ -159,7 +161,7 @@ func (r *relayTracker) peerDatagram(f *flow, fromA bool, key uint64, delivered, 
 		if src == peer { // peer to client: this leg is the ingress
 			d := r.dir(dirKey{peer, c})
 			if !d.ingress.Src.IsValid() { // its first: was the allocation deleted already?
-				d.deletedAt, d.deleted = r.deletedAt[rel]
+				d.unallocated = r.unallocated[[2]netip.AddrPort{rel, c}]
 			}
 			r.recordIn(d, rtpflow.Path{Leg: f.idx, Src: peer, Dst: rel}, key, delivered, true, untimed)
 		} else {
@@ -224,9 +226,9 @@ func (r *relayTracker) peerFlow(f *flow) bool {
 // again (see the header comment: the response can come after the peer leg's first
 // datagrams). It costs two compares unless an address was learnt or an allocation deleted.
 func (r *relayTracker) allocated(a *analyzer) {
-	if n := a.turn.Deletions(); n != r.deletions {
+	if n := a.turn.Deletions(); n != r.deletions || len(r.unallocated) > 0 && a.turn.RelayedChanges() != r.known {
 		r.deletions = n
-		r.deleted(a)
+		r.deleted(a) // a deletion, or an allocation that may hand a deleted address out again
 	}
 	if a.turn.RelayedChanges() == r.known {
 		return
@@ -276,28 +278,37 @@ func (r *relayTracker) allocated(a *analyzer) {
 }
 
 // deleted notes the allocations deleted so far (a Refresh with LIFETIME 0, a TCP connection
-// that ended) in r.deletedAt and in their peer-to-client directions: what the peer sent to
-// the relayed address after that had nothing to forward it, and is not lost after the
-// relay (a peer still sending as the call ends). A direction with no ingress packet yet
-// looks its address up at its first (peerDatagram).
+// that ended) in r.unallocated and in their peer-to-client directions: what the peer sent
+// to the relayed address after that, until the client was given it again, had nothing to
+// forward it to the client and is not lost after the relay (a peer still sending as the
+// call ends). Another client given the address has directions of its own. A direction with
+// no ingress packet yet looks its address up at its first (peerDatagram).
 func (r *relayTracker) deleted(a *analyzer) {
-	if r.deletedAt == nil {
-		r.deletedAt = map[netip.AddrPort]int64{}
+	if r.unallocated == nil {
+		r.unallocated = map[[2]netip.AddrPort]span{}
 	}
-	clear(r.deletedAt)
-	a.turn.EachDeletion(func(relayed netip.AddrPort, deleted bool, at int64) {
+	clear(r.unallocated)
+	a.turn.EachDeletion(func(relayed, client netip.AddrPort, first int64, deleted bool, at int64) {
+		k := [2]netip.AddrPort{relayed, client}
+		if u, ok := r.unallocated[k]; ok && u.until == maxTime && first >= u.from {
+			u.until = first // given again
+			r.unallocated[k] = u
+		}
 		if deleted {
-			r.deletedAt[relayed] = at
-		} else {
-			delete(r.deletedAt, relayed) // handed out again
+			r.unallocated[k] = span{at, maxTime}
 		}
 	})
 	for _, k := range r.order {
-		if d := r.dirs[k]; d.ingress.Src.IsValid() && r.client[d.ingress.Dst] == k.dst { // peer to client
-			d.deletedAt, d.deleted = r.deletedAt[d.ingress.Dst]
+		if d := r.dirs[k]; d.ingress.Src.IsValid() {
+			d.unallocated = r.unallocated[[2]netip.AddrPort{d.ingress.Dst, k.dst}] // none unless peer to client
 		}
 	}
 }
+
+// span is the capture times from, until (not included; maxTime: not come).
+type span struct{ from, until int64 }
+
+func (s span) holds(t int64) bool { return t >= s.from && t < s.until }
 
 // ends returns the relayed address and the peer of a peer-leg flow.
 func (r *relayTracker) ends(f *flow) (relayed, peer netip.AddrPort) {
@@ -334,7 +345,6 @@ func (r *relayTracker) learn(a *analyzer) (fresh []netip.AddrPort) {
 			r.client, r.clients = map[netip.AddrPort]netip.AddrPort{}, map[netip.AddrPort]bool{}
 		}
 		r.client[relayed], r.clients[client] = client, true
-		delete(r.deletedAt, relayed) // handed out again: the new allocation is not deleted
 		fresh = append(fresh, relayed)
 	})
 	return fresh

@@ -760,41 +760,58 @@ func TestRelayedAddressGivenAgain(t *testing.T) {
 	}
 }
 
-// TestRelayAfterDeletion: bob's stream (0xb1, 150 packets from 1 s) reaches the relayed
-// address of relayCall; at 3.01 s alice deletes her allocation (Refresh, LIFETIME 0), and the
-// 49 packets bob sends after it reach the server and are not forwarded: nothing was there to
-// forward them, and they are not lost after the relay. Before, they were (49). Refused, the
-// deletion did not happen, and they are.
+// TestRelayAfterDeletion: bob's stream (0xb1 from 1 s) reaches the relayed address of
+// relayCall; at 3.01 s alice deletes her allocation (Refresh, LIFETIME 0), and the packets
+// bob sends after it reach the server and are not forwarded: nothing was there to forward
+// them, and they are not lost after the relay (before, 49 were). Refused, the deletion did
+// not happen, and they are. Given the address again at 4 s (a new Allocate and
+// ChannelBind), alice's direction counts again: of bob's packets after it, 200 and 201 are
+// not forwarded (before, the deletion outlived it: 0).
 func TestRelayAfterDeletion(t *testing.T) {
 	ms := func(n int) int64 { return callgen.Epoch + int64(n)*int64(time.Millisecond) }
-	var tid [stun.TransactionIDSize]byte
-	tid[0] = 31
-	for _, refused := range []bool{false, true} {
-		answer := stunFrame(t, turnServer, alice, tid, stun.NewType(stun.MethodRefresh, stun.ClassSuccessResponse), raw(stun.AttrLifetime, 0, 0, 0, 0))
-		if refused {
-			answer = stunFrame(t, turnServer, alice, tid, stun.NewType(stun.MethodRefresh, stun.ClassErrorResponse), raw(stun.AttrErrorCode, 0, 0, 4, 37))
-		}
+	tid := func(b byte) (id [stun.TransactionIDSize]byte) { id[0] = b; return id }
+	refresh := func(class stun.MessageClass, setters ...stun.Setter) []byte {
+		return stunFrame(t, turnServer, alice, tid(31), stun.NewType(stun.MethodRefresh, class), setters...)
+	}
+	lifetime0 := raw(stun.AttrLifetime, 0, 0, 0, 0)
+	for _, tt := range []struct {
+		name          string
+		answer        []byte
+		again         bool
+		count         int
+		matched, lost int64
+	}{
+		{"deleted", refresh(stun.ClassSuccessResponse, lifetime0), false, 150, 101, 0},
+		{"refused", refresh(stun.ClassErrorResponse, raw(stun.AttrErrorCode, 0, 0, 4, 37)), false, 150, 101, 49},
+		{"given again", refresh(stun.ClassSuccessResponse, lifetime0), true, 250, 198, 2},
+	} {
 		pkts := append(relayCall(t),
-			callgen.Packet{T: ms(3010), Frame: stunFrame(t, alice, turnServer, tid, stun.NewType(stun.MethodRefresh, stun.ClassRequest), raw(stun.AttrLifetime, 0, 0, 0, 0))},
-			callgen.Packet{T: ms(3011), Frame: answer})
+			callgen.Packet{T: ms(3010), Frame: stunFrame(t, alice, turnServer, tid(31), stun.NewType(stun.MethodRefresh, stun.ClassRequest), lifetime0)},
+			callgen.Packet{T: ms(3011), Frame: tt.answer})
+		if tt.again {
+			pkts = append(pkts,
+				callgen.Packet{T: ms(4000), Frame: stunFrame(t, alice, turnServer, tid(32), stun.NewType(stun.MethodAllocate, stun.ClassRequest))},
+				callgen.Packet{T: ms(4001), Frame: stunFrame(t, turnServer, alice, tid(32), stun.NewType(stun.MethodAllocate, stun.ClassSuccessResponse),
+					xorAddr(stun.AttrXORRelayedAddress, relayed), raw(stun.AttrLifetime, 0, 0, 2, 0x58))},
+				callgen.Packet{T: ms(4002), Frame: stunFrame(t, alice, turnServer, tid(33), stun.NewType(stun.MethodChannelBind, stun.ClassRequest),
+					raw(stun.AttrChannelNumber, 0x40, 0x00, 0, 0), xorAddr(stun.AttrXORPeerAddress, bob))},
+				callgen.Packet{T: ms(4003), Frame: stunFrame(t, turnServer, alice, tid(33), stun.NewType(stun.MethodChannelBind, stun.ClassSuccessResponse))})
+		}
 		back := audio()
-		back.Src, back.Dst, back.SSRC, back.Start, back.Count = bob, relayed, 0xb1, time.Second, 150
+		back.Src, back.Dst, back.SSRC, back.Start, back.Count = bob, relayed, 0xb1, time.Second, tt.count
 		down := back
 		down.Src, down.Dst, down.Channel, down.Start = turnServer, alice, 0x4000, back.Start+2*time.Millisecond
-		down.Lose = func(i int) bool { return i > 100 }
+		down.Lose = func(i int) bool { return i > 100 && (!tt.again || i < 151 || i == 200 || i == 201) }
 		pkts = append(append(pkts, back.Packets()...), down.Packets()...)
 		sort.SliceStable(pkts, func(i, j int) bool { return pkts[i].T < pkts[j].T })
 		c := analyze(t, pcapOf(t, pkts), Options{})
-		lat := &report.Quantiles{Samples: 101, Min: 2, P50: 2, P95: 2, P99: 2, Max: 2}
-		want := &report.Relay{Matched: 101, LatencyMS: lat}
-		if refused {
-			want.LostAfterRelay = 49
-		}
+		lat := &report.Quantiles{Samples: tt.matched, Min: 2, P50: 2, P95: 2, P99: 2, Max: 2}
+		want := &report.Relay{Matched: tt.matched, LostAfterRelay: tt.lost, LatencyMS: lat}
 		if d := cmp.Diff(want, relaysOf(c)[[2]string{bob.String(), alice.String()}]); d != "" {
-			t.Errorf("refused %v: relay of bob -> alice (-want +got):\n%s", refused, d)
+			t.Errorf("%s: relay of bob -> alice (-want +got):\n%s", tt.name, d)
 		}
 		if d := cmp.Diff(int64(10), relaysOf(c)[[2]string{alice.String(), bob.String()}].LostAfterRelay); d != "" {
-			t.Errorf("refused %v: lost after the relay alice -> bob (-want +got):\n%s", refused, d)
+			t.Errorf("%s: lost after the relay alice -> bob (-want +got):\n%s", tt.name, d)
 		}
 	}
 }

@@ -55,10 +55,9 @@ type relayDir struct {
 	awaitTURN bool
 	// fwdIn is when the latest packet seen forwarded (matched) reached the relay.
 	fwdIn int64
-	// deleted, that the allocation of the ingress leg's relayed address (a peer-to-client
-	// direction's) was deleted, at deletedAt (relayTracker.deletedAt).
-	deleted   bool
-	deletedAt int64
+	// unallocated is when the ingress leg's relayed address (a peer-to-client direction's)
+	// had no allocation: after its deletion (relayTracker.unallocated).
+	unallocated span
 }
 
 // ssrcSeq is an SSRC's last sequence number on a leg.
@@ -144,7 +143,7 @@ func (d *relayDir) evict(waited bool) {
 	if e, ok := d.pending[x.key]; ok && e.t == x.t {
 		switch {
 		case e.t < d.from || !waited: // its other copy may have gone unrecorded, or come later
-		case e.ingress && d.deleted && e.t >= d.deletedAt:
+		case e.ingress && d.unallocated.holds(e.t):
 			// It reached a relayed address whose allocation was deleted: nothing was there to
 			// forward it (a peer still sending as the call ends).
 		case e.ingress:

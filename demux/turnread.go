@@ -31,14 +31,14 @@ func (t *Tracker) RelayedChanges() int64 { return t.relayedChanges }
 // EachDeletion told knows when to ask again.
 func (t *Tracker) Deletions() int64 { return t.deletions }
 
-// EachDeletion calls fn with the relayed address of every allocation that has one, in the
-// order the Tracker met them, whether the allocation was deleted, and when (the capture
-// time its Refresh with LIFETIME 0 reached the server, or its TCP connection ended): an
-// address handed out again is the last allocation's.
-func (t *Tracker) EachDeletion(fn func(relayed netip.AddrPort, deleted bool, at int64)) {
+// EachDeletion calls fn with the relayed address and the client of every allocation that
+// has a relayed address, in the order the Tracker met them, when the allocation was first
+// seen, whether it was deleted, and when (the capture time its Refresh with LIFETIME 0
+// reached the server, or its TCP connection ended).
+func (t *Tracker) EachDeletion(fn func(relayed, client netip.AddrPort, first int64, deleted bool, at int64)) {
 	for _, a := range t.order {
 		if a.relayed.IsValid() {
-			fn(a.relayed, a.deallocated || a.ended, a.deletedAt)
+			fn(a.relayed, a.key.client, a.firstSeen, a.deallocated || a.ended, a.deletedAt)
 		}
 	}
 }
