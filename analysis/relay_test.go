@@ -860,3 +860,23 @@ func TestRelayAfterConnectionEnds(t *testing.T) {
 		t.Errorf("relay of bob -> client (-want +got):\n%s", d)
 	}
 }
+
+// TestRelayOverTCPCaptureEnds: relayTCPCall's capture ends at 2.39 s, 7 ms after the relay
+// sent on the client's packet 99. Its packet 98 reached the relay before 99 and never left:
+// lost after the relay, as in the whole capture (2 with packet 50). Before, it counted
+// nowhere (1): the settling at the end went through the pending packets in the order they
+// were recorded and stopped at the first it could not settle, 99's egress copy, recorded
+// before 98's ingress message, which TCP delivered after it.
+func TestRelayOverTCPCaptureEnds(t *testing.T) {
+	var kept []callgen.Packet
+	for _, p := range relayTCPCall(t, 0, true) {
+		if p.T <= callgen.Epoch+int64(2390*time.Millisecond) {
+			kept = append(kept, p)
+		}
+	}
+	c := analyze(t, pcapOf(t, kept), Options{})
+	r := relaysOf(c)[[2]string{tcpClient.String(), bob.String()}]
+	if r == nil || r.Matched != 96 || r.LostBeforeRelay != 2 || r.LostAfterRelay != 2 {
+		t.Errorf("relay of the client's direction %+v, want 96 matched, 2 lost before and 2 after", r)
+	}
+}
