@@ -713,13 +713,8 @@ func TestRelayedAddressGivenAgain(t *testing.T) {
 	tid := func(b byte) (id [stun.TransactionIDSize]byte) { id[0] = b; return id }
 	pkts := append(relayCall(t),
 		callgen.Packet{T: ms(10500), Frame: stunFrame(t, alice, turnServer, tid(20), stun.NewType(stun.MethodRefresh, stun.ClassRequest), raw(stun.AttrLifetime, 0, 0, 0, 0))},
-		callgen.Packet{T: ms(10501), Frame: stunFrame(t, turnServer, alice, tid(20), stun.NewType(stun.MethodRefresh, stun.ClassSuccessResponse), raw(stun.AttrLifetime, 0, 0, 0, 0))},
-		callgen.Packet{T: ms(11000), Frame: stunFrame(t, carol, turnServer, tid(21), stun.NewType(stun.MethodAllocate, stun.ClassRequest))},
-		callgen.Packet{T: ms(11040), Frame: stunFrame(t, turnServer, carol, tid(21), stun.NewType(stun.MethodAllocate, stun.ClassSuccessResponse),
-			xorAddr(stun.AttrXORRelayedAddress, relayed), raw(stun.AttrLifetime, 0, 0, 2, 0x58))},
-		callgen.Packet{T: ms(11050), Frame: stunFrame(t, carol, turnServer, tid(22), stun.NewType(stun.MethodChannelBind, stun.ClassRequest),
-			raw(stun.AttrChannelNumber, 0x40, 0x01, 0, 0), xorAddr(stun.AttrXORPeerAddress, bob))},
-		callgen.Packet{T: ms(11090), Frame: stunFrame(t, turnServer, carol, tid(22), stun.NewType(stun.MethodChannelBind, stun.ClassSuccessResponse))})
+		callgen.Packet{T: ms(10501), Frame: stunFrame(t, turnServer, alice, tid(20), stun.NewType(stun.MethodRefresh, stun.ClassSuccessResponse), raw(stun.AttrLifetime, 0, 0, 0, 0))})
+	pkts = append(pkts, allocateAndBind(t, carol, 0x4001, 11000, 40, 21)...)
 	in := audio()
 	in.Src, in.Dst, in.SSRC, in.Channel, in.Start = carol, turnServer, 0xc0c0c0c0, 0x4001, 11200*time.Millisecond
 	out := audio()
@@ -789,13 +784,7 @@ func TestRelayAfterDeletion(t *testing.T) {
 			callgen.Packet{T: ms(3010), Frame: stunFrame(t, alice, turnServer, tid(31), stun.NewType(stun.MethodRefresh, stun.ClassRequest), lifetime0)},
 			callgen.Packet{T: ms(3011), Frame: tt.answer})
 		if tt.again {
-			pkts = append(pkts,
-				callgen.Packet{T: ms(4000), Frame: stunFrame(t, alice, turnServer, tid(32), stun.NewType(stun.MethodAllocate, stun.ClassRequest))},
-				callgen.Packet{T: ms(4001), Frame: stunFrame(t, turnServer, alice, tid(32), stun.NewType(stun.MethodAllocate, stun.ClassSuccessResponse),
-					xorAddr(stun.AttrXORRelayedAddress, relayed), raw(stun.AttrLifetime, 0, 0, 2, 0x58))},
-				callgen.Packet{T: ms(4002), Frame: stunFrame(t, alice, turnServer, tid(33), stun.NewType(stun.MethodChannelBind, stun.ClassRequest),
-					raw(stun.AttrChannelNumber, 0x40, 0x00, 0, 0), xorAddr(stun.AttrXORPeerAddress, bob))},
-				callgen.Packet{T: ms(4003), Frame: stunFrame(t, turnServer, alice, tid(33), stun.NewType(stun.MethodChannelBind, stun.ClassSuccessResponse))})
+			pkts = append(pkts, allocateAndBind(t, alice, 0x4000, 4000, 1, 32)...)
 		}
 		back := audio()
 		back.Src, back.Dst, back.SSRC, back.Start, back.Count = bob, relayed, 0xb1, time.Second, tt.count
@@ -878,5 +867,21 @@ func TestRelayOverTCPCaptureEnds(t *testing.T) {
 	r := relaysOf(c)[[2]string{tcpClient.String(), bob.String()}]
 	if r == nil || r.Matched != 96 || r.LostBeforeRelay != 2 || r.LostAfterRelay != 2 {
 		t.Errorf("relay of the client's direction %+v, want 96 matched, 2 lost before and 2 after", r)
+	}
+}
+
+// allocateAndBind is client's Allocate of the relayed address ms milliseconds into the
+// capture, and its ChannelBind of channel ch to bob, on transactions tid and tid+1: each
+// message step milliseconds after the one before.
+func allocateAndBind(t *testing.T, client netip.AddrPort, ch uint16, ms, step int, tid byte) []callgen.Packet {
+	at := func(n int) int64 { return callgen.Epoch + int64(ms+n*step)*int64(time.Millisecond) }
+	id := func(b byte) (x [stun.TransactionIDSize]byte) { x[0] = b; return x }
+	return []callgen.Packet{
+		{T: at(0), Frame: stunFrame(t, client, turnServer, id(tid), stun.NewType(stun.MethodAllocate, stun.ClassRequest))},
+		{T: at(1), Frame: stunFrame(t, turnServer, client, id(tid), stun.NewType(stun.MethodAllocate, stun.ClassSuccessResponse),
+			xorAddr(stun.AttrXORRelayedAddress, relayed), raw(stun.AttrLifetime, 0, 0, 2, 0x58))},
+		{T: at(2), Frame: stunFrame(t, client, turnServer, id(tid+1), stun.NewType(stun.MethodChannelBind, stun.ClassRequest),
+			raw(stun.AttrChannelNumber, byte(ch>>8), byte(ch), 0, 0), xorAddr(stun.AttrXORPeerAddress, bob))},
+		{T: at(3), Frame: stunFrame(t, turnServer, client, id(tid+1), stun.NewType(stun.MethodChannelBind, stun.ClassSuccessResponse))},
 	}
 }
