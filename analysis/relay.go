@@ -109,10 +109,10 @@ type relayTracker struct {
 	held     heldDatagrams
 	turnSeen bool
 	// unallocated holds, by relayed address and client, when the client had no allocation
-	// of the address since its last was deleted (a Refresh with LIFETIME 0, its TCP
+	// of the address after one was deleted (a Refresh with LIFETIME 0, its TCP
 	// connection's end), as of demux.Tracker.Deletions deletions and RelayedChanges
 	// allocations (known).
-	unallocated map[[2]netip.AddrPort]span
+	unallocated map[[2]netip.AddrPort]spans
 	deletions   int64
 }
 
@@ -285,18 +285,22 @@ func (r *relayTracker) allocated(a *analyzer) {
 // no ingress packet yet looks its address up at its first (peerDatagram).
 func (r *relayTracker) deleted(a *analyzer) {
 	if r.unallocated == nil {
-		r.unallocated = map[[2]netip.AddrPort]span{}
+		r.unallocated = map[[2]netip.AddrPort]spans{}
 	}
 	clear(r.unallocated)
 	a.turn.EachDeletion(func(relayed, client netip.AddrPort, first int64, deleted bool, at int64) {
 		k := [2]netip.AddrPort{relayed, client}
-		if u, ok := r.unallocated[k]; ok && u.until == maxTime && first >= u.from {
-			u.until = first // given again
-			r.unallocated[k] = u
+		ss := r.unallocated[k]
+		if n := len(ss); n > 0 && ss[n-1].until == maxTime && first >= ss[n-1].from {
+			ss[n-1].until = first // given again
 		}
 		if deleted {
-			r.unallocated[k] = span{at, maxTime}
+			ss = append(ss, span{at, maxTime})
+			if len(ss) > maxSpans {
+				ss = ss[1:]
+			}
 		}
+		r.unallocated[k] = ss
 	})
 	for _, k := range r.order {
 		if d := r.dirs[k]; d.ingress.Src.IsValid() {
@@ -308,7 +312,21 @@ func (r *relayTracker) deleted(a *analyzer) {
 // span is the capture times from, until (not included; maxTime: not come).
 type span struct{ from, until int64 }
 
-func (s span) holds(t int64) bool { return t >= s.from && t < s.until }
+// spans are the times a client had no allocation of a relayed address, oldest first, the
+// last maxSpans of them: a packet waits for its copy 10 s at most (relayWindow), and a
+// client that deletes and allocates again every second is none the real world sends.
+type spans []span
+
+const maxSpans = 8
+
+func (ss spans) holds(t int64) bool {
+	for _, s := range ss {
+		if t >= s.from && t < s.until {
+			return true
+		}
+	}
+	return false
+}
 
 // ends returns the relayed address and the peer of a peer-leg flow.
 func (r *relayTracker) ends(f *flow) (relayed, peer netip.AddrPort) {

@@ -761,7 +761,8 @@ func TestRelayedAddressGivenAgain(t *testing.T) {
 // them, and they are not lost after the relay (before, 49 were). Refused, the deletion did
 // not happen, and they are. Given the address again at 4 s (a new Allocate and
 // ChannelBind), alice's direction counts again: of bob's packets after it, 200 and 201 are
-// not forwarded (before, the deletion outlived it: 0).
+// not forwarded (before, the deletion outlived it: 0). Deleted again at 5.01 s, both spans
+// without an allocation count nowhere (before, the first was forgotten: 50).
 func TestRelayAfterDeletion(t *testing.T) {
 	ms := func(n int) int64 { return callgen.Epoch + int64(n)*int64(time.Millisecond) }
 	tid := func(b byte) (id [stun.TransactionIDSize]byte) { id[0] = b; return id }
@@ -772,13 +773,14 @@ func TestRelayAfterDeletion(t *testing.T) {
 	for _, tt := range []struct {
 		name          string
 		answer        []byte
-		again         bool
+		again, twice  bool
 		count         int
 		matched, lost int64
 	}{
-		{"deleted", refresh(stun.ClassSuccessResponse, lifetime0), false, 150, 101, 0},
-		{"refused", refresh(stun.ClassErrorResponse, raw(stun.AttrErrorCode, 0, 0, 4, 37)), false, 150, 101, 49},
-		{"given again", refresh(stun.ClassSuccessResponse, lifetime0), true, 250, 198, 2},
+		{"deleted", refresh(stun.ClassSuccessResponse, lifetime0), false, false, 150, 101, 0},
+		{"refused", refresh(stun.ClassErrorResponse, raw(stun.AttrErrorCode, 0, 0, 4, 37)), false, false, 150, 101, 49},
+		{"given again", refresh(stun.ClassSuccessResponse, lifetime0), true, false, 250, 198, 2},
+		{"deleted again", refresh(stun.ClassSuccessResponse, lifetime0), true, true, 250, 151, 0},
 	} {
 		pkts := append(relayCall(t),
 			callgen.Packet{T: ms(3010), Frame: stunFrame(t, alice, turnServer, tid(31), stun.NewType(stun.MethodRefresh, stun.ClassRequest), lifetime0)},
@@ -786,11 +788,26 @@ func TestRelayAfterDeletion(t *testing.T) {
 		if tt.again {
 			pkts = append(pkts, allocateAndBind(t, alice, 0x4000, 4000, 1, 32)...)
 		}
+		if tt.twice {
+			pkts = append(pkts,
+				callgen.Packet{T: ms(5010), Frame: stunFrame(t, alice, turnServer, tid(34), stun.NewType(stun.MethodRefresh, stun.ClassRequest), lifetime0)},
+				callgen.Packet{T: ms(5011), Frame: stunFrame(t, turnServer, alice, tid(34), stun.NewType(stun.MethodRefresh, stun.ClassSuccessResponse), lifetime0)})
+		}
 		back := audio()
 		back.Src, back.Dst, back.SSRC, back.Start, back.Count = bob, relayed, 0xb1, time.Second, tt.count
 		down := back
 		down.Src, down.Dst, down.Channel, down.Start = turnServer, alice, 0x4000, back.Start+2*time.Millisecond
-		down.Lose = func(i int) bool { return i > 100 && (!tt.again || i < 151 || i == 200 || i == 201) }
+		down.Lose = func(i int) bool {
+			switch {
+			case i <= 100:
+				return false
+			case tt.twice:
+				return i < 151 || i > 200
+			case tt.again:
+				return i < 151 || i == 200 || i == 201
+			}
+			return true
+		}
 		pkts = append(append(pkts, back.Packets()...), down.Packets()...)
 		sort.SliceStable(pkts, func(i, j int) bool { return pkts[i].T < pkts[j].T })
 		c := analyze(t, pcapOf(t, pkts), Options{})

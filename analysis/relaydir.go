@@ -56,9 +56,9 @@ type relayDir struct {
 	// fwdIn is when the latest packet seen forwarded (matched) reached the relay.
 	fwdIn int64
 	// unallocated is when the ingress leg's relayed address (a peer-to-client direction's)
-	// had no allocation of the client: from its deletion until the client was given it
+	// had no allocation of the client: from each deletion until the client was given it
 	// again (relayTracker.unallocated).
-	unallocated span
+	unallocated spans
 }
 
 // ssrcSeq is an SSRC's last sequence number on a leg.
