@@ -214,11 +214,21 @@ func (r *relayTracker) peerFlow(f *flow) bool {
 	if f.proto != transport.UDP || f.turn {
 		return false
 	}
-	_, ok := r.client[f.a]
+	return r.live(f.a) || r.live(f.b)
+}
+
+// live says whether ap is a known relayed address whose last client has not deleted its
+// allocation of it: a flow that opens to an address deleted waits (heldDatagrams) for the
+// next allocation of it, whose call it is likelier to be (over TCP the server's Allocate
+// response is read a round trip late, and the new call's first packets went to the old
+// client's directions, matched nowhere).
+func (r *relayTracker) live(ap netip.AddrPort) bool {
+	c, ok := r.client[ap]
 	if !ok {
-		_, ok = r.client[f.b]
+		return false
 	}
-	return ok
+	ss := r.unallocated[[2]netip.AddrPort{ap, c}]
+	return len(ss) == 0 || ss[len(ss)-1].until != maxTime
 }
 
 // allocated follows a STUN message of the capture's own flows: when the demux learnt a

@@ -66,3 +66,27 @@ func TestTurnMessageEarliest(t *testing.T) {
 		t.Errorf("turnFrom %v, want [0 200]", f.turnFrom)
 	}
 }
+
+// TestPeerFlowToADeletedAddress: a flow that opens to a relayed address whose client
+// deleted its allocation is no peer leg yet: it waits (heldDatagrams) for the address's
+// next allocation. A tester's TURN/TCP server capture, the address given to another client
+// whose Allocate response TCP held a round trip: the new call's first packet each way went
+// to the old client's directions, matched nowhere (21 of 22). Given again, it is one.
+func TestPeerFlowToADeletedAddress(t *testing.T) {
+	carol := netip.MustParseAddrPort("192.0.2.77:40400")
+	r := relayTracker{client: map[netip.AddrPort]netip.AddrPort{relayed: alice},
+		unallocated: map[[2]netip.AddrPort]spans{{relayed, alice}: {{from: 10, until: maxTime}}}}
+	f := &flow{a: bob, b: relayed, proto: transport.UDP}
+	if r.peerFlow(f) {
+		t.Error("a flow to a deleted address is a peer leg")
+	}
+	r.unallocated[[2]netip.AddrPort{relayed, alice}][0].until = 20 // alice's again
+	if !r.peerFlow(f) {
+		t.Error("a flow to an address given again to its client is no peer leg")
+	}
+	r.unallocated[[2]netip.AddrPort{relayed, alice}][0].until = maxTime
+	r.client[relayed] = carol // carol's now
+	if !r.peerFlow(f) {
+		t.Error("a flow to an address given to another client is no peer leg")
+	}
+}
