@@ -288,11 +288,11 @@ func (r *relayTracker) allocated(a *analyzer) {
 }
 
 // deleted notes the allocations deleted so far (a Refresh with LIFETIME 0, a TCP connection
-// that ended) in r.unallocated and in their peer-to-client directions: what the peer sent
-// to the relayed address after that, until the client was given it again, had nothing to
-// forward it to the client and is not lost after the relay (a peer still sending as the
-// call ends). Another client given the address has directions of its own. A direction with
-// no ingress packet yet looks its address up at its first (peerDatagram).
+// that ended) in r.unallocated and in their directions: what reached the relay after that,
+// until the client was given the address again, had nothing to forward it and is not lost
+// after the relay (a peer still sending as the call ends). Another client given the
+// address has directions of its own. A peer-to-client direction with no ingress packet
+// yet looks its address up at its first (peerDatagram).
 func (r *relayTracker) deleted(a *analyzer) {
 	if r.unallocated == nil {
 		r.unallocated = map[[2]netip.AddrPort]spans{}
@@ -313,9 +313,17 @@ func (r *relayTracker) deleted(a *analyzer) {
 		r.unallocated[k] = ss
 	})
 	for _, k := range r.order {
-		if d := r.dirs[k]; d.ingress.Src.IsValid() {
-			d.unallocated = r.unallocated[[2]netip.AddrPort{d.ingress.Dst, k.dst}] // none unless peer to client
+		d := r.dirs[k]
+		if !d.ingress.Src.IsValid() {
+			continue
 		}
+		// Peer to client: the ingress leg ends at the relayed address; client to peer: the
+		// egress leg starts there (a client that sent on after deleting its allocation).
+		ss := r.unallocated[[2]netip.AddrPort{d.ingress.Dst, k.dst}]
+		if ss == nil && d.egress.Src.IsValid() {
+			ss = r.unallocated[[2]netip.AddrPort{d.egress.Src, k.src}]
+		}
+		d.unallocated = ss
 	}
 }
 

@@ -55,9 +55,8 @@ type relayDir struct {
 	awaitTURN bool
 	// fwdIn is when the latest packet seen forwarded (matched) reached the relay.
 	fwdIn int64
-	// unallocated is when the ingress leg's relayed address (a peer-to-client direction's)
-	// had no allocation of the client: from each deletion until the client was given it
-	// again (relayTracker.unallocated).
+	// unallocated is when the direction's relayed address had no allocation of its client:
+	// from each deletion until the client was given it again (relayTracker.unallocated).
 	unallocated spans
 }
 
@@ -145,7 +144,7 @@ func (d *relayDir) evict(waited bool) {
 		switch {
 		case e.t < d.from || !waited: // its other copy may have gone unrecorded, or come later
 		case e.ingress && d.unallocated.holds(e.t):
-			// It reached a relayed address whose allocation was deleted: nothing was there to
+			// It reached the relay after the allocation was deleted: nothing was there to
 			// forward it (a peer still sending as the call ends).
 		case e.ingress:
 			if d.lostAfter == nil {
