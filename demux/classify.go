@@ -216,7 +216,7 @@ func validZRTP(b []byte) Class {
 //	type(1) version(2) epoch(2) sequence_number(6) length(2)      20-31, plaintext
 //	0 0 1 C S L E E  [connection id] seq(1|2) [length(2)]         32-63, unified header
 func validDTLS(b []byte, truncated bool) Class {
-	if b[0]&0xE0 == 0x20 {
+	if wire.IsDTLSUnified(b[0]) {
 		// DTLS 1.3 unified header (RFC 9147 4). Its first byte alone is any byte of 0x20-0x3F,
 		// a quarter of random traffic (DNS transaction IDs, say), so only a header whose
 		// length is present and accounts for the datagram exactly (or is followed by another

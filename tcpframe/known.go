@@ -99,10 +99,10 @@ func (d *dir) probeRFC4571Known(b []byte) (size, alt int, r probeResult) {
 	if r != probeValid || d.ssrcs.n == 0 {
 		return size, alt, r
 	}
-	if c := b[rfc4571HeaderLen]; wire.FirstByte(c) != wire.RangeRTP {
-		if c >= 32 && wire.FirstByte(c) == wire.RangeDTLS {
-			return 0, 0, probeInvalid // DTLS 1.3's unified header: any byte 32-63 makes one
-		}
+	switch c := b[rfc4571HeaderLen]; {
+	case wire.IsDTLSUnified(c):
+		return 0, 0, probeInvalid // random bytes make one as often as a header
+	case wire.FirstByte(c) != wire.RangeRTP:
 		return size, alt, r
 	}
 	ssrc, ok := carriedSSRC(b[rfc4571HeaderLen:])

@@ -61,7 +61,7 @@ func validContent(b []byte, n int) probeResult {
 			if b[1] != 0xFE || b[2] < 0xFC {
 				return probeInvalid
 			}
-		case c >= 32: // DTLS 1.3 unified header (RFC 9147 4)
+		case wire.IsDTLSUnified(c):
 			if n < 4 {
 				return probeInvalid
 			}

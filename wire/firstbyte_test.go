@@ -35,6 +35,15 @@ func TestFirstByte(t *testing.T) {
 	}
 }
 
+// The unified header is DTLS's range from 32: of the 256 first bytes, those 32 and no other.
+func TestIsDTLSUnified(t *testing.T) {
+	for b := range 256 {
+		if got, want := IsDTLSUnified(byte(b)), b >= 32 && b <= 63; got != want {
+			t.Errorf("IsDTLSUnified(%d) = %v, want %v", b, got, want)
+		}
+	}
+}
+
 func TestIsRTCP(t *testing.T) {
 	tests := []struct {
 		name string
