@@ -92,13 +92,17 @@ type analyzer struct {
 	snappedIn                   []int64 // snapped packets per capture interface
 	snappedHeaders              int64   // undecodable because the snap length cut their headers
 	unknownLink, nonIP, ipOther int64
-	truncated, interrupted      bool
-	warnings                    []string
-	moreWarnings                int64 // warnings beyond maxWarnings
-	jumps                       int64 // steps in capture time (more than timeJump between two packets)
-	timeUnknown                 bool  // the packet being analysed was stamped with a clock jump (clockJump)
-	touched                     byte  // what touchBatch read, kept so that its loads stay
-	clockJumps                  int64 // packets whose time stamp was a clock jump (clockJump)
+	// echoes are the frames of Echo repeats (capture.Packet.Echo) not counted yet: a second
+	// copy of their datagram counts them when it completes (echoed), the others count as
+	// repeats when the capture ends (run).
+	echoes                 []echoFrame
+	truncated, interrupted bool
+	warnings               []string
+	moreWarnings           int64 // warnings beyond maxWarnings
+	jumps                  int64 // steps in capture time (more than timeJump between two packets)
+	timeUnknown            bool  // the packet being analysed was stamped with a clock jump (clockJump)
+	touched                byte  // what touchBatch read, kept so that its loads stay
+	clockJumps             int64 // packets whose time stamp was a clock jump (clockJump)
 
 	demux  demux.Classifier  // classifies each message, keeping the RTP header it decoded
 	inner  transport.Message // reused for TURN-unwrapped datagrams
@@ -216,6 +220,9 @@ func (a *analyzer) run(ctx context.Context, rd *capture.Reader) {
 			a.cur = f
 			f.conn.Close(a.emit)
 		}
+	}
+	for _, e := range a.echoes { // no second copy completed: repeats
+		a.repeatedFragment(e)
 	}
 }
 
@@ -350,10 +357,16 @@ func (a *analyzer) packet(p *capture.Packet, dg digests, next int64, hasNext boo
 		return
 	case capture.KindIPOther:
 		a.ipOther++
-		if p.Repeat {
-			a.repeatedFragment(p)
+		switch {
+		case p.Echo:
+			a.echo(p)
+		case p.Repeat:
+			a.repeatedFragment(echoFrame{p.SrcAddrPort(), p.DstAddrPort(), transportOf(p), p.Time, int64(p.FrameLen)})
 		}
 		return
+	}
+	if p.Echo {
+		a.echoed(p)
 	}
 	// A datagram rebuilt from fragments is as many packets as the frames that carried it,
 	// for the counts of packets (as tshark's conversations count frames) and of capture
@@ -424,22 +437,63 @@ func (a *analyzer) packet(p *capture.Packet, dg digests, next int64, hasNext boo
 	a.message(f, m, true)
 }
 
-// repeatedFragment counts a repeated fragment of a UDP datagram (the network or the capture
-// wrote it twice, and a receiver discards it) with the datagram's flow: its frame carried
+// repeatedFragment counts r, a repeated fragment of a datagram (the network or the capture
+// wrote it twice, and a receiver discards it), with the datagram's flow: its frame carried
 // that flow. Its bytes are no message: its side's other.
-func (a *analyzer) repeatedFragment(p *capture.Packet) {
-	src, dst := p.SrcAddrPort(), p.DstAddrPort()
-	f := a.flow(src, dst, transport.UDP, p.Time)
+func (a *analyzer) repeatedFragment(r echoFrame) {
+	f := a.flow(r.src, r.dst, r.proto, r.t)
 	if f == nil {
 		return
 	}
-	n := int64(p.FrameLen)
 	f.packets++
-	f.wire += n
-	s := &f.sides[f.dir(src)]
+	f.wire += r.n
+	s := &f.sides[f.dir(r.src)]
 	s.packets++
-	s.wire += n
-	f.carried(s, &s.other, p.Time, n)
+	s.wire += r.n
+	f.carried(s, &s.other, r.t, r.n)
+}
+
+// echoFrame is a repeated fragment: a frame of n bytes from src to dst at t, of a datagram
+// of transport proto.
+type echoFrame struct {
+	src, dst netip.AddrPort
+	proto    transport.Proto
+	t, n     int64
+}
+
+// transportOf returns the transport of p, a repeated fragment or a datagram rebuilt: UDP
+// or TCP, whose Proto values are IP's protocol numbers.
+func transportOf(p *capture.Packet) transport.Proto {
+	if transport.Proto(p.IPProto) == transport.TCP {
+		return transport.TCP
+	}
+	return transport.UDP
+}
+
+// maxEchoes bounds the echoes waiting: beyond it the oldest counts as a repeat at once.
+const maxEchoes = 1024
+
+// echo keeps p, a repeat that may begin a second copy of its datagram (capture.Packet.Echo),
+// until the copy completes or the capture ends.
+func (a *analyzer) echo(p *capture.Packet) {
+	if len(a.echoes) == maxEchoes {
+		a.repeatedFragment(a.echoes[0])
+		a.echoes = append(a.echoes[:0], a.echoes[1:]...)
+	}
+	a.echoes = append(a.echoes, echoFrame{p.SrcAddrPort(), p.DstAddrPort(), transportOf(p), p.Time, int64(p.FrameLen)})
+}
+
+// echoed takes out of the echoes those of p, a second copy of a datagram rebuilt, whose
+// WireLen counts them: its frames but the last, the latest echoes of its ports.
+func (a *analyzer) echoed(p *capture.Packet) {
+	src, dst, proto := p.SrcAddrPort(), p.DstAddrPort(), transportOf(p)
+	left := int64(p.WireLen - p.FrameLen)
+	for i := len(a.echoes) - 1; i >= 0 && left > 0; i-- {
+		if e := a.echoes[i]; e.src == src && e.dst == dst && e.proto == proto {
+			left -= e.n
+			a.echoes = append(a.echoes[:i], a.echoes[i+1:]...)
+		}
+	}
 }
 
 // flow finds or starts the flow of a packet; nil beyond the cap. The cache is asked before

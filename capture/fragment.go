@@ -80,9 +80,14 @@ type fragEntry struct {
 	// done: rebuilt and handed out; kept until it expires, so that a repeat of one of its
 	// fragments is known for one, not begun as a datagram that never completes.
 	done bool
-	// The datagram's UDP ports, from its first fragment (portsOK), for the repeats of its
-	// fragments. TCP sizes its segments to the path and is not followed here.
-	portsOK      bool
+	// echo: begun by a repeat of the fragment that came first of a datagram already
+	// rebuilt, whose ports are known: the network may have sent the datagram again whole,
+	// or repeated that one fragment. Until it completes, each of its frames is an Echo
+	// repeat of the rebuilt one (Packet.Echo), and if it never does it is no datagram lost.
+	echo bool
+	// The datagram's transport (protoUDP or protoTCP; 0 until known) and ports, from its
+	// first fragment or its decoded transport header, for the repeats of its fragments.
+	transport    uint8
 	sport, dport uint16
 }
 
@@ -111,6 +116,7 @@ type reassembler struct {
 	bytes      int   // capacity of the buffers held by entries
 	bufs       [][]byte
 	last       []byte // the buffer of the datagram returned by the previous Next
+	lastDone   int32  // the entry of that datagram, for decoded
 	stats      Stats
 }
 
@@ -130,17 +136,25 @@ func (f *reassembler) add(p *Packet, key fragKey, off int, more bool, data []byt
 	i, ok := f.index[key]
 	if ok && f.slots[i].done {
 		e := &f.slots[i]
-		if !e.holds(off, end) || e.spans[0] == (span{int32(off), int32(end)}) {
-			// A new datagram: one that took the identification again, or the same one sent
-			// again whole (the network duplicated it), which begins again with the fragment
-			// that came first (spans are in order of arrival) after the first copy was
-			// rebuilt: a receiver, the first copy delivered, files it afresh and delivers a
-			// second (an RTP duplicate, or a capture duplicate on another interface). A
-			// repeat of a later fragment, each written twice in a row, is a repeat.
-			f.remove(i)
+		if !e.holds(off, end) {
+			f.remove(i) // a new datagram that took the identification again
 			ok = false
+		} else if e.spans[0] == (span{int32(off), int32(end)}) {
+			// The same datagram sent again whole (the network duplicated it) begins again
+			// with the fragment that came first (spans are in order of arrival): a
+			// receiver, the first copy delivered, files it afresh and delivers a second (an
+			// RTP duplicate, or a capture duplicate on another interface). Or that one
+			// fragment was repeated: the echo is the first copy's until it completes.
+			transport, sport, dport := e.transport, e.sport, e.dport
+			f.remove(i)
+			i, ok = f.alloc(key, p.Time), true
+			if transport != 0 {
+				e = &f.slots[i]
+				e.echo, e.transport, e.sport, e.dport = true, transport, sport, dport
+				f.pending-- // not a datagram pending: see echo
+			}
 		} else {
-			f.repeat(p, e)
+			f.repeat(p, e) // a repeat of a later fragment, each written twice in a row
 			return fragResult{}, false
 		}
 	}
@@ -185,36 +199,62 @@ func (f *reassembler) add(p *Packet, key fragKey, off int, more bool, data []byt
 	}
 	e.spans = append(e.spans, span{int32(off), int32(end)})
 	e.have += length
-	e.wire += p.FrameLen
-	e.frames++
 	if off == 0 {
 		e.proto = proto
-		if proto == protoUDP && len(data) >= 4 {
-			e.portsOK = true
+		if (proto == protoUDP || proto == protoTCP) && len(data) >= 4 && !e.echo { // an echo has them already
+			e.transport = proto
 			e.sport, e.dport = uint16(data[0])<<8|uint16(data[1]), uint16(data[2])<<8|uint16(data[3])
 		}
 	}
 	if e.total < 0 || e.have != e.total {
+		if e.echo {
+			f.repeat(p, e)
+			p.Echo = true
+		}
+		e.wire += p.FrameLen
+		e.frames++
 		return fragResult{}, false
 	}
+	e.wire += p.FrameLen
+	e.frames++
 	res := fragResult{data: e.buf[:min(e.valid, e.total)], total: e.total, proto: e.proto}
-	p.Reassembled, p.Fragment, p.WireLen = true, false, e.wire
+	p.Reassembled, p.Fragment, p.WireLen, p.Echo = true, false, e.wire, e.echo
 	p.Fragments = uint16(e.frames) // at most maxSpans
 	// The payload points into the buffer until the next Next: keep it out of the free list.
 	f.last, e.buf = e.buf, nil
 	f.bytes -= cap(f.last)
 	f.stats.Reassembled++
+	f.lastDone = i
+	if !e.echo {
+		f.pending--
+	}
 	e.done = true
-	f.pending--
 	return res, true
 }
 
-// repeat notes p, a fragment that repeats one of entry e: with the datagram's UDP ports
-// once its first fragment told them (Packet.Repeat).
+// decoded takes the transport and ports of p, the datagram the previous add rebuilt and decoded, for
+// the repeats of its fragments that come after: an IPv6 datagram's first fragment may
+// begin with extension headers, where add sees no ports.
+func (f *reassembler) decoded(p *Packet) {
+	if e := &f.slots[f.lastDone]; (p.Kind == KindUDP || p.Kind == KindTCP) && e.transport == 0 {
+		e.transport, e.sport, e.dport = protoUDP, p.SrcPort, p.DstPort
+		if p.Kind == KindTCP {
+			e.transport = protoTCP
+		}
+	}
+}
+
+// repeat notes p, a fragment that repeats one of entry e: with the datagram's transport
+// and ports once they are known (Packet.Repeat); before, its frame is the datagram's, whose
+// WireLen then covers it, so that its bytes are some flow's either way.
 func (f *reassembler) repeat(p *Packet, e *fragEntry) {
 	f.stats.Duplicates++
-	if e.portsOK {
-		p.Repeat, p.SrcPort, p.DstPort = true, e.sport, e.dport
+	switch {
+	case e.transport != 0:
+		p.Repeat, p.IPProto, p.SrcPort, p.DstPort = true, e.transport, e.sport, e.dport
+	case !e.done:
+		e.wire += p.FrameLen
+		e.frames++
 	}
 }
 
@@ -231,13 +271,17 @@ func (e *fragEntry) holds(off, end int) bool {
 // over reports whether entry e is no longer pending: discarded, or rebuilt.
 func (e *fragEntry) over() bool { return e.dead || e.done }
 
+// counts reports whether entry e is a datagram pending, for the stats: not over, and not an
+// echo, whose frames were each a repeat of a datagram rebuilt.
+func (e *fragEntry) counts() bool { return !e.over() && !e.echo }
+
 // alloc creates the entry for key, evicting the oldest when the table is full.
 func (f *reassembler) alloc(key fragKey, now int64) int32 {
 	if f.index == nil {
 		f.index = make(map[fragKey]int32)
 	}
 	if len(f.index) >= maxPending {
-		if !f.slots[f.head].over() {
+		if f.slots[f.head].counts() {
 			f.stats.Dropped++
 		}
 		f.remove(f.head)
@@ -252,7 +296,7 @@ func (f *reassembler) alloc(key fragKey, now int64) int32 {
 	}
 	e := &f.slots[i]
 	e.key, e.first, e.total, e.valid, e.have, e.wire, e.frames, e.proto = key, now, -1, maxDatagram, 0, 0, 0, 0
-	e.dead, e.done, e.portsOK = false, false, false
+	e.dead, e.done, e.echo, e.transport = false, false, false, 0
 	e.spans = e.spans[:0]
 	f.link(i)
 	f.index[key] = i
@@ -302,7 +346,7 @@ func (f *reassembler) grow(i int32, need int) bool {
 			f.kill(i)
 			return false
 		}
-		if !f.slots[j].over() {
+		if f.slots[j].counts() {
 			f.stats.Dropped++
 		}
 		f.remove(j)
@@ -319,19 +363,23 @@ func (f *reassembler) grow(i int32, need int) bool {
 // kill discards entry i's data; the entry stays until it expires so that the datagram's
 // other fragments are swallowed rather than started afresh.
 func (f *reassembler) kill(i int32) {
-	f.stats.Dropped++
+	if f.slots[i].counts() {
+		f.stats.Dropped++
+	}
 	f.discard(i)
 }
 
 // discard frees entry i's data and marks it dead.
 func (f *reassembler) discard(i int32) {
 	e := &f.slots[i]
+	if e.counts() {
+		f.pending--
+	}
 	f.bytes -= cap(e.buf)
 	f.putBuf(e.buf)
 	e.buf = nil
 	e.spans = e.spans[:0]
 	e.dead = true
-	f.pending--
 }
 
 // expire ends the datagrams whose first fragment is older than fragTimeout. One still
@@ -345,7 +393,7 @@ func (f *reassembler) expire(now int64) {
 		if now-e.first <= fragTimeout {
 			return
 		}
-		if e.over() {
+		if e.over() || e.echo {
 			f.remove(i)
 			continue
 		}
@@ -362,7 +410,7 @@ func (f *reassembler) remove(i int32) {
 	e := &f.slots[i]
 	f.unlink(i)
 	delete(f.index, e.key)
-	if !e.over() {
+	if e.counts() {
 		f.pending--
 	}
 	f.bytes -= cap(e.buf)

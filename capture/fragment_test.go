@@ -303,3 +303,74 @@ func TestReassemblySLLAddressPadding(t *testing.T) {
 		t.Errorf("stats (-want +got):\n%s", d)
 	}
 }
+
+// TestReassemblyRepeatsAttributed: whatever order a datagram's fragments and their repeats
+// come in, every frame's bytes are some packet's to attribute: the rebuilt datagram's
+// WireLen, or a Repeat's own frame (with the datagram's ports). A repeat that came before
+// the ports were known was attributed to nothing, and one of the fragment that came first,
+// after the datagram was rebuilt, began a second copy that never completed: its bytes went
+// nowhere and it was reported incomplete.
+func TestReassemblyRepeatsAttributed(t *testing.T) {
+	in4, p4 := v4frags(1, 3000, 1000) // 4 fragments: A B C D
+	in6, _ := v6frags(7, 3000, 1232)  // 3 fragments
+	A, B, C, D := in4[0], in4[1], in4[2], in4[3]
+	for _, tc := range []struct {
+		name    string
+		frames  []timedFrame
+		rebuilt int // datagrams rebuilt
+		dups    int64
+	}{
+		{"AABCD", []timedFrame{A, A, B, C, D}, 1, 1},
+		{"ABCDA", []timedFrame{A, B, C, D, A}, 1, 1},
+		{"BACDB", []timedFrame{B, A, C, D, B}, 1, 1},
+		{"BBACD", []timedFrame{B, B, A, C, D}, 1, 1},
+		{"DDCBA", []timedFrame{D, D, C, B, A}, 1, 1},
+		{"ABCDAB", []timedFrame{A, B, C, D, A, B}, 1, 2},
+		{"ABCDBA", []timedFrame{A, B, C, D, B, A}, 1, 2},
+		// The whole datagram twice (the network duplicated it): two datagrams, the second
+		// an RTP duplicate for the analysis.
+		{"ABCDABCD", []timedFrame{A, B, C, D, A, B, C, D}, 2, 3},
+		{"ABCDACBD", []timedFrame{A, B, C, D, A, C, B, D}, 2, 3},
+		{"v6-121", []timedFrame{in6[1], in6[0], in6[2], in6[1]}, 1, 1},
+		{"v6-001", []timedFrame{in6[0], in6[0], in6[1], in6[2]}, 1, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r, ps, err := readAllBytes(t, fragFile(t, 0, tc.frames))
+			must(t, err)
+			var sport, dport uint16 // the datagram's
+			for _, p := range ps {
+				if p.Reassembled {
+					sport, dport = p.SrcPort, p.DstPort
+				}
+			}
+			// Echo repeats are the bytes of a second copy if it completes, whose WireLen
+			// covers them, else a repeat's.
+			attributed, rebuilt := 0, 0
+			for _, p := range ps {
+				switch {
+				case p.Reassembled:
+					rebuilt++
+					attributed += p.WireLen
+					if p.Echo {
+						attributed -= p.WireLen - p.FrameLen // its echo repeats, counted
+					}
+					if p.Kind != capture.KindUDP || p.PayloadLen != len(p4) && tc.name[0] != 'v' {
+						t.Errorf("rebuilt: %+v", summary(p))
+					}
+				case p.Repeat:
+					attributed += p.FrameLen
+					if p.SrcPort != sport || p.DstPort != dport || sport == 0 {
+						t.Errorf("repeat without the datagram's ports: %+v", summary(p))
+					}
+				}
+			}
+			if want := wireSum(tc.frames); attributed != want || rebuilt != tc.rebuilt {
+				t.Errorf("%d of %d bytes attributed, %d datagrams rebuilt (want %d)", attributed, want, rebuilt, tc.rebuilt)
+			}
+			want := capture.Stats{Fragments: int64(len(tc.frames)), Reassembled: int64(tc.rebuilt), Duplicates: tc.dups}
+			if d := cmp.Diff(want, r.Stats()); d != "" {
+				t.Errorf("stats (-want +got):\n%s", d)
+			}
+		})
+	}
+}

@@ -61,6 +61,7 @@ func (r *Reader) ipv4(p *Packet, off int) {
 		}
 		p.TransportOff = -1 // in the reassembly buffer, not in Data
 		r.transport(p, p.IPProto, res.data, res.total)
+		r.frag.decoded(p)
 		return
 	}
 	p.TransportOff = off + ihl
@@ -152,6 +153,9 @@ func (r *Reader) ipv6Ext(p *Packet, b []byte, h, end int, nh uint8, reassembled 
 				p.TransportOff = len(p.Data) - len(b) + min(h, len(b)) // b is Data[off:]
 			}
 			r.transport(p, nh, b[min(h, len(b)):min(end, len(b))], end-h)
+			if reassembled {
+				r.frag.decoded(p)
+			}
 			return
 		}
 	}

@@ -73,10 +73,16 @@ type Packet struct {
 	// its datagram completes, its bytes are counted again in that datagram's WireLen.
 	Fragment bool
 	// Repeat is true for a fragment that repeats one already filed (the network or the
-	// capture wrote it twice; a receiver discards it) of a UDP datagram whose first fragment
-	// was seen: Kind is KindIPOther, and SrcPort and DstPort are the datagram's, so that its
-	// bytes can be counted with the datagram's flow.
+	// capture wrote it twice; a receiver discards it) of a UDP or TCP datagram whose
+	// transport header was seen: Kind is KindIPOther, and IPProto, SrcPort and DstPort are
+	// the datagram's, so that its bytes can be counted with the datagram's flow.
 	Repeat bool
+	// Echo is set on a Repeat that may be the start of a second copy of a datagram already
+	// rebuilt, the network having sent it again whole (it repeats the fragment that came
+	// first): the copy's bytes if it completes, a Repeat's if not. It is set too on that
+	// copy, rebuilt: its WireLen and Fragments then cover its frames that came as Echo
+	// repeats, all but its last.
+	Echo bool
 
 	// Set for UDP and TCP.
 	SrcPort, DstPort uint16
