@@ -60,6 +60,7 @@ func (a *analyzer) build(name string, rd *capture.Reader) report.Capture {
 		s.SetAuthTag(a.authTagOf(s))
 	}
 	a.unreported = a.rtp().Unreported()
+	a.linkRTCPFlows(all)
 	a.unanalysed(rd)
 
 	notMedia, streams := a.notMedia(all)

@@ -133,28 +133,53 @@ type flow struct {
 	peers map[rtpflow.Path]*side
 }
 
-// rtcpFlow returns the flow that carries the RTCP of f's RTP on the ports above (RFC 3550
-// 11: RTP on an even port, its RTCP on the next): a UDP flow between the same addresses,
-// each port one higher, that carried RTCP and nothing of a leg (no RTP, STUN or TURN).
-// nil when f is no such RTP flow or there is none: with rtcp-mux (RFC 5761) the RTCP is
-// f's own.
-func (a *analyzer) rtcpFlow(f *flow) *flow {
-	if f.proto != transport.UDP || f.turn || f.a.Port() == 65535 || f.b.Port() == 65535 {
-		return nil
+// rtcpFlow returns the flow that carries the RTCP of f's RTP when it has one of its own (no
+// rtcp-mux, RFC 5761): linkRTCPFlows found it. nil otherwise: with rtcp-mux the RTCP is f's.
+func (a *analyzer) rtcpFlow(f *flow) *flow { return a.rtcpFlows[f] }
+
+// linkRTCPFlows finds, once the streams are known, the flow that carries the RTCP of each
+// UDP flow of RTP: a UDP flow between the same two addresses that carried RTCP and nothing
+// of a leg (no RTP, STUN or TURN), on the ports above (RFC 3550 11: RTP on an even port,
+// its RTCP on the next), else whose RTCP rtpflow gave to the flow's streams by their SSRCs
+// (Tracker.RTCPLegs): the ports that SDP's a=rtcp names (RFC 3605), or a NAT chose. Each
+// RTCP flow is one RTP flow's.
+func (a *analyzer) linkRTCPFlows(streams []*rtpflow.Stream) {
+	a.rtcpFlows = map[*flow]*flow{}
+	taken := map[*flow]bool{}
+	link := func(f, g *flow) {
+		if g == nil || g == f || taken[g] || a.rtcpFlows[f] != nil || f.proto != transport.UDP || f.turn ||
+			g.proto != transport.UDP || g.turn || !g.has(demux.ClassRTCP) || g.has(demux.ClassRTP) || g.has(demux.ClassSTUN) ||
+			!(g.a.Addr() == f.a.Addr() && g.b.Addr() == f.b.Addr() || g.a.Addr() == f.b.Addr() && g.b.Addr() == f.a.Addr()) {
+			return
+		}
+		a.rtcpFlows[f], taken[g] = g, true
 	}
-	up := func(ap netip.AddrPort) netip.AddrPort { return netip.AddrPortFrom(ap.Addr(), ap.Port()+1) }
-	g := a.flows[keyOf(up(f.a), up(f.b), transport.UDP)]
-	if g == nil || !g.has(demux.ClassRTCP) || g.has(demux.ClassRTP) || g.has(demux.ClassSTUN) || g.turn {
-		return nil
+	for _, f := range a.flowList {
+		if f.a.Port() != 65535 && f.b.Port() != 65535 {
+			up := func(ap netip.AddrPort) netip.AddrPort { return netip.AddrPortFrom(ap.Addr(), ap.Port()+1) }
+			link(f, a.flows[keyOf(up(f.a), up(f.b), transport.UDP)])
+		}
 	}
-	return g
+	for _, s := range streams {
+		for _, leg := range a.rtp().RTCPLegs(s) {
+			link(a.flowList[s.Path().Leg], a.flowList[leg])
+		}
+	}
 }
 
-// rtcpSide returns the side of f's RTCP flow g whose sender is the RTP sender of f's side sd.
+// rtcpSide returns the side of f's RTCP flow g whose sender is the RTP sender of f's side
+// sd: the one from the same address, or where both ends share one (a call on one host),
+// from the port above.
 func rtcpSide(f, g *flow, sd int) int {
 	src := f.a
 	if sd == 1 {
 		src = f.b
+	}
+	if g.a.Addr() != g.b.Addr() {
+		if g.a.Addr() == src.Addr() {
+			return 0
+		}
+		return 1
 	}
 	return g.dir(netip.AddrPortFrom(src.Addr(), src.Port()+1))
 }

@@ -193,32 +193,49 @@ func TestRTCPRTTBothWays(t *testing.T) {
 // direction's wire bytes hold the RTCP its sender sent there: A's 4 sender reports (70-byte
 // frames: 42 bytes of Ethernet, IP and UDP headers and a 28-byte SR) and B's 4 receiver
 // reports about them (74: an 8-byte RR and one 24-byte report block); the leg lists both
-// flows. Before, that RTCP was in no direction.
+// flows. Before, that RTCP was in no direction. The same on ports that are not the next
+// (SDP's a=rtcp, RFC 3605, or a NAT's choice), where the reports' SSRCs tell whose RTCP it
+// is: before, in no direction and no leg (h132).
 func TestRTCPOnTheNextPorts(t *testing.T) {
-	ab, ba, pkts := rtcpCall()
-	up := func(s callgen.Stream) callgen.Stream {
-		s.Src = netip.AddrPortFrom(s.Src.Addr(), s.Src.Port()+1)
-		s.Dst = netip.AddrPortFrom(s.Dst.Addr(), s.Dst.Port()+1)
-		return s
-	}
-	rtcp := reportsAbout(t, 0x1111, 0x2222, up(ba), up(ab), 185*time.Millisecond)
-	sent := [2]int64{4 * 70, 4 * 74} // RTCP frame bytes from A, from B
-	c := analyze(t, pcapOf(t, append(pkts, rtcp...)), Options{})
-	if len(c.Legs) != 1 || len(c.Legs[0].Flows) != 2 {
-		t.Fatalf("legs %+v, want one of two flows", c.Legs)
-	}
-	for _, d := range c.Directions {
-		want := sent[1]
-		if d.From == p2pChecks.A.String() {
-			want = sent[0]
+	for _, tc := range []struct {
+		name   string
+		up, bp uint16 // how far above its RTP port each end sends and receives its RTCP
+	}{{"next", 1, 1}, {"a=rtcp", 5, 11}} {
+		ab, ba, pkts := rtcpCall()
+		up := func(s callgen.Stream) callgen.Stream {
+			move := func(ap netip.AddrPort) netip.AddrPort {
+				if ap == p2pChecks.A {
+					return netip.AddrPortFrom(ap.Addr(), ap.Port()+tc.up)
+				}
+				return netip.AddrPortFrom(ap.Addr(), ap.Port()+tc.bp)
+			}
+			s.Src, s.Dst = move(s.Src), move(s.Dst)
+			return s
 		}
-		if d.OverheadBytes.RTCP != want || want == 0 || d.WireBytes != d.MediaPayloadBytes+d.OverheadBytes.Sum() {
-			t.Errorf("%s: rtcp %d bytes, want %d", d.From, d.OverheadBytes.RTCP, want)
+		rtcp := reportsAbout(t, 0x1111, 0x2222, up(ba), up(ab), 185*time.Millisecond)
+		sent := [2]int64{4 * 70, 4 * 74} // RTCP frame bytes from A, from B
+		c := analyze(t, pcapOf(t, append(pkts, rtcp...)), Options{})
+		if len(c.Legs) != 1 || len(c.Legs[0].Flows) != 2 {
+			t.Fatalf("%s: legs %+v, want one of two flows", tc.name, c.Legs)
 		}
-	}
-	for _, s := range c.Streams {
-		if s.SSRC == "0x00001111" && (s.RTCP == nil || s.RTCP.RTTMS == nil || s.RTCP.RTTMS.P50 != 60) {
-			t.Errorf("stream 0x1111 rtcp %+v, want round trips of 60 ms", s.RTCP)
+		var wire int64
+		for _, d := range c.Directions {
+			want := sent[1]
+			if d.From == p2pChecks.A.String() {
+				want = sent[0]
+			}
+			if d.OverheadBytes.RTCP != want || want == 0 || d.WireBytes != d.MediaPayloadBytes+d.OverheadBytes.Sum() {
+				t.Errorf("%s: %s: rtcp %d bytes, want %d", tc.name, d.From, d.OverheadBytes.RTCP, want)
+			}
+			wire += d.WireBytes
+		}
+		if wire != c.WireBytes {
+			t.Errorf("%s: directions' wire bytes %d, the capture's %d", tc.name, wire, c.WireBytes)
+		}
+		for _, s := range c.Streams {
+			if s.SSRC == "0x00001111" && (s.RTCP == nil || s.RTCP.RTTMS == nil || s.RTCP.RTTMS.P50 != 60) {
+				t.Errorf("%s: stream 0x1111 rtcp %+v, want round trips of 60 ms", tc.name, s.RTCP)
+			}
 		}
 	}
 }

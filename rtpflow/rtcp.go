@@ -34,15 +34,28 @@ const (
 
 var typeKeys = [nTypes]string{"sr", "rr", "sdes", "bye", "app", "nack", "pli", "fir", "remb", "twcc", "xr", "other"}
 
-// srRing is how many recent sender reports are remembered for RTT (RFC 3550 6.4.1: the
-// receiver's LSR is the middle 32 bits of the SR's NTP timestamp).
-const srRing = 256
+// srRing is how many recent sender reports of each source are remembered for RTT (RFC
+// 3550 6.4.1: the receiver's LSR is the middle 32 bits of the SR's NTP timestamp). A
+// receiver names the last it got, held DLSR before it reports (seconds at most), and a
+// source sends one every few seconds or, on a busy link, several a second; the same SR
+// seen on two legs (a TURN server's capture) takes two. Kept per source: a media server's
+// hundreds of sources send more SRs in a DLSR than one ring of all would hold (h132).
+const srRing = 32
+
+// maxSRSources bounds the sources whose sender reports are remembered: the streams the
+// tracker keeps (Config.MaxStreams), and as many again for SSRCs sending SRs and no media.
+const maxSRSources = 2
 
 type srEntry struct {
-	leg  int
-	ssrc uint32
-	mid  uint32
-	at   int64
+	leg int
+	mid uint32
+	at  int64
+}
+
+// srHistory is one source's last sender reports, a ring.
+type srHistory struct {
+	e    [srRing]srEntry
+	next int
 }
 
 // rtcpKey is one media SSRC on one leg (Path.Leg). RTCP about a stream travels on the
@@ -60,9 +73,8 @@ type rtcpKey struct {
 type rtcpTracker struct {
 	max       int
 	byKey     map[rtcpKey]*rtcpState
-	srs       [srRing]srEntry
-	srNext    int
-	packets   int64 // compound packets
+	srs       map[uint32]*srHistory // by sender SSRC
+	packets   int64                 // compound packets
 	encrypted int64
 	invalid   int64
 	snapped   int64 // cut by the snap length: counted, not read
@@ -74,6 +86,7 @@ type rtcpTracker struct {
 
 	// lent gives a stream the RTCP of another leg, RTCP on a port of its own (lend).
 	lent     map[rtcpKey]*rtcpState
+	lentLegs map[rtcpKey][]int // the legs lent from, for RTCPLegs
 	lendDone bool
 	// noStream counts by type the SRTCP packets whose sender SSRC, the only one SRTCP
 	// leaves readable, sent no stream, on its leg or lent (lend): a receive-only endpoint's
@@ -113,11 +126,15 @@ type rtcpState struct {
 	cumLost0 int32
 	highest0 uint32
 	rbAgain  bool
-	jitter   uint32
-	nacked   int64
-	pli, fir int64
-	hasREMB  bool
-	remb     float64 // bps
+	// highestDown: a block's extended highest sequence number was below the one before
+	// (the receiver restarted, or its reports came out of order): the span's difference
+	// means nothing, even if a later one went up again.
+	highestDown bool
+	jitter      uint32
+	nacked      int64
+	pli, fir    int64
+	hasREMB     bool
+	remb        float64 // bps
 }
 
 func (r *rtcpTracker) init(max int) {
@@ -251,8 +268,7 @@ func (t *Tracker) plain(p Path, pk rtcp.Packet, at int64) {
 		t.markNACK(p, nack, at)
 	}
 	if sr, ok := pk.(*rtcp.SenderReport); ok {
-		r.srs[r.srNext] = srEntry{leg: p.Leg, ssrc: sr.SSRC, mid: uint32(sr.NTPTime >> 16), at: at}
-		r.srNext = (r.srNext + 1) % srRing
+		r.senderReport(p.Leg, sr, at)
 	}
 	var seen [16]uint32
 	n := 0
@@ -287,6 +303,23 @@ func (t *Tracker) plain(p Path, pk rtcp.Packet, at int64) {
 		st.types[k]++
 		r.about(st, p.Leg, ssrc, pk, at)
 	}
+}
+
+// senderReport remembers sr, received on leg at at, for the receiver reports that name it.
+func (r *rtcpTracker) senderReport(leg int, sr *rtcp.SenderReport, at int64) {
+	h := r.srs[sr.SSRC]
+	if h == nil {
+		if r.srs == nil {
+			r.srs = make(map[uint32]*srHistory)
+		}
+		if len(r.srs) >= maxSRSources*r.max {
+			return
+		}
+		h = &srHistory{}
+		r.srs[sr.SSRC] = h
+	}
+	h.e[h.next] = srEntry{leg: leg, mid: uint32(sr.NTPTime >> 16), at: at}
+	h.next = (h.next + 1) % srRing
 }
 
 // about applies what packet pk says about media SSRC ssrc.
@@ -329,6 +362,7 @@ func (r *rtcpTracker) blocks(st *rtcpState, leg int, reporter, ssrc uint32, rbs 
 			r.otherReporter++
 		default:
 			st.rbAgain = true
+			st.highestDown = st.highestDown || int32(rb.LastSequenceNumber-st.highest) < 0
 		}
 		if reporter == st.reporter {
 			st.fraction, st.cumLost, st.highest, st.jitter = rb.FractionLost, cum, rb.LastSequenceNumber, rb.Jitter
@@ -342,12 +376,13 @@ func (r *rtcpTracker) blocks(st *rtcpState, leg int, reporter, ssrc uint32, rbs 
 		// RTCP leaves from one port and comes back to another, as GStreamer's rtpbin does:
 		// each way is a flow of its own).
 		var sr *srEntry
-		for i := 0; i < srRing; i++ {
-			e := &r.srs[(r.srNext-1-i+srRing)%srRing]
+		h := r.srs[ssrc]
+		for i := 0; h != nil && i < srRing; i++ {
+			e := &h.e[(h.next-1-i+srRing)%srRing]
 			if e.at == 0 && e.mid == 0 {
 				break
 			}
-			if e.ssrc == ssrc && e.mid == rb.LastSenderReport {
+			if e.mid == rb.LastSenderReport {
 				if e.leg == leg {
 					sr = e
 					break
@@ -448,11 +483,14 @@ func (r *rtcpTracker) summary(s *Stream, clock int) *report.RTCP {
 		f := numfmt.Round(float64(st.fraction)*100/256, 3)
 		c := int64(st.cumLost)
 		out.FractionLost, out.CumulativeLost = &f, &c
-		// Differences of the wrapping 24-bit count and 32-bit sequence number. An extended
-		// highest sequence number that went down (the receiver restarted, or its reports
-		// came out of order) leaves nothing to subtract: null, not a wrapped 4 billion.
-		lost := int64(int32((st.cumLost-st.cumLost0)<<8) >> 8)
-		if exp := int64(int32(st.highest - st.highest0)); st.rbAgain && exp >= 0 {
+		// The difference of the wrapping 32-bit sequence number, and of the signed 24-bit
+		// count, which RFC 3550 (A.3) clamps rather than wraps. An extended highest
+		// sequence number that went down at any block (the receiver restarted, or its
+		// reports came out of order) leaves nothing to subtract: null, not a wrapped 4
+		// billion. Nor does more lost than expected, which no receiver's counters give
+		// (its lost is what it expected less what it received): damaged, or clamped.
+		lost := int64(st.cumLost) - int64(st.cumLost0)
+		if exp := int64(int32(st.highest - st.highest0)); st.rbAgain && !st.highestDown && exp >= 0 && lost <= exp {
 			out.ReportedLost, out.ReportedExpected = &lost, &exp
 		}
 		if j := float64(st.jitter) * 1000 / float64(clock); clock > 0 && j <= maxReportedJitterMS {

@@ -1,6 +1,7 @@
 package rtpflow
 
 import (
+	"math"
 	"net/netip"
 	"testing"
 
@@ -262,6 +263,21 @@ func TestRTCPReporters(t *testing.T) {
 		{"across the wrap", [][]byte{rrFrom(0xB2, 5, 0xffff_fff0), rrFrom(0xB2, 7, 0xffff_fff8), rrFrom(0xB2, 9, 0x10)},
 			&report.RTCP{Packets: 3, Types: types, FractionLost: f64(3.516), CumulativeLost: i64(9),
 				ReportedLost: i64(4), ReportedExpected: i64(0x20), JitterMS: f64(9), NACKedPackets: i64(0)}, 0},
+		// Down and up again (h132): the span's difference means nothing either.
+		{"highest went down and up", [][]byte{rrFrom(0xB2, 10, 1100), rrFrom(0xB2, 11, 1050), rrFrom(0xB2, 13, 1300)},
+			&report.RTCP{Packets: 3, Types: types, FractionLost: f64(5.078), CumulativeLost: i64(13),
+				JitterMS: f64(13), NACKedPackets: i64(0)}, 0},
+		// A signed 24-bit count that RFC 3550 (A.3) clamps, not wraps: from 10 to the
+		// least it can be is a fall of 8,388,618, not a rise of 8,388,598 (h132).
+		{"cumulative lost to its least", [][]byte{rrFrom(0xB2, 10, 100), rrFrom(0xB2, 0x800000, 200)},
+			&report.RTCP{Packets: 2, Types: rtcpTypes(map[string]int64{"rr": 2}), FractionLost: f64(0),
+				CumulativeLost: i64(-8388608), ReportedLost: i64(-8388618), ReportedExpected: i64(100),
+				NACKedPackets: i64(0)}, 0},
+		// More lost than expected: no receiver's counters do that (its lost is what it
+		// expected less what it received).
+		{"more lost than expected", [][]byte{rrFrom(0xB2, 10, 100), rrFrom(0xB2, 510, 200)},
+			&report.RTCP{Packets: 2, Types: rtcpTypes(map[string]int64{"rr": 2}), FractionLost: f64(99.219),
+				CumulativeLost: i64(510), JitterMS: f64(510), NACKedPackets: i64(0)}, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tr := NewTracker(Config{})
@@ -439,5 +455,28 @@ func TestRTCPAbsurdFigures(t *testing.T) {
 	got := only(t, tr).Summary(T0).RTCP
 	if got == nil || got.JitterMS != nil || got.REMBKbps != nil || got.CumulativeLost == nil {
 		t.Errorf("RTCP %+v: want jitter and REMB null, the rest read", got)
+	}
+}
+
+// TestRTCPRTTBehindManySenderReports: a media server's capture, 300 other sources' sender
+// reports between 0xA1's and the receiver report that names it 2.6 s later (40 calls'
+// video, an SR a second each: h132). The round trip is still measured; before, only the
+// last 256 sender reports of all sources were remembered.
+func TestRTCPRTTBehindManySenderReports(t *testing.T) {
+	tr := NewTracker(Config{})
+	feed(t, tr, pcmu(100, 0, 0, nil, nil))
+	const ntp = uint64(0x0000_1234_5678_0000)
+	tr.RTCP(pathA, msg(marshal(t, &rtcp.SenderReport{SSRC: 0xA1, NTPTime: ntp}), T0+1e9))
+	for i := range 300 {
+		sr := &rtcp.SenderReport{SSRC: 0x1000 + uint32(i), NTPTime: ntp + uint64(i)<<16}
+		tr.RTCP(pathA, msg(marshal(t, sr), T0+1e9+int64(i)*8*ms1))
+	}
+	// DLSR 2.56 s (167772 / 65536), arriving 2.6 s after the SR: 40 ms.
+	rr := &rtcp.ReceiverReport{SSRC: 0xB2, Reports: []rtcp.ReceptionReport{{
+		SSRC: 0xA1, LastSenderReport: 0x12345678, Delay: 167772, LastSequenceNumber: 99}}}
+	tr.RTCP(pathB, msg(marshal(t, rr), T0+1e9+2600*ms1))
+	got := only(t, tr).Summary(T0).RTCP
+	if got == nil || got.RTTMS == nil || got.RTTMS.Samples != 1 || math.Abs(got.RTTMS.P50-40) > 0.1 {
+		t.Errorf("RTCP %+v, want one round trip of 40 ms", got)
 	}
 }

@@ -164,9 +164,20 @@ func (r *rtcpTracker) lend(out []*Stream) {
 	for s, ks := range given {
 		if r.lent == nil {
 			r.lent = make(map[rtcpKey]*rtcpState)
+			r.lentLegs = make(map[rtcpKey][]int)
 		}
-		r.lent[rtcpKey{s.path.Leg, s.ssrc}] = r.merged(ks)
+		k := rtcpKey{s.path.Leg, s.ssrc}
+		r.lent[k] = r.merged(ks) // sorts ks by leg
+		for _, g := range ks {
+			r.lentLegs[k] = append(r.lentLegs[k], g.leg)
+		}
 	}
+}
+
+// RTCPLegs returns the legs whose RTCP was given to stream s (lend): RTCP that went between
+// ports of its own, in the order of the legs. Valid once Streams has run.
+func (t *Tracker) RTCPLegs(s *Stream) []int {
+	return t.rtcp.lentLegs[rtcpKey{s.path.Leg, s.ssrc}]
 }
 
 // merged is the RTCP of several legs about one stream, taken in the order of the legs: the
@@ -185,7 +196,7 @@ func (r *rtcpTracker) merged(ks []rtcpKey) *rtcpState {
 	for _, st := range sts {
 		if st.hasRB {
 			m.hasRB, m.fraction, m.cumLost, m.highest, m.jitter = true, st.fraction, st.cumLost, st.highest, st.jitter
-			m.cumLost0, m.highest0, m.rbAgain = st.cumLost0, st.highest0, st.rbAgain
+			m.cumLost0, m.highest0, m.rbAgain, m.highestDown = st.cumLost0, st.highest0, st.rbAgain, st.highestDown
 			break
 		}
 	}
