@@ -110,6 +110,10 @@ func (a *analyzer) unanalysed(rd *capture.Reader) {
 		"cut by the snap length inside their header extension's length: their header is counted as the least it can be (12 bytes, the CSRCs and the extension's 4), the rest as payload")
 	a.warnCount(a.signalTooLong, "signalling message over TCP (SIP, HTTP or WebSocket) was", "signalling messages over TCP (SIP, HTTP or WebSocket) were",
 		"longer than 64 KiB: not read for SDP, so the codecs and RTX it names are unknown here")
+	if rc.RTCPDamaged > 0 {
+		a.warnf("%s of plain RTCP damaged part way (a length beyond the datagram, a bad padding count): read up to the damage",
+			numfmt.Count(rc.RTCPDamaged, "datagram", "datagrams"))
+	}
 	if rc.RTCPInvalid > 0 {
 		a.warnf("%d messages classified as RTCP were too short, not version 2, or damaged (neither RTCP's packets nor SRTCP's trailer): not counted", rc.RTCPInvalid)
 	}

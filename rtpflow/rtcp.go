@@ -77,7 +77,11 @@ type rtcpTracker struct {
 	packets   int64                 // compound packets
 	encrypted int64
 	invalid   int64
-	snapped   int64 // cut by the snap length: counted, not read
+	// damaged counts plain RTCP that did not parse whole, on a leg whose RTCP parsed as
+	// plain before (plainLegs): read up to the damage, not taken for SRTCP.
+	damaged   int64
+	plainLegs map[int]bool // bounded by the legs (flows) the analysis keeps
+	snapped   int64        // cut by the snap length: counted, not read
 	untracked int64
 	// otherReporter counts report blocks about a stream from a receiver other than the
 	// first that reported on it: counted, not used (blocks).
@@ -185,6 +189,7 @@ func (t *Tracker) RTCP(p Path, m *transport.Message) {
 	pkts, err := rtcp.Unmarshal(b)
 	if err == nil {
 		r.packets++
+		r.plainOn(p.Leg)
 		for _, pk := range pkts {
 			t.plain(p, pk, m.Delivered)
 		}
@@ -192,8 +197,25 @@ func (t *Tracker) RTCP(p Path, m *transport.Message) {
 	}
 	if compound(b) {
 		r.packets++
+		r.plainOn(p.Leg)
 		for off := 0; off < len(b); {
 			n := rtcpLen(b[off:])
+			t.plainPacket(p, b[off:off+n], m.Delivered)
+			off += n
+		}
+		return
+	}
+	if r.plainLegs[p.Leg] && len(b) >= wire.RTCPHeaderLen && b[0]>>6 == wire.RTPVersion {
+		// Damaged plain RTCP, not SRTCP: its leg's RTCP is plain, and one endpoint's RTCP
+		// is encrypted or not for the whole call (RFC 3711 3.4). The packets before the
+		// damage are read; the rest is counted damaged.
+		r.packets++
+		r.damaged++
+		for off := 0; len(b)-off >= wire.RTCPHeaderLen && b[off]>>6 == wire.RTPVersion && wire.IsRTCP(b[off:]); {
+			n := rtcpLen(b[off:])
+			if n > len(b)-off || b[off]&rtcpPadBit != 0 {
+				break
+			}
 			t.plainPacket(p, b[off:off+n], m.Delivered)
 			off += n
 		}
@@ -223,6 +245,16 @@ func (t *Tracker) RTCP(p Path, m *transport.Message) {
 		st.packets++
 		st.encrypted = true
 		st.types[clearType(b[1], b[0]&0x1f)]++
+	}
+}
+
+// plainOn notes that leg carried plain RTCP (plainLegs).
+func (r *rtcpTracker) plainOn(leg int) {
+	if !r.plainLegs[leg] {
+		if r.plainLegs == nil {
+			r.plainLegs = make(map[int]bool)
+		}
+		r.plainLegs[leg] = true
 	}
 }
 

@@ -480,3 +480,29 @@ func TestRTCPRTTBehindManySenderReports(t *testing.T) {
 		t.Errorf("RTCP %+v, want one round trip of 40 ms", got)
 	}
 }
+
+// TestRTCPDamagedOnAPlainLeg: on a leg whose RTCP was plain, a receiver report whose SDES
+// after it claims more than the datagram holds is damaged plain RTCP, not SRTCP (h132:
+// the stream became encrypted, its NACK count null, its report block lost). The report
+// before the damage is read; the datagram is counted damaged.
+func TestRTCPDamagedOnAPlainLeg(t *testing.T) {
+	tr := NewTracker(Config{})
+	feed(t, tr, pcmu(100, 0, 0, nil, nil))
+	rr := func(lost uint32) []byte {
+		return marshal(t, &rtcp.ReceiverReport{SSRC: 0xB2, Reports: []rtcp.ReceptionReport{{
+			SSRC: 0xA1, TotalLost: lost, LastSequenceNumber: 50 + lost}}})
+	}
+	sdes := marshal(t, &rtcp.SourceDescription{Chunks: []rtcp.SourceDescriptionChunk{{Source: 0xB2,
+		Items: []rtcp.SourceDescriptionItem{{Type: rtcp.SDESCNAME, Text: "bob@example"}}}}})
+	tr.RTCP(pathB, msg(cat(rr(5), sdes), T0+1e9))
+	bad := cat(rr(9), sdes)
+	bad[len(rr(9))+3] += 40 // the SDES's length beyond the datagram
+	tr.RTCP(pathB, msg(bad, T0+2e9))
+	got := only(t, tr).Summary(T0).RTCP
+	if got == nil || got.Encrypted || got.NACKedPackets == nil || got.CumulativeLost == nil || *got.CumulativeLost != 9 || got.Types["rr"] != 2 {
+		t.Errorf("RTCP about 0xA1 %+v: want plain, 2 receiver reports, cumulative lost 9", got)
+	}
+	if c := tr.Counts(); c.RTCPDamaged != 1 || c.RTCPEncrypted != 0 || c.RTCPPackets != 2 {
+		t.Errorf("counts %+v: want 2 packets, 1 damaged, none encrypted", c)
+	}
+}

@@ -320,6 +320,7 @@ type Counts struct {
 	RTCPPackets   int64 // RTCP compound packets counted (readable or encrypted)
 	RTCPEncrypted int64 // of which were not plain RTCP (compound): counted from their clear header
 	RTCPInvalid   int64 // messages too short, not version 2, or neither RTCP nor SRTCP: not counted
+	RTCPDamaged   int64 // plain RTCP damaged part way, on a leg of plain RTCP: read up to the damage
 	RTCPSnapped   int64 // of RTCPPackets, cut by the snap length: not read
 	// RTCPOtherReporter counts report blocks about a stream from a receiver other than the
 	// first that reported on it: not used for its reported loss and jitter.
@@ -339,7 +340,7 @@ type Counts struct {
 // Counts returns the tracker's bound counters.
 func (t *Tracker) Counts() Counts {
 	return Counts{Untracked: t.untracked, Evicted: t.evicted,
-		RTCPPackets: t.rtcp.packets, RTCPEncrypted: t.rtcp.encrypted, RTCPInvalid: t.rtcp.invalid,
+		RTCPPackets: t.rtcp.packets, RTCPEncrypted: t.rtcp.encrypted, RTCPInvalid: t.rtcp.invalid, RTCPDamaged: t.rtcp.damaged,
 		RTCPSnapped: t.rtcp.snapped, RTCPOtherReporter: t.rtcp.otherReporter,
 		RTCPUntracked: t.rtcp.untracked, RTCPUnattributed: t.rtcp.unattributed,
 		RTCPNoStream: typeCounts(&t.rtcp.noStream), RTCPPlainNoStream: typeCounts(&t.rtcp.plainNoStream)}
