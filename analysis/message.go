@@ -223,6 +223,9 @@ func (a *analyzer) turnFlow(f *flow) {
 
 // clientOf says which end of a TURN flow is the client: the sender of an Allocate when the
 // capture holds one, else the end that is not on a TURN port, else the end that spoke first.
+// Only the Allocate's answer is kept: the flow's first TURN message may be read before its
+// Allocate (tcpframe holds a message for its ACK), and a client may use a TURN port of its
+// own (h133: a client on 3478 was taken for the server, its streams for the peer's).
 func (a *analyzer) clientOf(f *flow) netip.AddrPort {
 	if f.client.IsValid() {
 		return f.client
@@ -233,11 +236,11 @@ func (a *analyzer) clientOf(f *flow) netip.AddrPort {
 	case a.turn.IsTURNServer(f.a):
 		f.client = f.b
 	case turnPort(f.b.Port()) && !turnPort(f.a.Port()):
-		f.client = f.a
+		return f.a
 	case turnPort(f.a.Port()) && !turnPort(f.b.Port()):
-		f.client = f.b
+		return f.b
 	default:
-		f.client = f.a
+		return f.a
 	}
 	return f.client
 }

@@ -595,3 +595,23 @@ func TestTCPPortReused(t *testing.T) {
 		t.Errorf("%d TCP flows, TURN/TCP legs relayed at %v, %d whole streams; want 2, both addresses, 8", tcpFlows, relayed, whole)
 	}
 }
+
+// TestTURNClientOnATURNPort: turnTCPWrites' call with the client on port 3478 and the TURN
+// server on an ephemeral port (h133's renumbering). The Allocate says which is the client;
+// before, the first TURN segment, read before the Allocate was, asked, and the ports'
+// answer stuck: the leg named the server the client, no relayed address, and the client's
+// own streams came from the peer.
+func TestTURNClientOnATURNPort(t *testing.T) {
+	client, server := netip.MustParseAddrPort("10.0.0.1:3478"), netip.MustParseAddrPort("203.0.113.7:51234")
+	call := callgen.TCPCall{Client: client, Server: server, ISN: [2]uint32{1000, 900000}}
+	c := analyze(t, pcapOf(t, call.Packets(turnTCPWrites(nil))), Options{})
+	if len(c.Legs) != 1 || c.Legs[0].Client != client.String() || c.Legs[0].Server != server.String() ||
+		c.Legs[0].Relayed == nil || *c.Legs[0].Relayed != tcpRelayed.String() {
+		t.Fatalf("legs %+v, want the client %v, the server %v, relayed %v", c.Legs, client, server, tcpRelayed)
+	}
+	for _, d := range c.Directions {
+		if d.From == client.String() && len(d.Streams) != 2 || d.From != client.String() && d.From != bob.String() {
+			t.Errorf("direction %s -> %s with %d streams", d.From, d.To, len(d.Streams))
+		}
+	}
+}
