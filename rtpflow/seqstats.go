@@ -64,6 +64,8 @@ type seqEvent struct {
 	dup     bool  // its number was already received: it counts whole as a duplicate
 	lost    int64 // numbers it showed missing: a gap above the highest, or below the lowest
 	filled  bool  // it filled a gap: one loss that an earlier packet showed is taken back
+	ext     int64 // its extended number: the numbers it showed lost are just below it,
+	below   bool  // or, when it came below the lowest, just above
 	held    bool  // a very large jump, on probation: counted only if the next packet restarts
 	ahead   bool  // held, for a jump forward (MAX_DROPOUT or more)
 	restart bool  // it confirmed a restart: the held packet before it began a new segment
@@ -71,6 +73,7 @@ type seqEvent struct {
 	// The held packet before this one, no restart after all, stepped back within the
 	// segment (late): it was a duplicate, or it filled a gap.
 	heldDup, heldFilled bool
+	heldExt             int64
 }
 
 // add accounts one packet's sequence number, in arrival order. outage says that a very
@@ -111,7 +114,7 @@ func (q *seqStats) add(seq uint16, outage bool) seqEvent {
 	} else {
 		ev = q.step(seq)
 	}
-	ev.heldDup, ev.heldFilled = prior.dup, prior.filled
+	ev.heldDup, ev.heldFilled, ev.heldExt = prior.dup, prior.filled, prior.ext
 	return ev
 }
 
@@ -258,11 +261,11 @@ func (q *seqStats) step(seq uint16) seqEvent {
 		q.highest = ext
 		q.win.testSet(ext)
 		q.distinct++
-		return seqEvent{lost: gap}
+		return seqEvent{lost: gap, ext: ext}
 	case ext > q.highest-windowBits:
 		if q.win.testSet(ext) {
 			q.dups++
-			return seqEvent{dup: true}
+			return seqEvent{dup: true, ext: ext}
 		}
 		if q.win.rtxClear(ext) {
 			q.recovered-- // the original came after all
@@ -273,9 +276,9 @@ func (q *seqStats) step(seq uint16) seqEvent {
 	if ext < q.lowest {
 		gap := q.lowest - ext - 1
 		q.lowest = ext
-		return seqEvent{lost: gap}
+		return seqEvent{lost: gap, ext: ext, below: true}
 	}
-	return seqEvent{filled: true}
+	return seqEvent{filled: true, ext: ext}
 }
 
 // markRTX notes that original sequence number osn arrived in the stream's RTX stream; when

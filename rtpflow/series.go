@@ -12,8 +12,11 @@ const (
 	// not an hour of empty seconds; the series stops there.
 	seriesBreakSeconds = 3600
 	// lossTakeBack is how many of the latest seconds a late packet may take a loss back
-	// from.
+	// from when its gap is no longer known (maxGaps).
 	lossTakeBack = 60
+	// maxGaps is how many of its latest gaps a series remembers, with the second each was
+	// counted in, for the late packets that fill them.
+	maxGaps = 64
 )
 
 // second is one second of a stream's series: bytes and losses. Its delays are in the
@@ -34,6 +37,14 @@ type series struct {
 	secs    []second
 	started bool
 	broken  bool
+	gaps    []gap // the latest, at most maxGaps, oldest first
+}
+
+// gap is the numbers lo to hi (extended) that a packet showed missing, counted lost in
+// second sec; left of them not yet filled.
+type gap struct {
+	lo, hi    int64
+	sec, left int32
 }
 
 // start anchors the series: origin is the direction's grid, at the stream's first packet
@@ -81,15 +92,42 @@ func (sr *series) at(i int) *second {
 }
 
 // loss puts the losses a packet showed in its second i (none outside the series), and when
-// it filled a gap, takes one loss back from the latest second that has one, within the
-// last lossTakeBack seconds: losses are counted when a gap is seen, and a gap that a late
-// packet fills was no loss.
+// it filled a gap, takes one loss back from the second that gap was counted in: losses are
+// counted when a gap is seen, and a gap that a late packet fills was no loss. A gap no
+// longer remembered takes it back from the latest second that has one, within the last
+// lossTakeBack seconds. (It took it from there always: a packet 300 ms late whose gap was
+// counted in second 0 took back second 1's loss, of a packet lost later.)
 func (sr *series) loss(i int, ev seqEvent) {
+	if ev.restart {
+		sr.gaps = sr.gaps[:0] // new numbers
+	}
 	if ev.lost > 0 && i >= 0 {
 		sr.secs[i].lost += ev.lost
+		g := gap{lo: ev.ext - ev.lost, hi: ev.ext - 1, sec: int32(i), left: int32(min(ev.lost, 1<<30))}
+		if ev.below {
+			g.lo, g.hi = ev.ext+1, ev.ext+ev.lost
+		}
+		if len(sr.gaps) == maxGaps {
+			sr.gaps = append(sr.gaps[:0], sr.gaps[1:]...)
+		}
+		sr.gaps = append(sr.gaps, g)
 	}
-	if !ev.filled {
-		return
+	if ev.filled {
+		sr.takeBack(ev.ext)
+	}
+}
+
+// takeBack takes back the loss of number ext, which a late packet filled.
+func (sr *series) takeBack(ext int64) {
+	for k := len(sr.gaps) - 1; k >= 0; k-- {
+		if g := &sr.gaps[k]; g.lo <= ext && ext <= g.hi && g.left > 0 {
+			g.left--
+			if c := &sr.secs[g.sec]; c.lost > 0 {
+				c.lost--
+				return
+			}
+			break
+		}
 	}
 	for j := len(sr.secs) - 1; j >= 0 && j >= len(sr.secs)-lossTakeBack; j-- {
 		if sr.secs[j].lost > 0 {

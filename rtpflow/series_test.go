@@ -1,6 +1,7 @@
 package rtpflow
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -284,5 +285,46 @@ func TestRampWithoutAPartialLastSecond(t *testing.T) {
 	r := dm.Ramp
 	if len(dm.Series.MediaKbps) != 6 || r == nil || r.Stable == nil || !*r.Stable || r.CVAfterT90 == nil || *r.CVAfterT90 != 0 || r.PlateauKbps != 800 {
 		t.Errorf("series %v, ramp %+v; want stable, cv 0, plateau 800", dm.Series.MediaKbps, r)
+	}
+}
+
+// TestSeriesLossTakenBack: a late packet takes back the loss of its own gap, from the second
+// that gap was counted in (h131). Audio 20 ms apart: packet 45 (due at 0.90 s) comes 300 ms
+// late, after packet 56 showed 55 lost in second 1; 55 never comes. Before, 45's fill took
+// back second 1's loss, leaving second 0 with one where none was lost. Also below the
+// lowest (the first packets late) and across a restart, which forgets the gaps before it.
+func TestSeriesLossTakenBack(t *testing.T) {
+	tr := NewTracker(Config{})
+	feed(t, tr, pcmu(150, 0, 0, func(i int) bool { return i == 55 }, func(i int) int64 {
+		if i == 45 {
+			return 300 * ms1
+		}
+		return 0
+	}))
+	st := only(t, tr)
+	st.Summary(T0)
+	var got []int64
+	for _, c := range st.series.secs {
+		got = append(got, c.lost)
+	}
+	if want := []int64{0, 1, 0}; !slices.Equal(got, want) {
+		t.Errorf("lost by second %v, want %v", got, want)
+	}
+
+	var sr series
+	sr.secs = make([]second, 3)
+	sr.loss(0, seqEvent{lost: 2, ext: 10})             // 8 and 9, in second 0
+	sr.loss(1, seqEvent{lost: 1, ext: 20})             // 19, in second 1
+	sr.loss(2, seqEvent{lost: 3, ext: 0, below: true}) // 1 to 3, below the lowest, in second 2
+	sr.loss(2, seqEvent{filled: true, ext: 9})         // second 0's
+	sr.loss(2, seqEvent{filled: true, ext: 2})         // second 2's
+	sr.loss(2, seqEvent{filled: true, ext: 99})        // no gap of its: the latest second with one
+	if got := []int64{sr.secs[0].lost, sr.secs[1].lost, sr.secs[2].lost}; !slices.Equal(got, []int64{1, 1, 1}) {
+		t.Errorf("lost by second %v, want [1 1 1]", got)
+	}
+	sr.loss(2, seqEvent{restart: true})
+	sr.loss(2, seqEvent{filled: true, ext: 8}) // a new segment's 8: not second 0's
+	if got := []int64{sr.secs[0].lost, sr.secs[1].lost, sr.secs[2].lost}; !slices.Equal(got, []int64{1, 1, 0}) {
+		t.Errorf("after a restart, lost by second %v, want [1 1 0]", got)
 	}
 }

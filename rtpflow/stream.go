@@ -175,7 +175,7 @@ func (s *Stream) add(pk *Packet) {
 		s.tcpLoss(ev, pk.Gaps) // losses where TCP lost nothing: dropped before it
 	}
 	if ev.heldDup || ev.heldFilled {
-		s.lateHeld(ev.heldDup) // the packet held before this one was late, no restart
+		s.lateHeld(ev.heldDup, ev.heldExt) // the packet held before this one was late, no restart
 	}
 	var ast astValues
 	if pk.Extension {
@@ -399,7 +399,7 @@ func (s *Stream) unpad() {
 // lateHeld accounts the packet held on probation that turned out to be late, not a
 // restart: a duplicate moves its bytes, accounted as an original's when it came, to the
 // duplicates; a gap it filled takes a loss back in the series. Either way it is timed now.
-func (s *Stream) lateHeld(dup bool) {
+func (s *Stream) lateHeld(dup bool, ext int64) {
 	h := &s.held
 	if !h.ok {
 		return
@@ -421,7 +421,7 @@ func (s *Stream) lateHeld(dup bool) {
 		s.duplicateTiming(h.at, s.tsUn.Unwrap(h.ts), h.media)
 		return
 	}
-	s.series.loss(h.sec, seqEvent{filled: true})
+	s.series.loss(h.sec, seqEvent{filled: true, ext: ext})
 	s.timing(h.at, s.tsUn.Unwrap(h.ts), h.seq, h.media, h.hd, h.ext, &h.ast, h.sec)
 }
 

@@ -93,7 +93,7 @@ func (s *Stream) untagged(payload, packets int64) int64 {
 // finish takes the decisions still pending at the end of the capture. It is idempotent.
 func (s *Stream) finish() {
 	if ev := s.seq.settle(); ev.dup || ev.filled {
-		s.lateHeld(ev.dup) // the last packet was held on probation, and no restart followed
+		s.lateHeld(ev.dup, ev.ext) // the last packet was held on probation, and no restart followed
 	}
 	s.held.ok = false // settled above, or a stray: no timing
 	s.decide()
