@@ -17,7 +17,7 @@ type DirectionMetrics struct {
 	Ramp              *report.Ramp
 	Series            report.Series
 	SeriesT0Ns        int64 // the start of Series' first second (Series.T0S), in capture time
-	FirstNs, LastNs   int64 // first and last arrival of the media streams (of all when none)
+	FirstNs, LastNs   int64 // first and last arrival of the media streams (of all when none), the first after their probes
 	GoodputKbps       *float64
 	Wire              WireTotals
 	// Unmeasured says why FirstNs..LastNs cannot measure a rate (RateSpan), for a warning;
@@ -72,8 +72,12 @@ func (t *Tracker) Direction(streams []*Stream, t0 int64) DirectionMetrics {
 	}
 	for i, s := range timed {
 		dm.spanned += s.packets
-		if i == 0 || s.firstAt < dm.FirstNs {
-			dm.FirstNs = s.firstAt
+		first := s.firstAt
+		if s.mediaAt != 0 {
+			first = s.mediaAt // after its probes, as the series
+		}
+		if i == 0 || first < dm.FirstNs {
+			dm.FirstNs = first
 		}
 		if i == 0 || s.lastAt > dm.LastNs {
 			dm.LastNs = s.lastAt

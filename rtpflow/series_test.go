@@ -328,3 +328,26 @@ func TestSeriesLossTakenBack(t *testing.T) {
 		t.Errorf("after a restart, lost by second %v, want [1 1 0]", got)
 	}
 }
+
+// TestDirectionActiveAfterProbes: probes on the media SSRC itself (padding only), 3 of
+// them 1 ms apart, then PCMU from 0.4 s for 5 s: the direction's active time, over which
+// goodput is taken, begins with the media as its series does (h131: 5.38 s where 4.98,
+// goodput 37.175 kbps where 40.161).
+func TestDirectionActiveAfterProbes(t *testing.T) {
+	tr := NewTracker(Config{})
+	var as []arrival
+	for i := range 3 {
+		b := rp{pt: 0, seq: uint16(i), ts: 0, ssrc: 0xA1, pad: 200}.bytes()
+		as = append(as, arrival{pathA, msg(b, T0+int64(i)*ms1)})
+	}
+	for i := range 250 {
+		b := rp{pt: 0, seq: uint16(3 + i), ts: uint32(160 * i), ssrc: 0xA1, payload: make([]byte, 160)}.bytes()
+		as = append(as, arrival{pathA, msg(b, T0+400*ms1+int64(i)*20*ms1)})
+	}
+	feed(t, tr, as)
+	dm := tr.Direction(tr.Streams(), T0)
+	if dm.FirstNs != T0+400*ms1 || dm.LastNs != T0+5380*ms1 || dm.Series.T0S != 0.4 {
+		t.Errorf("active %d..%d ms, series from %v s; want 400..5380 ms, from 0.4 s",
+			(dm.FirstNs-T0)/ms1, (dm.LastNs-T0)/ms1, dm.Series.T0S)
+	}
+}

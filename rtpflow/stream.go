@@ -28,7 +28,11 @@ type Stream struct {
 	padCut          bool
 	markers         int64
 	firstAt, lastAt int64
-	wire            WireTotals // per stream, summed over its messages
+	// mediaAt is the arrival of its first packet that is not padding only (a bandwidth
+	// probe): where its direction's active time begins (Tracker.Direction), as its series
+	// does. 0 until one comes.
+	mediaAt int64
+	wire    WireTotals // per stream, summed over its messages
 
 	steps  continuity
 	shape  eventShape // of the packets of the stream's first payload type
@@ -148,6 +152,9 @@ func (s *Stream) add(pk *Packet) {
 	}
 	if s.packets == 0 {
 		s.pt, s.clockPT, s.firstAt = pk.PT, pk.PT, at
+	}
+	if s.mediaAt == 0 && !pk.paddingOnly() {
+		s.mediaAt = at
 	}
 	if !s.series.started {
 		anchors := !pk.paddingOnly() && !s.t.hints.namesRTX(s, pk.PT) // a media packet
