@@ -88,9 +88,10 @@ func (a *analyzer) message(f *flow, m *transport.Message, udp bool) {
 		}
 		f.carried(s, &s.other, m.Delivered, m.Wire.Total)
 	case demux.ClassRTP:
-		if !a.rtpPacket(f, rtpflow.Path{Leg: f.idx, Src: m.Src, Dst: m.Dst}, m) {
+		switch ok, media := a.rtpPacket(f, rtpflow.Path{Leg: f.idx, Src: m.Src, Dst: m.Dst}, m); {
+		case !ok:
 			f.carried(s, &s.other, m.Delivered, m.Wire.Total)
-		} else {
+		case media:
 			f.anchorSeries(i, m.Delivered)
 		}
 	case demux.ClassRTCP:
@@ -106,7 +107,10 @@ func (a *analyzer) message(f *flow, m *transport.Message, udp bool) {
 
 // rtpPacket hands an RTP message of flow f to the RTP analysis; false when the demux could
 // not decode its header (a packet the snap length cut inside it), which the caller counts
-// as other.
+// as other. media says it carried media, not padding only (a bandwidth probe): the first
+// such packet anchors the side's series, as the first anchors its direction's (rtpflow),
+// so that what the side carries besides falls in the direction's seconds (h131: probes a
+// half second before the media had a second's RTCP shared between two).
 //
 // A flow that carried DTLS, in the clear or inside TURN (wrapped marks the outer flow), is
 // DTLS-SRTP (RFC 5764): the handshake precedes the media, and the payload of its RTP is
@@ -114,7 +118,7 @@ func (a *analyzer) message(f *flow, m *transport.Message, udp bool) {
 // looks valid, and an RTX packet's OSN. A capture that starts after the handshake shows
 // no DTLS: its SRTP is known by a count that cannot be one (wire.RTP.PaddingUnread), which
 // rtpflow takes as unreadable padding for the whole stream.
-func (a *analyzer) rtpPacket(f *flow, p rtpflow.Path, m *transport.Message) bool {
+func (a *analyzer) rtpPacket(f *flow, p rtpflow.Path, m *transport.Message) (ok, media bool) {
 	h := a.demux.RTP()
 	if h == nil {
 		if m.Snapped {
@@ -122,8 +126,9 @@ func (a *analyzer) rtpPacket(f *flow, p rtpflow.Path, m *transport.Message) bool
 		} else {
 			a.rtpInvalid++
 		}
-		return false
+		return false, false
 	}
+	media = !h.Padding || h.PaddingUnread || h.PayloadLen > 0 // as rtpflow.Packet's paddingOnly
 	if h.ExtLenCut {
 		a.rtpExtLenCut++
 	}
@@ -132,7 +137,7 @@ func (a *analyzer) rtpPacket(f *flow, p rtpflow.Path, m *transport.Message) bool
 	}
 	// A datagram is analysed as its packet is: a clock jump's time is this packet's.
 	a.media.rtp(p, m, h, uint32(a.jumps), a.timeUnknown && m.Proto == transport.UDP)
-	return true
+	return true, media
 }
 
 // sdp passes what the SDP of a SIP message says about payload types and RTX SSRCs to the
@@ -185,8 +190,10 @@ func (a *analyzer) wrapped(f *flow, i int, m *transport.Message) {
 			a.learn.channelData(a, f, client, m)
 		}
 		a.relay.wrapped(a, f, client, path, m)
-		if a.rtpPacket(f, path, m) {
-			f.anchorSeries(i, m.Delivered)
+		if ok, media := a.rtpPacket(f, path, m); ok {
+			if media {
+				f.anchorSeries(i, m.Delivered)
+			}
 			return
 		}
 	case demux.ClassRTCP:

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/pion/rtcp"
 	"github.com/pion/stun/v3"
 
 	"github.com/callpcap/callpcap/capture"
@@ -680,5 +681,47 @@ func TestSimplePacketBlocksOnly(t *testing.T) {
 	c := analyze(t, b.Bytes(), Options{})
 	if c.Start != nil || c.DurationS != nil || c.Packets != 20 || len(c.Streams) != 1 {
 		t.Errorf("start %v, duration %v, %d packets, %d streams; want null, null, 20, 1", c.Start, c.DurationS, c.Packets, len(c.Streams))
+	}
+}
+
+// TestWireSeriesAfterProbes: 12 padding-only probes on the media SSRC at 0-11 ms, PCMU from
+// 0.5 s for 10 s, and 3 sender reports a second on the same 5-tuple from 0.6 s (h131). The
+// direction's series runs from the first media packet; the reports' seconds must be on that
+// grid. Before, the probe anchored the flow's side at 0 s, and each second of three reports
+// was shared out between two of the direction's: 62.832 and 63.728 kbps where 63.28.
+func TestWireSeriesAfterProbes(t *testing.T) {
+	s := audio()
+	s.Start = 500 * time.Millisecond
+	pkts := s.Packets()
+	for i := range 12 {
+		rtp := make([]byte, 12+200)
+		rtp[0], rtp[1], rtp[2] = 0xa0, s.PT, byte(i) // P bit; sequence numbers 0-11, before StartSeq
+		binary.BigEndian.PutUint32(rtp[8:], s.SSRC)
+		rtp[len(rtp)-1] = 200
+		pkts = append(pkts, callgen.Packet{T: callgen.Epoch + int64(i)*int64(time.Millisecond), Frame: pcapgen.EtherUDP(s.Src, s.Dst, rtp)})
+	}
+	sr, err := (&rtcp.SenderReport{SSRC: s.SSRC}).Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	srFrame := pcapgen.EtherUDP(s.Src, s.Dst, sr)
+	for i := range 30 {
+		at := 600*time.Millisecond + time.Duration(i)*time.Second/3
+		pkts = append(pkts, callgen.Packet{T: callgen.Epoch + int64(at), Frame: srFrame})
+	}
+	c := analyze(t, pcapOf(t, pkts), Options{})
+	if len(c.Directions) != 1 {
+		t.Fatalf("%d directions", len(c.Directions))
+	}
+	d := c.Directions[0]
+	media := len(pcapgen.EtherUDP(s.Src, s.Dst, s.RTP(0)))
+	want := float64(50*media+3*len(srFrame)) * 8 / 1000 // each second: 50 packets, 3 reports
+	if d.Series.T0S != 0.5 || len(d.Series.WireKbps) != 10 {
+		t.Fatalf("series from %v s, %d seconds; want 0.5, 10", d.Series.T0S, len(d.Series.WireKbps))
+	}
+	for i, v := range d.Series.WireKbps {
+		if math.Abs(v-want) > 1e-6 {
+			t.Errorf("second %d: wire %v kbps, want %v", i, v, want)
+		}
 	}
 }
