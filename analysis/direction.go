@@ -96,6 +96,7 @@ func (a *analyzer) direction(id string, k dirKey, ss []*rtpflow.Stream, legOf ma
 			o.RTCP += p.rtcp
 			o.STUN += p.stun
 			o.Other += p.other
+			o.TCPRetransmissions += p.retransmitted
 			inSeries(p)
 		}
 		d.Legs = append(d.Legs, legOf[li])
@@ -112,6 +113,7 @@ func (a *analyzer) direction(id string, k dirKey, ss []*rtpflow.Stream, legOf ma
 		o.RTCP += side.rtcp
 		o.STUN += side.stun
 		o.Other += side.other
+		o.TCPRetransmissions += side.retransmitted
 		inSeries(&f.sides[sd])
 		a.addRTCPFlow(&o, f, sd, inSeries)
 		oneWay := false
@@ -124,6 +126,7 @@ func (a *analyzer) direction(id string, k dirKey, ss []*rtpflow.Stream, legOf ma
 			o.RTCP += f.sides[1-sd].rtcp
 			o.STUN += f.sides[1-sd].stun
 			o.Other += f.sides[1-sd].other
+			o.TCPRetransmissions += f.sides[1-sd].retransmitted
 			inSeries(&f.sides[1-sd])
 			a.addRTCPFlow(&o, f, 1-sd, inSeries)
 		}
@@ -209,6 +212,7 @@ func (a *analyzer) ownPeerPaths(streams []*rtpflow.Stream) {
 			sd.rtcp += s.rtcp
 			sd.stun += s.stun
 			sd.other += s.other
+			sd.retransmitted += s.retransmitted
 			if s.secs != nil {
 				sd.seconds().extra.Merge(&s.secs.extra)
 			}

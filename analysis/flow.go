@@ -40,9 +40,13 @@ func keyOf(src, dst netip.AddrPort, proto transport.Proto) flowKey {
 // call direction it belongs to.
 type side struct {
 	packets, wire int64
-	rtcp, stun    int64 // whole wire bytes of RTCP and STUN messages
+	rtcp, stun    int64 // wire bytes of RTCP and STUN messages
 	other         int64 // wire bytes of DTLS and unclassified messages
-	anchored      bool  // its seconds are anchored at anchorAt, its first RTP message (anchorSeries)
+	// retransmitted is the TCP payload bytes that those messages' segments carried again
+	// while they waited to be delivered (Wire.Retransmitted): no RTCP or STUN, as an RTP
+	// message's are no media (carriedMessage).
+	retransmitted int64
+	anchored      bool // its seconds are anchored at anchorAt, its first RTP message (anchorSeries)
 	// sentHere and arrived say that the capture marked some of its packets as sent by the
 	// capturing host, or as arrived there (capture.Packet.Outgoing): captureMarks.
 	sentHere, arrived bool
@@ -73,6 +77,17 @@ func (f *flow) carried(s *side, c *int64, at, n int64) {
 	*c += n
 	if f.content&(1<<demux.ClassRTP|1<<demux.ClassRTCP) != 0 {
 		s.seconds().extra.Add(at, n)
+	}
+}
+
+// carriedMessage counts message m, which side s of f carried, in c (its rtcp, stun or
+// other) but for its bytes that TCP carried twice before it was delivered, which are
+// retransmissions, as they are once it has been (tcpframe's Rest); by second, all of it.
+func (f *flow) carriedMessage(s *side, c *int64, m *transport.Message) {
+	s.retransmitted += m.Wire.Retransmitted
+	*c += m.Wire.Total - m.Wire.Retransmitted
+	if f.content&(1<<demux.ClassRTP|1<<demux.ClassRTCP) != 0 {
+		s.seconds().extra.Add(m.Delivered, m.Wire.Total)
 	}
 }
 

@@ -22,7 +22,7 @@ func (a *analyzer) tcpMessage(m *transport.Message) {
 		// are no RTP, QUIC or anything else a first byte could say.
 		f.saw(demux.ClassOther)
 		s := &f.sides[f.dir(m.Src)]
-		f.carried(s, &s.other, m.Delivered, m.Wire.Total)
+		f.carriedMessage(s, &s.other, m)
 		if f.tls.n < 4 && !f.tls.turnALPN {
 			// A client hello offering TURN over TLS by name (RFC 7443), on any port.
 			f.tls.turnALPN = tcpframe.OffersALPN(m.Payload, "stun.turn")
@@ -56,7 +56,7 @@ func (a *analyzer) message(f *flow, m *transport.Message, udp bool) {
 	// fails validation, or in QUIC's (SIP/2.0 responses, UPDATE, PRACK).
 	if (cls == demux.ClassOther || cls == demux.ClassQUIC) && demux.IsSIP(m.Payload) {
 		f.sip = true
-		f.carried(s, &s.other, m.Delivered, m.Wire.Total)
+		f.carriedMessage(s, &s.other, m)
 		a.sdp(m)
 		return
 	}
@@ -78,7 +78,7 @@ func (a *analyzer) message(f *flow, m *transport.Message, udp bool) {
 			a.wrapped(f, i, &a.inner)
 			return
 		}
-		f.carried(s, &s.stun, m.Delivered, m.Wire.Total)
+		f.carriedMessage(s, &s.stun, m)
 	case demux.ClassChannelData:
 		if a.turn.ChannelData(m, &a.inner) {
 			f.turnMessage(i, m.FirstSeen)
@@ -86,22 +86,22 @@ func (a *analyzer) message(f *flow, m *transport.Message, udp bool) {
 			a.wrapped(f, i, &a.inner)
 			return
 		}
-		f.carried(s, &s.other, m.Delivered, m.Wire.Total)
+		f.carriedMessage(s, &s.other, m)
 	case demux.ClassRTP:
 		switch ok, media := a.rtpPacket(f, rtpflow.Path{Leg: f.idx, Src: m.Src, Dst: m.Dst}, m); {
 		case !ok:
-			f.carried(s, &s.other, m.Delivered, m.Wire.Total)
+			f.carriedMessage(s, &s.other, m)
 		case media:
 			f.anchorSeries(i, m.Delivered)
 		}
 	case demux.ClassRTCP:
 		a.media.rtcp(rtpflow.Path{Leg: f.idx, Src: m.Src, Dst: m.Dst}, m)
-		f.carried(s, &s.rtcp, m.Delivered, m.Wire.Total)
+		f.carriedMessage(s, &s.rtcp, m)
 	case demux.ClassDTLS:
 		f.dtls(m.Payload)
 		fallthrough
 	default:
-		f.carried(s, &s.other, m.Delivered, m.Wire.Total)
+		f.carriedMessage(s, &s.other, m)
 	}
 }
 
@@ -199,19 +199,19 @@ func (a *analyzer) wrapped(f *flow, i int, m *transport.Message) {
 	case demux.ClassRTCP:
 		a.media.rtcp(path, m)
 		p := f.peer(path, m.Src, s)
-		f.carried(p, &p.rtcp, m.Delivered, m.Wire.Total)
+		f.carriedMessage(p, &p.rtcp, m)
 		return
 	case demux.ClassSTUN:
 		// ICE checks between the client and its peer, through the relay.
 		a.turn.STUN(m, &a.nested)
 		p := f.peer(path, m.Src, s)
-		f.carried(p, &p.stun, m.Delivered, m.Wire.Total)
+		f.carriedMessage(p, &p.stun, m)
 		return
 	case demux.ClassDTLS:
 		f.dtls(m.Payload)
 	}
 	p := f.peer(path, m.Src, s)
-	f.carried(p, &p.other, m.Delivered, m.Wire.Total)
+	f.carriedMessage(p, &p.other, m)
 }
 
 // turnFlow marks f as carrying TURN, and has the relay learner watch its server.

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/pion/stun/v3"
 
 	"github.com/callpcap/callpcap/internal/testgen/callgen"
 	"github.com/callpcap/callpcap/report"
@@ -613,5 +614,45 @@ func TestTURNClientOnATURNPort(t *testing.T) {
 		if d.From == client.String() && len(d.Streams) != 2 || d.From != client.String() && d.From != bob.String() {
 			t.Errorf("direction %s -> %s with %d streams", d.From, d.To, len(d.Streams))
 		}
+	}
+}
+
+// TestRetransmittedWhileHeld: turnTCPWrites' call with a STUN Binding request from the client
+// 10 ms after tick 50, whose segment is sent again (spurious) 10 ms after tick 50's first
+// segment, lost after the capture, is: the resend is seen while the request still waits
+// (at the client's side, for the ACK that passes the repair). Its payload is a TCP
+// retransmission, as it would be once delivered; before, it counted as STUN (h131: stun
+// 184 and tcp_retransmissions 0 where 92 and 92).
+func TestRetransmittedWhileHeld(t *testing.T) {
+	req := stun.MustBuild(stun.TransactionID, stun.BindingRequest, stun.NewSoftware("callpcap test"))
+	writes := callgen.MergeWrites(turnTCPWrites(nil),
+		[]callgen.TCPWrite{{T: mediaStart + 50*20*time.Millisecond + 10*time.Millisecond, Dir: 0, Data: req.Raw}})
+	run := func(spurious bool) report.Direction {
+		call := callgen.TCPCall{Client: tcpClient, Server: tcpServer, ISN: [2]uint32{1000, 900000},
+			LoseAfter: func(i int) bool { return i == seg(50) },
+			Spurious:  func(i int) bool { return spurious && i == seg(50)+2 }}
+		c := analyze(t, pcapOf(t, call.Packets(writes)), Options{})
+		for _, d := range c.Directions {
+			if d.From == tcpClient.String() {
+				if d.WireBytes != d.MediaPayloadBytes+d.OverheadBytes.Sum() {
+					t.Errorf("spurious %v: wire %d does not add up", spurious, d.WireBytes)
+				}
+				return d
+			}
+		}
+		t.Fatalf("no direction from %v", tcpClient)
+		return report.Direction{}
+	}
+	// The resent frame (its headers too, as a resent RTP message's) is a retransmission;
+	// the server's duplicate ACK of it is the direction's too.
+	once, twice := run(false), run(true)
+	resent := int64(54 + len(req.Raw))
+	if twice.OverheadBytes.STUN != once.OverheadBytes.STUN ||
+		twice.OverheadBytes.TCPRetransmissions-once.OverheadBytes.TCPRetransmissions != resent ||
+		twice.WireBytes-once.WireBytes != resent+54 {
+		t.Errorf("resent while held: stun %d (once %d), retransmissions +%d, wire +%d; want the same stun, +%d and +%d",
+			twice.OverheadBytes.STUN, once.OverheadBytes.STUN,
+			twice.OverheadBytes.TCPRetransmissions-once.OverheadBytes.TCPRetransmissions, twice.WireBytes-once.WireBytes,
+			resent, resent+54)
 	}
 }
