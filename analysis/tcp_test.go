@@ -656,3 +656,43 @@ func TestRetransmittedWhileHeld(t *testing.T) {
 			resent, resent+54)
 	}
 }
+
+// TestWireSeriesByFrameTime: turnTCPWrites' call, and the same with the server's tick 45
+// first segment (1,254-byte frame, seen at 1.435 s, in the direction's second 0 from
+// 0.535 s) lost before the capture, its resend seen 305 ms later (second 1). The messages
+// behind the hole are delivered with the resend, but their frames crossed the wire when
+// they came, and the wire series counts a message when its own bytes had all come
+// (Complete): from second 0 to 1 move only the lost frame, the client's ACK of it (it
+// acknowledges the resend), and the 146-byte frame of tick 45's video tail, whose message
+// began in the lost frame. h131: ticks 46-49's bytes went to second 1 too.
+func TestWireSeriesByFrameTime(t *testing.T) {
+	run := func(lose bool) []float64 {
+		call := callgen.TCPCall{Client: tcpClient, Server: tcpServer, ISN: [2]uint32{1000, 900000},
+			LoseBefore: func(i int) bool { return lose && i == seg(45) }}
+		c := analyze(t, pcapOf(t, call.Packets(turnTCPWrites(nil))), Options{})
+		for _, d := range c.Directions {
+			if d.From == bob.String() {
+				if d.Series.T0S != 0.535 {
+					t.Fatalf("series from %v s, want 0.535", d.Series.T0S)
+				}
+				return d.Series.WireKbps
+			}
+		}
+		t.Fatal("no direction from bob")
+		return nil
+	}
+	clean, lossy := run(false), run(true)
+	moved := (1254 + 54 + 146) * 8 / 1000.0
+	for i := range clean {
+		want := clean[i]
+		switch i {
+		case 0:
+			want -= moved
+		case 1:
+			want += moved
+		}
+		if math.Abs(lossy[i]-want) > 1e-6 {
+			t.Errorf("second %d: wire %v kbps, want %v (%v without the loss)", i, lossy[i], want, clean[i])
+		}
+	}
+}

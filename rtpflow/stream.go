@@ -373,8 +373,16 @@ func (s *Stream) account(pk *Packet, sec int, dup bool) {
 		w.MediaPayloadBytes += int64(pk.PayloadLen)
 		w.Packets++
 	}
-	if c := s.series.at(sec); c != nil {
+	wsec := sec
+	if pk.Complete < pk.Delivered {
+		// Over TCP, held for earlier bytes (or at the sender, for the ACK): its frames were
+		// on the wire when its own bytes came, the wire series' second (h131).
+		wsec = s.series.index(pk.Complete)
+	}
+	if c := s.series.at(wsec); c != nil {
 		c.wire += pk.Wire.Total
+	}
+	if c := s.series.at(sec); c != nil {
 		if !dup {
 			c.payload += int64(pk.PayloadLen)
 			c.padding += padLen
