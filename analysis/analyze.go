@@ -109,9 +109,9 @@ type analyzer struct {
 	nested transport.Message // an indication inside TURN: parsed, never unwrapped again
 	cur    *flow             // the TCP flow whose segment is being fed, for emit
 	relay  relayTracker      // the two legs of a relay, at a TURN server capture
-	// rtcpFlows are the flows of RTCP that the UDP flows of RTP have besides (rtcpFlow),
+	// rtcpFlows are the flows of RTCP that the UDP flows of RTP have besides (rtcpFlowsOf),
 	// once the capture is read.
-	rtcpFlows map[*flow]*flow
+	rtcpFlows map[*flow][]*flow
 	learn     relayLearner // a relay's address and channels from its traffic, when not signalled
 	// unreported sums RTP messages in no stream by path, for the directions' wire (build)
 	unreported map[rtpflow.Path]rtpflow.Carried

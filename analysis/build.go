@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"net/netip"
+	"slices"
 	"sort"
 	"time"
 
@@ -122,10 +123,15 @@ func (a *analyzer) buildLegs(c *report.Capture, streams []*rtpflow.Stream, notMe
 		legOf[f.idx] = id
 		leg := report.Leg{ID: id, Transport: a.legTransport(f), Client: f.a.String(), Server: f.b.String(),
 			Peers: []string{}, Flows: []string{fmt.Sprintf("f%d", f.idx+1)}}
-		if g := a.rtcpFlow(f); g != nil {
-			leg.Flows = append(leg.Flows, fmt.Sprintf("f%d", g.idx+1))
-			if g.idx < f.idx {
-				leg.Flows[0], leg.Flows[1] = leg.Flows[1], leg.Flows[0]
+		if gs := a.rtcpFlowsOf(f); len(gs) > 0 {
+			idx := []int{f.idx}
+			for _, g := range gs {
+				idx = append(idx, g.idx)
+			}
+			slices.Sort(idx)
+			leg.Flows = leg.Flows[:0]
+			for _, i := range idx {
+				leg.Flows = append(leg.Flows, fmt.Sprintf("f%d", i+1))
 			}
 		}
 		if rel, peer, ok := a.relay.peerLeg(f); ok {

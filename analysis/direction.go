@@ -185,9 +185,9 @@ func (a *analyzer) direction(id string, k dirKey, ss []*rtpflow.Stream, legOf ma
 }
 
 // addRTCPFlow adds to o, and to the series by inSeries, what side sd of leg flow f sent on
-// its RTCP flow, the ports above its RTP's (no rtcp-mux, rtcpFlow): the leg's RTCP too.
+// its RTCP flows (no rtcp-mux, rtcpFlowsOf): the leg's RTCP too.
 func (a *analyzer) addRTCPFlow(o *report.Overhead, f *flow, sd int, inSeries func(*side)) {
-	if g := a.rtcpFlow(f); g != nil {
+	for _, g := range a.rtcpFlowsOf(f) {
 		gs := &g.sides[rtcpSide(f, g, sd)]
 		o.RTCP += gs.rtcp
 		o.Other += gs.stun + gs.other

@@ -148,36 +148,40 @@ type flow struct {
 	peers map[rtpflow.Path]*side
 }
 
-// rtcpFlow returns the flow that carries the RTCP of f's RTP when it has one of its own (no
-// rtcp-mux, RFC 5761): linkRTCPFlows found it. nil otherwise: with rtcp-mux the RTCP is f's.
-func (a *analyzer) rtcpFlow(f *flow) *flow { return a.rtcpFlows[f] }
+// rtcpFlowsOf returns the flows that carry the RTCP of f's RTP when it has flows of its own
+// for it (no rtcp-mux, RFC 5761): linkRTCPFlows found them. None otherwise: with rtcp-mux
+// the RTCP is f's.
+func (a *analyzer) rtcpFlowsOf(f *flow) []*flow { return a.rtcpFlows[f] }
 
-// linkRTCPFlows finds, once the streams are known, the flow that carries the RTCP of each
-// UDP flow of RTP: a UDP flow between the same two addresses that carried RTCP and nothing
-// of a leg (no RTP, STUN or TURN), on the ports above (RFC 3550 11: RTP on an even port,
-// its RTCP on the next), else whose RTCP rtpflow gave to the flow's streams by their SSRCs
-// (Tracker.RTCPLegs): the ports that SDP's a=rtcp names (RFC 3605), or a NAT chose. Each
-// RTCP flow is one RTP flow's.
+// linkRTCPFlows finds, once the streams are known, the flows that carry the RTCP of each
+// UDP flow of RTP: UDP flows between the same two addresses that carried RTCP and nothing of
+// a leg (no RTP, STUN or TURN), whose RTCP rtpflow gave to the flow's streams by their
+// SSRCs (Tracker.RTCPLegs): on the ports above (RFC 3550 11: RTP on an even port, its RTCP
+// on the next), on those SDP's a=rtcp names (RFC 3605) or a NAT chose, or one each way
+// (GStreamer's rtpbin: sender reports from an ephemeral port). Then, for RTCP that named no
+// stream (receiver reports with no blocks), the flow on the ports above. Each RTCP flow is
+// one RTP flow's: by the SSRCs first, so that the ports above another call's RTP do not
+// take a call's RTCP (h134).
 func (a *analyzer) linkRTCPFlows(streams []*rtpflow.Stream) {
-	a.rtcpFlows = map[*flow]*flow{}
+	a.rtcpFlows = map[*flow][]*flow{}
 	taken := map[*flow]bool{}
 	link := func(f, g *flow) {
-		if g == nil || g == f || taken[g] || a.rtcpFlows[f] != nil || f.proto != transport.UDP || f.turn ||
+		if g == nil || g == f || taken[g] || f.proto != transport.UDP || f.turn ||
 			g.proto != transport.UDP || g.turn || !g.has(demux.ClassRTCP) || g.has(demux.ClassRTP) || g.has(demux.ClassSTUN) ||
 			!(g.a.Addr() == f.a.Addr() && g.b.Addr() == f.b.Addr() || g.a.Addr() == f.b.Addr() && g.b.Addr() == f.a.Addr()) {
 			return
 		}
-		a.rtcpFlows[f], taken[g] = g, true
-	}
-	for _, f := range a.flowList {
-		if f.a.Port() != 65535 && f.b.Port() != 65535 {
-			up := func(ap netip.AddrPort) netip.AddrPort { return netip.AddrPortFrom(ap.Addr(), ap.Port()+1) }
-			link(f, a.flows[keyOf(up(f.a), up(f.b), transport.UDP)])
-		}
+		a.rtcpFlows[f], taken[g] = append(a.rtcpFlows[f], g), true
 	}
 	for _, s := range streams {
 		for _, leg := range a.rtp().RTCPLegs(s) {
 			link(a.flowList[s.Path().Leg], a.flowList[leg])
+		}
+	}
+	for _, f := range a.flowList {
+		if f.a.Port() != 65535 && f.b.Port() != 65535 && len(a.rtcpFlows[f]) == 0 {
+			up := func(ap netip.AddrPort) netip.AddrPort { return netip.AddrPortFrom(ap.Addr(), ap.Port()+1) }
+			link(f, a.flows[keyOf(up(f.a), up(f.b), transport.UDP)])
 		}
 	}
 }

@@ -2,6 +2,7 @@ package analysis
 
 import (
 	"net/netip"
+	"slices"
 	"testing"
 	"time"
 
@@ -274,4 +275,44 @@ func reportsAbout(t *testing.T, media, reporter uint32, srVia, rrVia callgen.Str
 		pkts = append(pkts, srVia.RTCPAt(sent, sr), rrVia.RTCPAt(sent+rrAfter, rr))
 	}
 	return pkts
+}
+
+// TestRTCPOnAnotherCallsNextPorts: two calls between the same two hosts, the second's RTP on
+// ports 10 above the first's, and the first's RTCP on the ports above the second's RTP (a
+// NAT's choice, or a=rtcp). The RTCP names the first call's SSRCs: it is the first call's,
+// in its leg and its directions' wire bytes; the second call has none (h134: it was the
+// second's, the ports above its RTP).
+func TestRTCPOnAnotherCallsNextPorts(t *testing.T) {
+	ab, ba, pkts := rtcpCall()
+	shift := func(s callgen.Stream, by uint16) callgen.Stream {
+		s.Src = netip.AddrPortFrom(s.Src.Addr(), s.Src.Port()+by)
+		s.Dst = netip.AddrPortFrom(s.Dst.Addr(), s.Dst.Port()+by)
+		return s
+	}
+	ab2, ba2 := shift(ab, 10), shift(ba, 10)
+	ab2.SSRC, ba2.SSRC = 0x3333, 0x4444
+	pkts = append(pkts, ab2.Packets()...)
+	pkts = append(pkts, ba2.Packets()...)
+	pkts = append(pkts, reportsAbout(t, 0x1111, 0x2222, shift(ba, 11), shift(ab, 11), 185*time.Millisecond)...)
+	c := analyze(t, pcapOf(t, pkts), Options{})
+	if len(c.Legs) != 2 || !slices.Equal(c.Legs[0].Flows, []string{"f1", "f3"}) || !slices.Equal(c.Legs[1].Flows, []string{"f2"}) {
+		t.Fatalf("legs %+v, want the first call's with the RTCP flow (f1, f3), the second's alone (f2)", c.Legs)
+	}
+	var wire int64
+	for _, d := range c.Directions {
+		want := int64(0)
+		switch d.From {
+		case p2pChecks.A.String():
+			want = 4 * 70
+		case p2pChecks.B.String():
+			want = 4 * 74
+		}
+		if d.OverheadBytes.RTCP != want {
+			t.Errorf("%s -> %s: rtcp %d bytes, want %d", d.From, d.To, d.OverheadBytes.RTCP, want)
+		}
+		wire += d.WireBytes
+	}
+	if wire != c.WireBytes {
+		t.Errorf("directions' wire bytes %d, the capture's %d", wire, c.WireBytes)
+	}
 }

@@ -548,6 +548,7 @@ func TestRepeatedDatagram(t *testing.T) {
 		{"whole, in order", []int{0, 1, 0, 1}, 200, 100},
 		{"each twice, reversed", []int{1, 1, 0, 0}, 100, 0},
 		{"whole, reversed", []int{1, 0, 1, 0}, 200, 100},
+		{"whole, the second reversed", []int{0, 1, 1, 0}, 200, 100},
 		{"the first again", []int{0, 1, 0}, 100, 0},
 		{"the first again, reversed", []int{1, 0, 1}, 100, 0},
 		{"the last twice first", []int{1, 1, 0}, 100, 0},

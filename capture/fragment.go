@@ -136,15 +136,19 @@ func (f *reassembler) add(p *Packet, key fragKey, off int, more bool, data []byt
 	i, ok := f.index[key]
 	if ok && f.slots[i].done {
 		e := &f.slots[i]
-		if !e.holds(off, end) {
+		switch {
+		case !e.holds(off, end):
 			f.remove(i) // a new datagram that took the identification again
 			ok = false
-		} else if e.spans[0] == (span{int32(off), int32(end)}) {
-			// The same datagram sent again whole (the network duplicated it) begins again
-			// with the fragment that came first (spans are in order of arrival): a
-			// receiver, the first copy delivered, files it afresh and delivers a second (an
-			// RTP duplicate, or a capture duplicate on another interface). Or that one
-			// fragment was repeated: the echo is the first copy's until it completes.
+		case e.transport == 0 && e.spans[0] != (span{int32(off), int32(end)}):
+			f.repeat(p, e) // no echo without ports: a repeat, unless it begins the datagram again
+			return fragResult{}, false
+		default:
+			// The same datagram sent again whole (the network duplicated it, its fragments
+			// in any order): a receiver, the first copy delivered, files it afresh and
+			// delivers a second (an RTP duplicate, or a capture duplicate on another
+			// interface). Or that one fragment was repeated: the echo is the first copy's
+			// until it completes.
 			transport, sport, dport := e.transport, e.sport, e.dport
 			f.remove(i)
 			i, ok = f.alloc(key, p.Time), true
@@ -153,9 +157,6 @@ func (f *reassembler) add(p *Packet, key fragKey, off int, more bool, data []byt
 				e.echo, e.transport, e.sport, e.dport = true, transport, sport, dport
 				f.pending-- // not a datagram pending: see echo
 			}
-		} else {
-			f.repeat(p, e) // a repeat of a later fragment, each written twice in a row
-			return fragResult{}, false
 		}
 	}
 	if !ok {

@@ -331,6 +331,9 @@ func TestReassemblyRepeatsAttributed(t *testing.T) {
 		// an RTP duplicate for the analysis.
 		{"ABCDABCD", []timedFrame{A, B, C, D, A, B, C, D}, 2, 3},
 		{"ABCDACBD", []timedFrame{A, B, C, D, A, C, B, D}, 2, 3},
+		// Its second copy in another order (h134).
+		{"ABCDDCBA", []timedFrame{A, B, C, D, D, C, B, A}, 2, 3},
+		{"ABCDBDAC", []timedFrame{A, B, C, D, B, D, A, C}, 2, 3},
 		{"v6-121", []timedFrame{in6[1], in6[0], in6[2], in6[1]}, 1, 1},
 		{"v6-001", []timedFrame{in6[0], in6[0], in6[1], in6[2]}, 1, 1},
 	} {

@@ -221,7 +221,20 @@ func (t *Tracker) RTCP(p Path, m *transport.Message) {
 		}
 		return
 	}
-	if len(b) < wire.RTCPClearLen || b[0]>>6 != wire.RTPVersion || len(b)-rtcpLen(b) < srtcpMinTrailer {
+	if len(b) < wire.RTCPClearLen || b[0]>>6 != wire.RTPVersion {
+		r.invalid++
+		return
+	}
+	if rtcpLen(b) > len(b) && wire.IsRTCP(b) {
+		// Its first packet claims more than the datagram holds: no SRTCP, whose first
+		// packet is whole, but damaged RTCP, counted by its clear header (h134: a damaged
+		// first sender report was in no count).
+		r.packets++
+		r.damaged++
+		r.rawPacket(p, b)
+		return
+	}
+	if len(b)-rtcpLen(b) < srtcpMinTrailer {
 		r.invalid++
 		return
 	}

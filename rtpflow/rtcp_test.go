@@ -191,7 +191,9 @@ func TestRTCPPadded(t *testing.T) {
 // TestRTCPSnappedOrDamaged: RTCP cut by the snap length is counted and not read: what was
 // kept cannot tell it from SRTCP, whose first packet is as clear. RTCP that does not parse and
 // leaves fewer bytes after its first packet than SRTCP's index and shortest tag (14) is
-// damaged, not encrypted: not counted. Neither makes the stream's RTCP encrypted.
+// damaged, not encrypted: not counted; one whose first packet claims more than the datagram
+// holds (SRTCP's first packet is whole) is counted by that packet's clear header, as damaged
+// (RTCPDamaged). None makes the stream's RTCP encrypted.
 func TestRTCPSnappedOrDamaged(t *testing.T) {
 	long := cat(rrB2[:2], []byte{0x00, 0x20}, rrB2[4:]) // length 33 words, in 32 bytes
 	for _, tc := range []struct {
@@ -204,7 +206,7 @@ func TestRTCPSnappedOrDamaged(t *testing.T) {
 		{"RR cut inside a whole compound's length", rrB2[:28], true, 1, 1, 0},
 		{"RR and 8 bytes that are no packet", cat(rrB2, make([]byte, 8)), false, 0, 0, 1},
 		{"RR and 13 bytes that are no packet", cat(rrB2, make([]byte, 13)), false, 0, 0, 1},
-		{"first length beyond the datagram", long, false, 0, 0, 1},
+		{"first length beyond the datagram", long, false, 1, 0, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tr := NewTracker(Config{})
@@ -216,7 +218,8 @@ func TestRTCPSnappedOrDamaged(t *testing.T) {
 				t.Errorf("RTCP about 0xA1: %+v, want none", got)
 			}
 			c := tr.Counts()
-			if c.RTCPPackets != tc.packets || c.RTCPSnapped != tc.snap || c.RTCPInvalid != tc.invalid || c.RTCPEncrypted != 0 {
+			if c.RTCPPackets != tc.packets || c.RTCPSnapped != tc.snap || c.RTCPInvalid != tc.invalid || c.RTCPEncrypted != 0 ||
+				c.RTCPDamaged != tc.packets-tc.snap {
 				t.Errorf("counts %+v, want %d packets, %d snapped, %d invalid, none encrypted", c, tc.packets, tc.snap, tc.invalid)
 			}
 		})
