@@ -59,21 +59,23 @@ type seqStats struct {
 
 func newSeqStats() seqStats { return seqStats{un: Unwrapper{Bits: 16}} }
 
-// seqEvent is what one packet did to the sequence statistics.
+// seqEvent is what one packet did to the sequence statistics. (Its words first: it is
+// returned for every packet, and its bools share one word.)
 type seqEvent struct {
-	dup     bool  // its number was already received: it counts whole as a duplicate
-	lost    int64 // numbers it showed missing: a gap above the highest, or below the lowest
-	filled  bool  // it filled a gap: one loss that an earlier packet showed is taken back
-	ext     int64 // its extended number: the numbers it showed lost are just below it,
-	below   bool  // or, when it came below the lowest, just above
-	held    bool  // a very large jump, on probation: counted only if the next packet restarts
-	ahead   bool  // held, for a jump forward (MAX_DROPOUT or more)
-	restart bool  // it confirmed a restart: the held packet before it began a new segment
+	lost int64 // numbers it showed missing: a gap above the highest, or below the lowest
+	ext  int64 // its extended number: the numbers it showed lost are just below it, or,
+	// when it came below the lowest (below), just above
+	heldExt int64 // the extended number of the held packet before (heldDup, heldFilled)
 
+	dup     bool // its number was already received: it counts whole as a duplicate
+	filled  bool // it filled a gap: one loss that an earlier packet showed is taken back
+	below   bool
+	held    bool // a very large jump, on probation: counted only if the next packet restarts
+	ahead   bool // held, for a jump forward (MAX_DROPOUT or more)
+	restart bool // it confirmed a restart: the held packet before it began a new segment
 	// The held packet before this one, no restart after all, stepped back within the
 	// segment (late): it was a duplicate, or it filled a gap.
 	heldDup, heldFilled bool
-	heldExt             int64
 }
 
 // add accounts one packet's sequence number, in arrival order. outage says that a very
