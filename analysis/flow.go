@@ -46,7 +46,7 @@ type side struct {
 	// while they waited to be delivered (Wire.Retransmitted): no RTCP or STUN, as an RTP
 	// message's are no media (carriedMessage).
 	retransmitted int64
-	anchored      bool // its seconds are anchored at anchorAt, its first RTP message (anchorSeries)
+	anchored      bool // its seconds are anchored at anchorAt, its first media RTP message (anchorSeries)
 	// sentHere and arrived say that the capture marked some of its packets as sent by the
 	// capturing host, or as arrived there (capture.Packet.Outgoing): captureMarks.
 	sentHere, arrived bool
@@ -92,9 +92,9 @@ func (f *flow) carriedMessage(s *side, c *int64, m *transport.Message) {
 }
 
 // anchorSeries anchors the seconds of what side i carries besides RTP, and of the other
-// side's pure ACKs, at at: its first RTP message, which is, but for a probe or a leg that
-// started later, the first media packet of its call direction, whose series' grid
-// starts there (secmedian.Sums).
+// side's pure ACKs, at at: its first RTP message that is not a probe (padding only),
+// which is, but for a leg that started later, the first media packet of its call
+// direction, whose series' grid starts there (secmedian.Sums).
 func (f *flow) anchorSeries(i int, at int64) {
 	if !f.sides[i].anchored { // inlined: every RTP message asks
 		f.anchor(i, at)

@@ -80,10 +80,10 @@ type fragEntry struct {
 	// done: rebuilt and handed out; kept until it expires, so that a repeat of one of its
 	// fragments is known for one, not begun as a datagram that never completes.
 	done bool
-	// echo: begun by a repeat of the fragment that came first of a datagram already
-	// rebuilt, whose ports are known: the network may have sent the datagram again whole,
-	// or repeated that one fragment. Until it completes, each of its frames is an Echo
-	// repeat of the rebuilt one (Packet.Echo), and if it never does it is no datagram lost.
+	// echo: begun by a repeat of a fragment of a datagram already rebuilt, whose ports are
+	// known: the network may have sent the datagram again whole, or repeated that one
+	// fragment. Until it completes, each of its frames is an Echo repeat of the rebuilt
+	// one (Packet.Echo), and if it never does it is no datagram lost.
 	echo bool
 	// The datagram's transport (protoUDP or protoTCP; 0 until known) and ports, from its
 	// first fragment or its decoded transport header, for the repeats of its fragments.
@@ -104,9 +104,9 @@ type fragResult struct {
 // IPv4 too: what an endpoint would throw away is not analyzed. An exact repeat of a
 // fragment (same offset and length: the network or the capture wrote it twice) is not
 // filed again, as a receiver discards it, but its frame was on the wire, so the packet says
-// whose datagram it repeats (Packet.Repeat), before the datagram is rebuilt or after. A
-// repeat of the last fragment, which comes after, used to begin a datagram that never
-// completed, and no repeat's bytes were any flow's.
+// whose datagram it repeats (Packet.Repeat), before the datagram is rebuilt or after; or,
+// before the ports are known, its frame is the datagram's. After the rebuild a repeat may
+// begin a second copy (an echo, Packet.Echo). Every frame's bytes are some flow's.
 type reassembler struct {
 	index      map[fragKey]int32
 	slots      []fragEntry
@@ -233,9 +233,9 @@ func (f *reassembler) add(p *Packet, key fragKey, off int, more bool, data []byt
 	return res, true
 }
 
-// decoded takes the transport and ports of p, the datagram the previous add rebuilt and decoded, for
-// the repeats of its fragments that come after: an IPv6 datagram's first fragment may
-// begin with extension headers, where add sees no ports.
+// decoded takes the transport and ports of p, the datagram the previous add rebuilt and
+// decoded, for the repeats of its fragments that come after: an IPv6 datagram's first
+// fragment may begin with extension headers, where add sees no ports.
 func (f *reassembler) decoded(p *Packet) {
 	if e := &f.slots[f.lastDone]; (p.Kind == KindUDP || p.Kind == KindTCP) && e.transport == 0 {
 		e.transport, e.sport, e.dport = protoUDP, p.SrcPort, p.DstPort

@@ -78,8 +78,8 @@ type Packet struct {
 	// the datagram's, so that its bytes can be counted with the datagram's flow.
 	Repeat bool
 	// Echo is set on a Repeat that may be the start of a second copy of a datagram already
-	// rebuilt, the network having sent it again whole (it repeats the fragment that came
-	// first): the copy's bytes if it completes, a Repeat's if not. It is set too on that
+	// rebuilt, the network having sent it again whole (its fragments in any order): the
+	// copy's bytes if it completes, a Repeat's if not. It is set too on that
 	// copy, rebuilt: its WireLen and Fragments then cover its frames that came as Echo
 	// repeats, all but its last.
 	Echo bool

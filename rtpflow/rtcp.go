@@ -37,14 +37,11 @@ var typeKeys = [nTypes]string{"sr", "rr", "sdes", "bye", "app", "nack", "pli", "
 // srRing is how many recent sender reports of each source are remembered for RTT (RFC
 // 3550 6.4.1: the receiver's LSR is the middle 32 bits of the SR's NTP timestamp). A
 // receiver names the last it got, held DLSR before it reports (seconds at most), and a
-// source sends one every few seconds or, on a busy link, several a second; the same SR
+// source sends one every few seconds or, on a busy link, one or two a second; the same SR
 // seen on two legs (a TURN server's capture) takes two. Kept per source: a media server's
-// hundreds of sources send more SRs in a DLSR than one ring of all would hold (h132).
-const srRing = 32
-
-// maxSRSources bounds the sources whose sender reports are remembered: the streams the
-// tracker keeps (Config.MaxStreams), and as many again for SSRCs sending SRs and no media.
-const maxSRSources = 2
+// hundreds of sources send more SRs in a DLSR than one ring of all would hold (h132). At
+// most Config.MaxStreams sources are remembered (hostile input: 16 × 24 bytes each).
+const srRing = 16
 
 type srEntry struct {
 	leg int
@@ -357,7 +354,7 @@ func (r *rtcpTracker) senderReport(leg int, sr *rtcp.SenderReport, at int64) {
 		if r.srs == nil {
 			r.srs = make(map[uint32]*srHistory)
 		}
-		if len(r.srs) >= maxSRSources*r.max {
+		if len(r.srs) >= r.max {
 			return
 		}
 		h = &srHistory{}
