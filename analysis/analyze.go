@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/netip"
+	"slices"
 	"time"
 
 	"github.com/callpcap/callpcap/capture"
@@ -364,7 +365,7 @@ func (a *analyzer) packet(p *capture.Packet, dg digests, next int64, hasNext boo
 		case p.Echo:
 			a.echo(p)
 		case p.Repeat:
-			a.repeatedFragment(echoFrame{p.SrcAddrPort(), p.DstAddrPort(), transportOf(p), p.Time, int64(p.FrameLen)})
+			a.repeatedFragment(echoFrame{p.SrcAddrPort(), p.DstAddrPort(), transportOf(p), p.Time, int64(p.FrameLen), 0})
 		}
 		return
 	}
@@ -457,11 +458,12 @@ func (a *analyzer) repeatedFragment(r echoFrame) {
 }
 
 // echoFrame is a repeated fragment: a frame of n bytes from src to dst at t, of a datagram
-// of transport proto.
+// of transport proto; of the second copy id when it is an Echo.
 type echoFrame struct {
 	src, dst netip.AddrPort
 	proto    transport.Proto
 	t, n     int64
+	id       uint32
 }
 
 // transportOf returns the transport of p, a repeated fragment or a datagram rebuilt: UDP
@@ -483,20 +485,14 @@ func (a *analyzer) echo(p *capture.Packet) {
 		a.repeatedFragment(a.echoes[0])
 		a.echoes = append(a.echoes[:0], a.echoes[1:]...)
 	}
-	a.echoes = append(a.echoes, echoFrame{p.SrcAddrPort(), p.DstAddrPort(), transportOf(p), p.Time, int64(p.FrameLen)})
+	a.echoes = append(a.echoes, echoFrame{p.SrcAddrPort(), p.DstAddrPort(), transportOf(p), p.Time, int64(p.FrameLen), p.EchoID})
 }
 
 // echoed takes out of the echoes those of p, a second copy of a datagram rebuilt, whose
-// WireLen counts them: its frames but the last, the latest echoes of its ports.
+// WireLen counts them: its frames but the last, its EchoID's. (By its ports and their
+// bytes, another datagram's repeat went with them: h135.)
 func (a *analyzer) echoed(p *capture.Packet) {
-	src, dst, proto := p.SrcAddrPort(), p.DstAddrPort(), transportOf(p)
-	left := int64(p.WireLen - p.FrameLen)
-	for i := len(a.echoes) - 1; i >= 0 && left > 0; i-- {
-		if e := a.echoes[i]; e.src == src && e.dst == dst && e.proto == proto {
-			left -= e.n
-			a.echoes = append(a.echoes[:i], a.echoes[i+1:]...)
-		}
-	}
+	a.echoes = slices.DeleteFunc(a.echoes, func(e echoFrame) bool { return e.id == p.EchoID })
 }
 
 // flow finds or starts the flow of a packet; nil beyond the cap. The cache is asked before

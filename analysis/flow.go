@@ -158,10 +158,10 @@ func (a *analyzer) rtcpFlowsOf(f *flow) []*flow { return a.rtcpFlows[f] }
 // a leg (no RTP, STUN or TURN), whose RTCP rtpflow gave to the flow's streams by their
 // SSRCs (Tracker.RTCPLegs): on the ports above (RFC 3550 11: RTP on an even port, its RTCP
 // on the next), on those SDP's a=rtcp names (RFC 3605) or a NAT chose, or one each way
-// (GStreamer's rtpbin: sender reports from an ephemeral port). Then, for RTCP that named no
-// stream (receiver reports with no blocks), the flow on the ports above. Each RTCP flow is
-// one RTP flow's: by the SSRCs first, so that the ports above another call's RTP do not
-// take a call's RTCP (h134).
+// (GStreamer's rtpbin: sender reports from an ephemeral port). Then the flow on the ports
+// above, whose RTCP named no stream (receiver reports with no blocks), if no RTP flow took
+// it by its SSRCs. Each RTCP flow is one RTP flow's: by the SSRCs first, so that the ports
+// above another call's RTP do not take a call's RTCP (h134).
 func (a *analyzer) linkRTCPFlows(streams []*rtpflow.Stream) {
 	a.rtcpFlows = map[*flow][]*flow{}
 	taken := map[*flow]bool{}
@@ -179,7 +179,7 @@ func (a *analyzer) linkRTCPFlows(streams []*rtpflow.Stream) {
 		}
 	}
 	for _, f := range a.flowList {
-		if f.a.Port() != 65535 && f.b.Port() != 65535 && len(a.rtcpFlows[f]) == 0 {
+		if f.a.Port() != 65535 && f.b.Port() != 65535 {
 			up := func(ap netip.AddrPort) netip.AddrPort { return netip.AddrPortFrom(ap.Addr(), ap.Port()+1) }
 			link(f, a.flows[keyOf(up(f.a), up(f.b), transport.UDP)])
 		}

@@ -2,6 +2,8 @@ package analysis
 
 import (
 	"bytes"
+	"encoding/binary"
+	"github.com/pion/rtcp"
 	"net/netip"
 
 	"github.com/callpcap/callpcap/demux"
@@ -40,6 +42,9 @@ func (a *analyzer) message(f *flow, m *transport.Message, udp bool) {
 		// RFC 5766's channels 0x5000-0x7FFF share their first byte with QUIC: the TURN
 		// state says which (demux.Tracker.Refine).
 		cls = a.turn.Refine(m, cls, !udp && f.conn != nil && f.conn.Framing() == tcpframe.FramingTURN)
+	}
+	if cls == demux.ClassOther && f.has(demux.ClassRTCP) && damagedRTCP(m.Payload) {
+		cls = demux.ClassRTCP // counted by its header, said damaged (rtpflow)
 	}
 	if udp && len(a.opts.DecodeAs) > 0 && len(m.Payload) > 0 {
 		if forced, ok := a.opts.forcedClass(m.Src.Port(), m.Dst.Port(), m.Payload[0]); ok {
@@ -103,6 +108,16 @@ func (a *analyzer) message(f *flow, m *transport.Message, udp bool) {
 	default:
 		f.carriedMessage(s, &s.other, m)
 	}
+}
+
+// damagedRTCP says whether b, which the demux took for no RTCP, is an RTCP report whose
+// length runs past its datagram (h135): a sender or receiver report, SDES, BYE or APP
+// header, types no RTP has (payload types 72-76 with the marker; RFC 5761, 4). Asked only
+// on a flow that carried RTCP: elsewhere such bytes are more likely something else's.
+func damagedRTCP(b []byte) bool {
+	return len(b) >= wire.RTCPClearLen && b[0]>>6 == wire.RTPVersion &&
+		b[1] >= byte(rtcp.TypeSenderReport) && b[1] <= byte(rtcp.TypeApplicationDefined) &&
+		(int(binary.BigEndian.Uint16(b[2:]))+1)*4 > len(b)
 }
 
 // rtpPacket hands an RTP message of flow f to the RTP analysis; false when the demux could

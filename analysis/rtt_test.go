@@ -1,8 +1,10 @@
 package analysis
 
 import (
+	"encoding/binary"
 	"net/netip"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -10,6 +12,7 @@ import (
 	"github.com/pion/rtcp"
 
 	"github.com/callpcap/callpcap/internal/testgen/callgen"
+	"github.com/callpcap/callpcap/internal/testgen/pcapgen"
 	"github.com/callpcap/callpcap/report"
 )
 
@@ -314,5 +317,65 @@ func TestRTCPOnAnotherCallsNextPorts(t *testing.T) {
 	}
 	if wire != c.WireBytes {
 		t.Errorf("directions' wire bytes %d, the capture's %d", wire, c.WireBytes)
+	}
+}
+
+// TestRTCPDamagedFirstPacket: TestRTTSeriesRTCP's reports on the RTP's own ports, the second
+// sender report's length running 10 words past its datagram. It is counted, by its header,
+// and said damaged; before, the demux took it for no RTCP (h135: sr 3 where 4, no word).
+func TestRTCPDamagedFirstPacket(t *testing.T) {
+	ab, ba, pkts := rtcpCall()
+	rtcp := reportsAbout(t, 0x1111, 0x2222, ba, ab, 185*time.Millisecond)
+	sr := rtcp[2].Frame[42:] // Ethernet, IPv4 and UDP headers before it
+	binary.BigEndian.PutUint16(sr[2:], binary.BigEndian.Uint16(sr[2:])+10)
+	c := analyze(t, pcapOf(t, append(pkts, rtcp...)), Options{})
+	var st *report.Stream
+	for i := range c.Streams {
+		if c.Streams[i].SSRC == "0x00001111" {
+			st = &c.Streams[i]
+		}
+	}
+	if st == nil || st.RTCP == nil || st.RTCP.Types["sr"] != 4 {
+		t.Fatalf("stream 0x1111: %+v, want its 4 sender reports counted", st)
+	}
+	if !slices.ContainsFunc(c.Warnings, func(w string) bool { return strings.Contains(w, "plain RTCP damaged") }) {
+		t.Errorf("warnings %q: none says the report was damaged", c.Warnings)
+	}
+}
+
+// TestRTCPFlowsBothWays: TestRTTSeriesRTCP's call whose sender reports leave A from an
+// ephemeral port for B's port above its RTP, while B sends receiver reports that name no
+// stream (no blocks, an SSRC that sends none) from the port above its RTP to A's: both
+// flows are the leg's, their bytes its directions'. Before, once a flow was linked by its
+// SSRCs the one on the ports above was not (h135).
+func TestRTCPFlowsBothWays(t *testing.T) {
+	_, _, pkts := rtcpCall()
+	a, b := p2pChecks.A, p2pChecks.B
+	up := func(ap netip.AddrPort, p uint16) netip.AddrPort { return netip.AddrPortFrom(ap.Addr(), p) }
+	sr, err := (&rtcp.SenderReport{SSRC: 0x1111, NTPTime: 1 << 32}).Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rr, err := (&rtcp.ReceiverReport{SSRC: 0x9999}).Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	srFrame := pcapgen.EtherUDP(up(a, 40111), up(b, b.Port()+1), sr)
+	rrFrame := pcapgen.EtherUDP(up(b, b.Port()+1), up(a, a.Port()+1), rr)
+	for i := range 4 {
+		at := callgen.Epoch + int64(1200*time.Millisecond) + int64(i)*int64(time.Second)
+		pkts = append(pkts, callgen.Packet{T: at, Frame: srFrame}, callgen.Packet{T: at + 1e6, Frame: rrFrame})
+	}
+	c := analyze(t, pcapOf(t, pkts), Options{})
+	if len(c.Legs) != 1 || len(c.Legs[0].Flows) != 3 {
+		t.Fatalf("legs %+v, want one of three flows", c.Legs)
+	}
+	var rtcpBytes, wire int64
+	for _, d := range c.Directions {
+		rtcpBytes += d.OverheadBytes.RTCP
+		wire += d.WireBytes
+	}
+	if want := int64(4 * (len(srFrame) + len(rrFrame))); rtcpBytes != want || wire != c.WireBytes {
+		t.Errorf("directions' rtcp %d bytes, wire %d; want %d and the capture's %d", rtcpBytes, wire, want, c.WireBytes)
 	}
 }

@@ -726,3 +726,33 @@ func TestWireSeriesAfterProbes(t *testing.T) {
 		}
 	}
 }
+
+// TestRepeatsOfTwoDatagrams: after the call of TestRepeatedDatagram, datagram 10's first
+// fragment again, then 11's second, then 10's second: 10 came twice (an RTP duplicate),
+// 11's fragment is a repeat that never completes, and its frame is the flow's. Before, the
+// second copy of 10 took 11's waiting repeat with it, by their ports (h135: 26 of 27).
+func TestRepeatsOfTwoDatagrams(t *testing.T) {
+	var keep [][]byte
+	n := 0
+	data := fragmentedPcap(capture.LinkEthernet, func(w *pcapgen.Writer, frags [][]byte, at int64) {
+		for _, f := range frags {
+			w.Write(at, 0, pcapgen.Ether(f, pcapgen.EtherTypeIPv4), 0)
+		}
+		if n == 10 || n == 11 {
+			keep = append(keep, frags...)
+		}
+		if n++; n == 100 {
+			for _, f := range [][]byte{keep[0], keep[3], keep[1]} {
+				at += 1e6
+				w.Write(at, 0, pcapgen.Ether(f, pcapgen.EtherTypeIPv4), 0)
+			}
+		}
+	})
+	c := analyze(t, data, Options{})
+	st := onlyStream(t, c)
+	if st.Packets != 101 || st.Duplicates != 1 || len(c.Flows) != 1 || c.Flows[0].Packets != 203 ||
+		c.Flows[0].WireBytes != c.WireBytes || len(c.Warnings) != 0 {
+		t.Errorf("stream packets %d duplicates %d, flows %+v, warnings %q; want 101, 1, one flow of 203 frames and %d bytes, none",
+			st.Packets, st.Duplicates, c.Flows, c.Warnings, c.WireBytes)
+	}
+}

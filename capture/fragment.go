@@ -84,7 +84,8 @@ type fragEntry struct {
 	// known: the network may have sent the datagram again whole, or repeated that one
 	// fragment. Until it completes, each of its frames is an Echo repeat of the rebuilt
 	// one (Packet.Echo), and if it never does it is no datagram lost.
-	echo bool
+	echo   bool
+	echoID uint32 // Packet.EchoID
 	// The datagram's transport (protoUDP or protoTCP; 0 until known) and ports, from its
 	// first fragment or its decoded transport header, for the repeats of its fragments.
 	transport    uint8
@@ -117,6 +118,7 @@ type reassembler struct {
 	bufs       [][]byte
 	last       []byte // the buffer of the datagram returned by the previous Next
 	lastDone   int32  // the entry of that datagram, for decoded
+	echoes     uint32 // echoes begun, for their EchoID
 	stats      Stats
 }
 
@@ -154,13 +156,16 @@ func (f *reassembler) add(p *Packet, key fragKey, off int, more bool, data []byt
 			i, ok = f.alloc(key, p.Time), true
 			if transport != 0 {
 				e = &f.slots[i]
-				e.echo, e.transport, e.sport, e.dport = true, transport, sport, dport
+				f.echoes++
+				e.echo, e.echoID, e.transport, e.sport, e.dport = true, f.echoes, transport, sport, dport
 				f.pending-- // not a datagram pending: see echo
 			}
 		}
 	}
 	if !ok {
-		i = f.alloc(key, p.Time)
+		if i = f.alloc(key, p.Time); i < 0 {
+			return fragResult{}, false
+		}
 	}
 	e := &f.slots[i]
 	if e.dead {
@@ -210,7 +215,7 @@ func (f *reassembler) add(p *Packet, key fragKey, off int, more bool, data []byt
 	if e.total < 0 || e.have != e.total {
 		if e.echo {
 			f.repeat(p, e)
-			p.Echo = true
+			p.Echo, p.EchoID = true, e.echoID
 		}
 		e.wire += p.FrameLen
 		e.frames++
@@ -219,7 +224,7 @@ func (f *reassembler) add(p *Packet, key fragKey, off int, more bool, data []byt
 	e.wire += p.FrameLen
 	e.frames++
 	res := fragResult{data: e.buf[:min(e.valid, e.total)], total: e.total, proto: e.proto}
-	p.Reassembled, p.Fragment, p.WireLen, p.Echo = true, false, e.wire, e.echo
+	p.Reassembled, p.Fragment, p.WireLen, p.Echo, p.EchoID = true, false, e.wire, e.echo, e.echoID
 	p.Fragments = uint16(e.frames) // at most maxSpans
 	// The payload points into the buffer until the next Next: keep it out of the free list.
 	f.last, e.buf = e.buf, nil
@@ -276,16 +281,27 @@ func (e *fragEntry) over() bool { return e.dead || e.done }
 // echo, whose frames were each a repeat of a datagram rebuilt.
 func (e *fragEntry) counts() bool { return !e.over() && !e.echo }
 
-// alloc creates the entry for key, evicting the oldest when the table is full.
+// alloc creates the entry for key, evicting the oldest that is no longer pending when the
+// table is full; -1 when every entry is pending.
 func (f *reassembler) alloc(key fragKey, now int64) int32 {
 	if f.index == nil {
 		f.index = make(map[fragKey]int32)
 	}
 	if len(f.index) >= maxPending {
-		if f.slots[f.head].counts() {
-			f.stats.Dropped++
+		// Full: the oldest entry no longer pending (rebuilt, discarded, an echo) makes room.
+		// With every one a datagram being rebuilt, this one is not tracked (DESIGN: beyond
+		// a cap new ones are counted, not tracked): evicting the oldest, as before, each
+		// fragment of 1,080 datagrams in flight evicted the one the next would complete,
+		// and none was (h135).
+		j := f.head
+		for f.pending < maxPending && j >= 0 && f.slots[j].counts() {
+			j = f.slots[j].next
 		}
-		f.remove(f.head)
+		if f.pending >= maxPending || j < 0 {
+			f.stats.Dropped++
+			return -1
+		}
+		f.remove(j)
 	}
 	var i int32
 	if n := len(f.freeSlots); n > 0 {

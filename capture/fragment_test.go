@@ -377,3 +377,24 @@ func TestReassemblyRepeatsAttributed(t *testing.T) {
 		})
 	}
 }
+
+// TestReassemblyInFlightBeyondTheCap: 1,080 datagrams of two fragments each, every first
+// fragment before any second (h135). The first 1,024 are rebuilt; the 56 beyond the cap
+// are not tracked, and their second fragments, come when entries were free again, are left
+// pending. Before, each new fragment evicted the oldest datagram, the one the next would
+// complete: none was rebuilt.
+func TestReassemblyInFlightBeyondTheCap(t *testing.T) {
+	src, dst := a4.Addr(), b4.Addr()
+	var firsts, seconds []timedFrame
+	for i := range 1080 {
+		udp := pcapgen.UDP(a4, b4, make([]byte, 100))
+		fs := pcapgen.IPv4Fragments(src, dst, pcapgen.ProtoUDP, uint16(i), udp, 64)
+		firsts = append(firsts, timedFrame{t0 + int64(i)*1e3, pcapgen.Ether(fs[0], pcapgen.EtherTypeIPv4)})
+		seconds = append(seconds, timedFrame{t0 + 1e9 + int64(i)*1e3, pcapgen.Ether(fs[1], pcapgen.EtherTypeIPv4)})
+	}
+	r, _, err := readAllBytes(t, fragFile(t, 0, append(firsts, seconds...)))
+	must(t, err)
+	if s := r.Stats(); s.Reassembled != 1024 || s.Dropped != 56 || s.Pending != 56 {
+		t.Errorf("stats %+v, want 1024 rebuilt, 56 dropped, 56 pending", s)
+	}
+}

@@ -62,6 +62,9 @@ type Packet struct {
 	// Fragments is how many frames a reassembled datagram was rebuilt from (repeats of a
 	// fragment are not: see Repeat); 0 for a datagram that came whole.
 	Fragments uint16
+	// EchoID names the possible second copy an Echo packet belongs to: its Echo repeats
+	// and, rebuilt, the copy share it.
+	EchoID uint32
 
 	// Set for IP packets (KindIPOther, KindUDP, KindTCP).
 	Src, Dst netip.Addr

@@ -208,13 +208,17 @@ func (t *Tracker) RTCP(p Path, m *transport.Message) {
 		// damage are read; the rest is counted damaged.
 		r.packets++
 		r.damaged++
-		for off := 0; len(b)-off >= wire.RTCPHeaderLen && b[off]>>6 == wire.RTPVersion && wire.IsRTCP(b[off:]); {
+		off := 0
+		for len(b)-off >= wire.RTCPHeaderLen && b[off]>>6 == wire.RTPVersion && wire.IsRTCP(b[off:]) {
 			n := rtcpLen(b[off:])
 			if n > len(b)-off || b[off]&rtcpPadBit != 0 {
 				break
 			}
 			t.plainPacket(p, b[off:off+n], m.Delivered)
 			off += n
+		}
+		if off == 0 {
+			r.rawPacket(p, b) // the damage in its first packet: counted by its header
 		}
 		return
 	}
