@@ -337,9 +337,13 @@ type spans []span
 
 const maxSpans = 8
 
+// holds says whether t falls in a span: after its deletion (a packet at the same instant,
+// as the client's last one in the TCP segment that carries its Refresh, came before it:
+// h128 found it counted nowhere where it was lost after the relay), before it was given
+// again.
 func (ss spans) holds(t int64) bool {
 	for _, s := range ss {
-		if t >= s.from && t < s.until {
+		if t > s.from && t < s.until {
 			return true
 		}
 	}

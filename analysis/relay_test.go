@@ -766,6 +766,9 @@ func TestRelayedAddressGivenAgain(t *testing.T) {
 // own packets that the relay did not send on (relayCall's 7, 57, ..., 457, at 0.34, 1.34,
 // ..., 9.34 s), sent after she deleted her allocation: 3 of 10 count when it is deleted
 // for good, 9 when it is given again at 4 s, 4 when deleted again (before, 10 each time).
+// Deleted at 3.34 s, the instant of alice's packet 307 and bob's 117, which came before it
+// (in a TCP segment, the packet ahead of the Refresh): they count, lost after the relay
+// (h128: they counted nowhere).
 func TestRelayAfterDeletion(t *testing.T) {
 	ms := func(n int) int64 { return callgen.Epoch + int64(n)*int64(time.Millisecond) }
 	tid := func(b byte) (id [stun.TransactionIDSize]byte) { id[0] = b; return id }
@@ -775,19 +778,21 @@ func TestRelayAfterDeletion(t *testing.T) {
 	lifetime0 := raw(stun.AttrLifetime, 0, 0, 0, 0)
 	for _, tt := range []struct {
 		name                 string
+		at                   int // ms: the Refresh
 		answer               []byte
 		again, twice         bool
 		count                int
 		matched, lost, alice int64
 	}{
-		{"deleted", refresh(stun.ClassSuccessResponse, lifetime0), false, false, 150, 101, 0, 3},
-		{"refused", refresh(stun.ClassErrorResponse, raw(stun.AttrErrorCode, 0, 0, 4, 37)), false, false, 150, 101, 49, 10},
-		{"given again", refresh(stun.ClassSuccessResponse, lifetime0), true, false, 250, 198, 2, 9},
-		{"deleted again", refresh(stun.ClassSuccessResponse, lifetime0), true, true, 250, 151, 0, 4},
+		{"deleted", 3010, refresh(stun.ClassSuccessResponse, lifetime0), false, false, 150, 101, 0, 3},
+		{"refused", 3010, refresh(stun.ClassErrorResponse, raw(stun.AttrErrorCode, 0, 0, 4, 37)), false, false, 150, 101, 49, 10},
+		{"given again", 3010, refresh(stun.ClassSuccessResponse, lifetime0), true, false, 250, 198, 2, 9},
+		{"deleted again", 3010, refresh(stun.ClassSuccessResponse, lifetime0), true, true, 250, 151, 0, 4},
+		{"deleted as packets went", 3340, refresh(stun.ClassSuccessResponse, lifetime0), false, false, 150, 101, 17, 4},
 	} {
 		pkts := append(relayCall(t),
-			callgen.Packet{T: ms(3010), Frame: stunFrame(t, alice, turnServer, tid(31), stun.NewType(stun.MethodRefresh, stun.ClassRequest), lifetime0)},
-			callgen.Packet{T: ms(3011), Frame: tt.answer})
+			callgen.Packet{T: ms(tt.at), Frame: stunFrame(t, alice, turnServer, tid(31), stun.NewType(stun.MethodRefresh, stun.ClassRequest), lifetime0)},
+			callgen.Packet{T: ms(tt.at + 1), Frame: tt.answer})
 		if tt.again {
 			pkts = append(pkts, allocateAndBind(t, alice, 0x4000, 4000, 1, 32)...)
 		}
