@@ -2,7 +2,6 @@ package analysis
 
 import (
 	"bytes"
-	"encoding/binary"
 	"github.com/pion/rtcp"
 	"net/netip"
 
@@ -117,7 +116,7 @@ func (a *analyzer) message(f *flow, m *transport.Message, udp bool) {
 func damagedRTCP(b []byte) bool {
 	return len(b) >= wire.RTCPClearLen && b[0]>>6 == wire.RTPVersion &&
 		b[1] >= byte(rtcp.TypeSenderReport) && b[1] <= byte(rtcp.TypeApplicationDefined) &&
-		(int(binary.BigEndian.Uint16(b[2:]))+1)*4 > len(b)
+		wire.RTCPLen(b) > len(b)
 }
 
 // rtpPacket hands an RTP message of flow f to the RTP analysis; false when the demux could

@@ -273,7 +273,7 @@ func validRTCP(b []byte, truncated bool) Class {
 	if len(b) < wire.RTCPClearLen || b[0]>>6 != wire.RTPVersion {
 		return ClassOther
 	}
-	if 4*(int(binary.BigEndian.Uint16(b[2:4]))+1) <= len(b) || truncated {
+	if wire.RTCPLen(b) <= len(b) || truncated {
 		return ClassRTCP
 	}
 	return ClassOther

@@ -196,7 +196,7 @@ func (t *Tracker) RTCP(p Path, m *transport.Message) {
 		r.packets++
 		r.plainOn(p.Leg)
 		for off := 0; off < len(b); {
-			n := rtcpLen(b[off:])
+			n := wire.RTCPLen(b[off:])
 			t.plainPacket(p, b[off:off+n], m.Delivered)
 			off += n
 		}
@@ -210,7 +210,7 @@ func (t *Tracker) RTCP(p Path, m *transport.Message) {
 		r.damaged++
 		off := 0
 		for len(b)-off >= wire.RTCPHeaderLen && b[off]>>6 == wire.RTPVersion && wire.IsRTCP(b[off:]) {
-			n := rtcpLen(b[off:])
+			n := wire.RTCPLen(b[off:])
 			if n > len(b)-off || b[off]&rtcpPadBit != 0 {
 				break
 			}
@@ -226,7 +226,7 @@ func (t *Tracker) RTCP(p Path, m *transport.Message) {
 		r.invalid++
 		return
 	}
-	if rtcpLen(b) > len(b) && wire.IsRTCP(b) {
+	if wire.RTCPLen(b) > len(b) && wire.IsRTCP(b) {
 		// Its first packet claims more than the datagram holds: no SRTCP, whose first
 		// packet is whole, but damaged RTCP, counted by its clear header (h134: a damaged
 		// first sender report was in no count).
@@ -235,13 +235,13 @@ func (t *Tracker) RTCP(p Path, m *transport.Message) {
 		r.rawPacket(p, b)
 		return
 	}
-	if len(b)-rtcpLen(b) < srtcpMinTrailer {
+	if len(b)-wire.RTCPLen(b) < srtcpMinTrailer {
 		r.invalid++
 		return
 	}
 	r.packets++
 	r.encrypted++
-	r.noteTrailer(p.Leg, len(b)-rtcpLen(b))
+	r.noteTrailer(p.Leg, len(b)-wire.RTCPLen(b))
 	if k := clearType(b[1], b[0]&0x1f); k == tNACK || k == tPLI || k == tFIR {
 		media := Path{Leg: p.Leg, Src: p.Dst, Dst: p.Src}
 		r.encryptedFeedback(media, k)

@@ -14,10 +14,6 @@ import (
 // rtcpPadBit is the P bit of the RTCP common header (RFC 3550 6.4.1).
 const rtcpPadBit = 0x20
 
-// rtcpLen is the length in bytes of the RTCP packet whose header starts b: its length
-// field counts 32-bit words less one.
-func rtcpLen(b []byte) int { return (int(binary.BigEndian.Uint16(b[2:])) + 1) * 4 }
-
 // compound says whether b's headers walk exactly to its end, as plain RTCP's do (RFC 3550
 // 6.1): each version 2, of an RTCP type, its length in 32-bit words − 1 within b, and only
 // the last with the P bit, whose count (b's last octet) leaves the header whole. SRTCP
@@ -29,7 +25,7 @@ func compound(b []byte) bool {
 		if len(b)-off < wire.RTCPHeaderLen || b[off]>>6 != wire.RTPVersion || !wire.IsRTCP(b[off:]) {
 			return false
 		}
-		n := rtcpLen(b[off:])
+		n := wire.RTCPLen(b[off:])
 		if n > len(b)-off {
 			return false
 		}
