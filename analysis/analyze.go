@@ -96,7 +96,7 @@ type analyzer struct {
 	// echoes are the frames of Echo repeats (capture.Packet.Echo) not counted yet: a second
 	// copy of their datagram counts them when it completes (echoed), the others count as
 	// repeats when the capture ends (run).
-	echoes                 []echoFrame
+	echoes                 []repeatFrame
 	truncated, interrupted bool
 	warnings               []string
 	moreWarnings           int64 // warnings beyond maxWarnings
@@ -365,7 +365,7 @@ func (a *analyzer) packet(p *capture.Packet, dg digests, next int64, hasNext boo
 		case p.Echo:
 			a.echo(p)
 		case p.Repeat:
-			a.repeatedFragment(echoFrame{p.SrcAddrPort(), p.DstAddrPort(), transportOf(p), p.Time, int64(p.FrameLen), 0})
+			a.repeatedFragment(repeatFrame{p.SrcAddrPort(), p.DstAddrPort(), transportOf(p), p.Time, int64(p.FrameLen), 0})
 		}
 		return
 	}
@@ -444,7 +444,7 @@ func (a *analyzer) packet(p *capture.Packet, dg digests, next int64, hasNext boo
 // repeatedFragment counts r, a repeated fragment of a datagram (the network or the capture
 // wrote it twice, and a receiver discards it), with the datagram's flow: its frame carried
 // that flow. Its bytes are no message: its side's other.
-func (a *analyzer) repeatedFragment(r echoFrame) {
+func (a *analyzer) repeatedFragment(r repeatFrame) {
 	f := a.flow(r.src, r.dst, r.proto, r.t)
 	if f == nil {
 		return
@@ -457,9 +457,9 @@ func (a *analyzer) repeatedFragment(r echoFrame) {
 	f.carried(s, &s.other, r.t, r.n)
 }
 
-// echoFrame is a repeated fragment: a frame of n bytes from src to dst at t, of a datagram
+// repeatFrame is a repeated fragment: a frame of n bytes from src to dst at t, of a datagram
 // of transport proto; of the second copy id when it is an Echo.
-type echoFrame struct {
+type repeatFrame struct {
 	src, dst netip.AddrPort
 	proto    transport.Proto
 	t, n     int64
@@ -485,14 +485,14 @@ func (a *analyzer) echo(p *capture.Packet) {
 		a.repeatedFragment(a.echoes[0])
 		a.echoes = append(a.echoes[:0], a.echoes[1:]...)
 	}
-	a.echoes = append(a.echoes, echoFrame{p.SrcAddrPort(), p.DstAddrPort(), transportOf(p), p.Time, int64(p.FrameLen), p.EchoID})
+	a.echoes = append(a.echoes, repeatFrame{p.SrcAddrPort(), p.DstAddrPort(), transportOf(p), p.Time, int64(p.FrameLen), p.EchoID})
 }
 
 // echoed takes out of the echoes those of p, a second copy of a datagram rebuilt, whose
 // WireLen counts them: its frames but the last, its EchoID's. (By its ports and their
 // bytes, another datagram's repeat went with them: h135.)
 func (a *analyzer) echoed(p *capture.Packet) {
-	a.echoes = slices.DeleteFunc(a.echoes, func(e echoFrame) bool { return e.id == p.EchoID })
+	a.echoes = slices.DeleteFunc(a.echoes, func(e repeatFrame) bool { return e.id == p.EchoID })
 }
 
 // flow finds or starts the flow of a packet; nil beyond the cap. The cache is asked before

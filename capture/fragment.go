@@ -243,10 +243,7 @@ func (f *reassembler) add(p *Packet, key fragKey, off int, more bool, data []byt
 // fragment may begin with extension headers, where add sees no ports.
 func (f *reassembler) decoded(p *Packet) {
 	if e := &f.slots[f.lastDone]; (p.Kind == KindUDP || p.Kind == KindTCP) && e.transport == 0 {
-		e.transport, e.sport, e.dport = protoUDP, p.SrcPort, p.DstPort
-		if p.Kind == KindTCP {
-			e.transport = protoTCP
-		}
+		e.transport, e.sport, e.dport = p.IPProto, p.SrcPort, p.DstPort // protoUDP or protoTCP
 	}
 }
 

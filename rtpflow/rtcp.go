@@ -195,11 +195,7 @@ func (t *Tracker) RTCP(p Path, m *transport.Message) {
 	if compound(b) {
 		r.packets++
 		r.plainOn(p.Leg)
-		for off := 0; off < len(b); {
-			n := wire.RTCPLen(b[off:])
-			t.plainPacket(p, b[off:off+n], m.Delivered)
-			off += n
-		}
+		t.plainPackets(p, b, m.Delivered)
 		return
 	}
 	if r.plainLegs[p.Leg] && len(b) >= wire.RTCPHeaderLen && b[0]>>6 == wire.RTPVersion {
@@ -208,16 +204,9 @@ func (t *Tracker) RTCP(p Path, m *transport.Message) {
 		// damage are read; the rest is counted damaged.
 		r.packets++
 		r.damaged++
-		off := 0
-		for len(b)-off >= wire.RTCPHeaderLen && b[off]>>6 == wire.RTPVersion && wire.IsRTCP(b[off:]) {
-			n := wire.RTCPLen(b[off:])
-			if n > len(b)-off || b[off]&rtcpPadBit != 0 {
-				break
-			}
-			t.plainPacket(p, b[off:off+n], m.Delivered)
-			off += n
-		}
-		if off == 0 {
+		n := wholeLen(b)
+		t.plainPackets(p, b[:n], m.Delivered)
+		if n == 0 {
 			r.rawPacket(p, b) // the damage in its first packet: counted by its header
 		}
 		return

@@ -15,28 +15,43 @@ import (
 const rtcpPadBit = 0x20
 
 // compound says whether b's headers walk exactly to its end, as plain RTCP's do (RFC 3550
-// 6.1): each version 2, of an RTCP type, its length in 32-bit words − 1 within b, and only
-// the last with the P bit, whose count (b's last octet) leaves the header whole. SRTCP
-// fails it: after its first header come encrypted bytes, then the index and the
-// authentication tag (RFC 3711 3.4).
+// 6.1; wholeLen). SRTCP fails it: after its first header come encrypted bytes, then the
+// index and the authentication tag (RFC 3711 3.4).
 func compound(b []byte) bool {
+	n := wholeLen(b)
+	return n > 0 && n == len(b)
+}
+
+// wholeLen is how far b's RTCP packets walk whole from its start: each version 2, of an
+// RTCP type, its length in 32-bit words − 1 within b, and only the last of b with the P
+// bit, whose count (b's last octet) leaves the header whole.
+func wholeLen(b []byte) int {
 	off := 0
 	for off < len(b) {
 		if len(b)-off < wire.RTCPHeaderLen || b[off]>>6 != wire.RTPVersion || !wire.IsRTCP(b[off:]) {
-			return false
+			break
 		}
 		n := wire.RTCPLen(b[off:])
 		if n > len(b)-off {
-			return false
+			break
 		}
 		if b[off]&rtcpPadBit != 0 {
 			if pad := int(b[off+n-1]); off+n != len(b) || pad == 0 || pad > n-wire.RTCPHeaderLen {
-				return false
+				break
 			}
 		}
 		off += n
 	}
-	return off > 0
+	return off
+}
+
+// plainPackets accounts the packets of b, which walk whole (wholeLen).
+func (t *Tracker) plainPackets(p Path, b []byte, at int64) {
+	for off := 0; off < len(b); {
+		n := wire.RTCPLen(b[off:])
+		t.plainPacket(p, b[off:off+n], at)
+		off += n
+	}
 }
 
 // plainPacket accounts one packet b of a plain compound that pion rejected as a whole.
