@@ -756,3 +756,16 @@ func TestRepeatsOfTwoDatagrams(t *testing.T) {
 			st.Packets, st.Duplicates, c.Flows, c.Warnings, c.WireBytes)
 	}
 }
+
+// TestSnappedAfterPorts: a snap length of 38 keeps the UDP header's ports and cuts its
+// length: the 20 packets are one flow's, which nothing else says the kind of (an other
+// flow, with all their bytes). They were undecodable, in no flow (h130).
+func TestSnappedAfterPorts(t *testing.T) {
+	s := audio()
+	s.Count = 20
+	c := analyze(t, snappedPcapOf(t, s.Packets(), 38), Options{})
+	if c.SnappedPackets != 20 || c.UndecodablePackets != 0 || c.OtherFlows != 1 || c.OtherFlowBytes != c.WireBytes {
+		t.Errorf("snapped %d, undecodable %d, other flows %d of %d bytes; want 20, 0, 1 of %d",
+			c.SnappedPackets, c.UndecodablePackets, c.OtherFlows, c.OtherFlowBytes, c.WireBytes)
+	}
+}

@@ -348,7 +348,8 @@ func TestSnapped(t *testing.T) {
 		{"udp4", pcapgen.EtherUDP(a4, b4, payload), 60, capture.KindUDP, 60 - 42},
 		{"udp6", pcapgen.EtherUDP(a6, b6, payload), 70, capture.KindUDP, 70 - 62},
 		{"tcp4", pcapgen.EtherTCP(a4, b4, 1, 1, capture.FlagACK, 1, payload), 64, capture.KindTCP, 64 - 54},
-		{"udp-header-cut", pcapgen.EtherUDP(a4, b4, payload), 38, capture.KindUndecodable, 0},
+		{"udp-header-cut", pcapgen.EtherUDP(a4, b4, payload), 38, capture.KindUDP, 0}, // the ports only
+		{"udp-ports-cut", pcapgen.EtherUDP(a4, b4, payload), 37, capture.KindUndecodable, 0},
 		{"ip-header-cut", pcapgen.EtherUDP(a4, b4, payload), 20, capture.KindUndecodable, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

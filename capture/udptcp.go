@@ -25,13 +25,18 @@ func udp(p *Packet, data []byte, length int) (beyond bool) {
 		bad(p)
 		return false
 	}
-	if len(data) < udpLen {
+	if len(data) < 4 {
 		short(p)
 		return false
 	}
+	// A snap length that cuts the header after the ports leaves the flow known: its frame
+	// is counted there, with the IP length as the datagram's.
 	p.SrcPort = binary.BigEndian.Uint16(data)
 	p.DstPort = binary.BigEndian.Uint16(data[2:])
-	ulen := int(binary.BigEndian.Uint16(data[4:]))
+	ulen := length
+	if len(data) >= 6 {
+		ulen = int(binary.BigEndian.Uint16(data[4:]))
+	}
 	switch {
 	case ulen == 0:
 		ulen = length // jumbogram (RFC 2675) or segmentation offload
@@ -43,7 +48,7 @@ func udp(p *Packet, data []byte, length int) (beyond bool) {
 		ulen, beyond = length, true
 	}
 	p.PayloadLen = ulen - udpLen
-	p.Payload = data[udpLen:min(ulen, len(data))]
+	p.Payload = data[min(udpLen, len(data)):min(ulen, len(data))]
 	p.Snapped = len(p.Payload) < p.PayloadLen
 	p.HeaderLen = p.WireLen - p.PayloadLen
 	p.Kind = KindUDP
