@@ -285,3 +285,33 @@ func (f *flow) peer(p rtpflow.Path, src netip.AddrPort, via *side) *side {
 	}
 	return s
 }
+
+// flow finds or starts the flow of a packet; nil beyond the cap. The cache is asked before
+// the map, whose key (two AddrPorts) takes longer to hash than the rest of a packet's
+// bookkeeping.
+func (a *analyzer) flow(src, dst netip.AddrPort, proto transport.Proto, t int64) *flow {
+	slot := a.cache.slot(src, dst)
+	if f := *slot; f != nil && f.proto == proto && (f.a == src && f.b == dst || f.a == dst && f.b == src) {
+		return f
+	}
+	k := keyOf(src, dst, proto)
+	f, ok := a.flows[k]
+	if !ok {
+		f = a.newFlow(k, src, dst, proto, t)
+	}
+	if f != nil {
+		*slot = f
+	}
+	return f
+}
+
+func (a *analyzer) newFlow(k flowKey, src, dst netip.AddrPort, proto transport.Proto, t int64) *flow {
+	if len(a.flowList) >= a.opts.maxFlows() {
+		a.flowsOver++
+		return nil
+	}
+	f := &flow{idx: len(a.flowList), proto: proto, a: src, b: dst, first: t, last: t}
+	a.flows[k] = f
+	a.flowList = append(a.flowList, f)
+	return f
+}
