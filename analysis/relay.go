@@ -163,7 +163,7 @@ func (r *relayTracker) peerDatagram(f *flow, fromA bool, key uint64, delivered, 
 			if !d.ingress.Src.IsValid() { // its first: was the allocation deleted already?
 				d.unallocated = r.unallocated[[2]netip.AddrPort{rel, c}]
 			}
-			r.recordIn(d, rtpflow.Path{Leg: f.idx, Src: peer, Dst: rel}, key, delivered, true, untimed)
+			r.recordIn(d, rtpflow.Path{Leg: f.idx, Src: peer, Dst: rel}, key, delivered, true, untimed, 0)
 		} else {
 			r.record(dirKey{c, peer}, rtpflow.Path{Leg: f.idx, Src: rel, Dst: peer}, key, firstSeen, false, untimed)
 		}
@@ -438,9 +438,9 @@ func (r *relayTracker) wrapped(a *analyzer, f *flow, client netip.AddrPort, path
 		d.from, d.awaitTURN = max(d.from, r.turnLegFrom(f, m.Src)), false
 	}
 	if ingress {
-		r.recordIn(d, path, key, m.Delivered, true, untimed)
+		r.recordIn(d, path, key, m.Delivered, true, untimed, 0)
 	} else {
-		r.recordIn(d, path, key, m.FirstSeen, false, untimed)
+		r.recordIn(d, path, key, m.FirstSeen, false, untimed, m.Stream.Gaps)
 	}
 }
 

@@ -416,6 +416,40 @@ func TestRelayOverTCPLostEarly(t *testing.T) {
 	}
 }
 
+// TestRelayOverTCPEgressCaptureGap: relayTCPCall without the segment that carried bob's
+// packet 40 to the client (the capture missed it; the client's ACK passes it): the relay
+// forwarded it, into a capture gap of the leg to the client. Down matches 92, and loses 3
+// before the relay and 4 after it, as in TestRelayOverTCP; its 4 dropped before TCP stay
+// 4. Before, packet 40 was lost after the relay too (h138: 5).
+func TestRelayOverTCPEgressCaptureGap(t *testing.T) {
+	bobS := callgen.Stream{SSRC: 0xb0b0b0b0, PT: 0, ClockRate: 8000, Interval: 20 * time.Millisecond, PayloadSize: 160,
+		StartSeq: 1000, StartTS: 5000}
+	rtp := bobS.RTP(40)
+	n := 0
+	pkts := slices.DeleteFunc(relayTCPCall(t, 0, true), func(p callgen.Packet) bool {
+		hit := bytes.Contains(p.Frame, rtp) && p.Frame[14+9] == 6 // TCP, on the leg to the client
+		if hit {
+			n++
+		}
+		return hit
+	})
+	if n != 1 {
+		t.Fatalf("%d frames carry bob's packet 40 to the client, want 1", n)
+	}
+	c := analyze(t, pcapOf(t, pkts), Options{})
+	i := slices.IndexFunc(c.Directions, func(d report.Direction) bool { return d.From == bob.String() && d.To == tcpClient.String() })
+	if i < 0 {
+		t.Fatalf("no direction %v -> %v", bob, tcpClient)
+	}
+	d := c.Directions[i]
+	if r := d.Relay; r == nil || r.Matched != 92 || r.LostBeforeRelay != 3 || r.LostAfterRelay != 4 {
+		t.Errorf("relay %+v, want 92 matched, 3 lost before, 4 after", r)
+	}
+	if d.Loss.DroppedBeforeTCP == nil || *d.Loss.DroppedBeforeTCP != 4 {
+		t.Errorf("dropped_before_tcp %d, want 4", deref(d.Loss.DroppedBeforeTCP))
+	}
+}
+
 // TestRelayDroppedBeforeTCPFromItsFirst: relayTCPCall without the ICE check, bob's packets
 // 1 and 4 lost before the relay and 0, 2 and 3 dropped by it, so that the stream on the
 // leg to the client begins at 5. Its gaps where TCP lost nothing are 7, 8 and 60, which

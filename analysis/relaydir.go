@@ -60,9 +60,11 @@ type relayDir struct {
 	unallocated spans
 }
 
-// ssrcSeq is an SSRC's last sequence number on a leg.
+// ssrcSeq is an SSRC's last sequence number on a leg, and over TCP the capture gaps of its
+// direction before it (transport.StreamPos.Gaps).
 type ssrcSeq struct {
 	ssrc uint32
+	gaps uint32
 	seq  uint16
 }
 
@@ -70,23 +72,35 @@ type ssrcSeq struct {
 // looks up one by one: longer, a restart or a stream the capture joined late.
 const maxEgressGap = 100
 
-// egressGap follows the sequence numbers of the egress leg, key being a packet's there: of
-// the numbers it shows missing, it counts those whose ingress copy the relay never had
-// (unreached). The relay forwards a packet within milliseconds of having it, so the
-// ingress copy of a number missing here is still pending when the next number comes.
-func (d *relayDir) egressGap(key uint64) {
+// egressGap follows the sequence numbers of the egress leg, key being a packet's there and
+// gaps its TCP direction's capture gaps before it: of the numbers it shows missing, it
+// counts those whose ingress copy the relay never had (unreached). The relay forwards a
+// packet within milliseconds of having it, so the ingress copy of a number missing here is
+// still pending when the next number comes. Numbers missing across a capture gap of the
+// egress leg may have left in it: neither unreached nor lost after the relay, their
+// ingress copies are no longer pending (h138: a packet relayed into a segment the capture
+// missed was lost after the relay).
+func (d *relayDir) egressGap(key uint64, gaps uint32) {
 	ssrc, seq := uint32(key>>16), uint16(key)
 	i := slices.IndexFunc(d.egressSeq, func(x ssrcSeq) bool { return x.ssrc == ssrc })
 	if i < 0 {
 		if len(d.egressSeq) < maxRelaySSRCs {
-			d.egressSeq = append(d.egressSeq, ssrcSeq{ssrc, seq})
+			d.egressSeq = append(d.egressSeq, ssrcSeq{ssrc, gaps, seq})
 		}
 		return
 	}
-	last := &d.egressSeq[i].seq
-	if gap := seq - *last - 1; gap > 0 && gap <= maxEgressGap {
-		for g := *last + 1; g != seq; g++ {
-			if e, ok := d.pending[uint64(ssrc)<<16|uint64(g)]; !ok || !e.ingress {
+	last := &d.egressSeq[i]
+	if gap := seq - last.seq - 1; gap > 0 && gap <= maxEgressGap {
+		unseen := gaps != last.gaps
+		for g := last.seq + 1; g != seq; g++ {
+			k := uint64(ssrc)<<16 | uint64(g)
+			e, ok := d.pending[k]
+			switch {
+			case unseen:
+				if ok && e.ingress {
+					delete(d.pending, k)
+				}
+			case !ok || !e.ingress:
 				if d.unreached == nil {
 					d.unreached = map[uint32]int64{}
 				}
@@ -94,8 +108,8 @@ func (d *relayDir) egressGap(key uint64) {
 			}
 		}
 	}
-	if int16(seq-*last) > 0 {
-		*last = seq
+	if int16(seq-last.seq) > 0 {
+		last.seq, last.gaps = seq, gaps
 	}
 }
 
@@ -184,19 +198,19 @@ func (d *relayDir) settle(shown func(t int64) bool) {
 
 // record records an RTP packet of call direction k seen on one of its legs (recordIn).
 func (r *relayTracker) record(k dirKey, path rtpflow.Path, key uint64, t int64, ingress, untimed bool) {
-	r.recordIn(r.dir(k), path, key, t, ingress, untimed)
+	r.recordIn(r.dir(k), path, key, t, ingress, untimed, 0)
 }
 
 // recordIn records an RTP packet of direction d seen on one of its legs (path, ingress or
 // not) at t: it matches the copy pending on the other leg, or waits for it. One untimed,
 // stamped with a clock jump (its time is the packet before's), is matched, and gives no
 // latency sample.
-func (r *relayTracker) recordIn(d *relayDir, path rtpflow.Path, key uint64, t int64, ingress, untimed bool) {
+func (r *relayTracker) recordIn(d *relayDir, path rtpflow.Path, key uint64, t int64, ingress, untimed bool, gaps uint32) {
 	if ingress {
 		d.ingress = path
 		d.sawIngress(uint32(key >> 16))
 	} else {
-		d.egressGap(key)
+		d.egressGap(key, gaps)
 		d.egress = path
 	}
 	d.expire(t)
