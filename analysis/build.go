@@ -174,6 +174,8 @@ const minRelayed = 10
 
 // relaysMedia says whether a flow without a reportable stream still carried media through
 // TURN: datagrams relayed on a flow whose allocation the capture shows, or enough of them.
+// ICE checks through the relay are not media: an allocation that carried only them is no
+// leg (DESIGN: a path media took; h139: "Media relayed over UDP" above "ICE failed").
 func (a *analyzer) relaysMedia(f *flow) bool {
 	if f.relayed == 0 {
 		return false

@@ -131,7 +131,7 @@ type flow struct {
 	// (relayTracker.hasRelayed).
 	relayedKnown bool
 	srtpTag      uint8 // SRTP tag length its DTLS ServerHello chose (dtls); 0 when none was read
-	relayed      int64 // datagrams carried to or from a peer through TURN
+	relayed      int64 // datagrams but STUN carried to or from a peer through TURN: checks are no media
 	sip          bool  // carried SIP signalling
 	closed       bool  // its TCP connection was closed: another reused its addresses (reopen)
 	ended        bool  // a FIN or a RST of its TCP connection was seen (TURN's flows only)

@@ -106,6 +106,11 @@ func TestICERTTAtTURNClient(t *testing.T) {
 	if d := cmp.Diff(relayAtClient, c.ICE); d != "" {
 		t.Errorf("ice (-want +got):\n%s", d)
 	}
+	// Only checks went through the allocation: no leg, no media relayed (h139: a turn-udp
+	// leg, and "Media relayed over UDP" in the text).
+	if len(c.Legs) != 0 || len(c.TURN.Allocations) != 1 {
+		t.Errorf("legs %+v, %d allocations; want none, 1", c.Legs, len(c.TURN.Allocations))
+	}
 }
 
 // One way only between public addresses: where every answer took longer than an agent takes
@@ -152,8 +157,9 @@ func TestICERTTAtTURNServerTCP(t *testing.T) {
 	if d := cmp.Diff(relayAtServer, c.ICE); d != "" {
 		t.Errorf("ice (-want +got):\n%s", d)
 	}
-	if len(c.Legs) != 1 || c.Legs[0].Transport != "turn-tcp" {
-		t.Errorf("legs %+v, want the turn-tcp relay", c.Legs)
+	// Checks through the relay are no media: no leg (h139), the allocation over TCP.
+	if len(c.Legs) != 0 || len(c.TURN.Allocations) != 1 || c.TURN.Allocations[0].Transport != "tcp" {
+		t.Errorf("legs %+v, allocations %+v; want no leg, the allocation over TCP", c.Legs, c.TURN.Allocations)
 	}
 }
 

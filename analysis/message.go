@@ -195,7 +195,9 @@ func (a *analyzer) wrapped(f *flow, i int, m *transport.Message) {
 	}
 	cls := a.classify(m)
 	f.saw(cls)
-	f.relayed++
+	if cls != demux.ClassSTUN {
+		f.relayed++
+	}
 	switch cls {
 	case demux.ClassRTP:
 		if a.learn.active && (m.Via == transport.ChannelData && !m.Peer.IsValid() || !a.relay.hasRelayed(f, client)) {
