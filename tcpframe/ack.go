@@ -15,6 +15,7 @@ func (d *dir) onAck(h *capture.TCPHeader, t int64) {
 		return // not plausibly an acknowledgment of this stream
 	}
 	d.advertised(h, a, t)
+	d.ackAt = t
 	if !d.ackSeen || a > d.ackHigh {
 		d.ackSeen, d.ackHigh = true, a
 		d.acks.push(a, t)

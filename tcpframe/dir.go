@@ -2,6 +2,7 @@ package tcpframe
 
 import (
 	"net/netip"
+	"time"
 
 	"github.com/callpcap/callpcap/capture"
 	"github.com/callpcap/callpcap/internal/quantile"
@@ -48,6 +49,7 @@ type dir struct {
 
 	ackSeen bool
 	ackHigh int64 // the peer's highest cumulative ACK of this direction
+	ackAt   int64 // when the peer's last ACK of it was seen
 
 	q      []pending
 	qh     int
@@ -271,12 +273,13 @@ func (d *dir) end() {
 // way): the bytes behind it never reached the receiver in the capture and are dropped, not
 // delivered, and no capture gap is counted (but they are, as unrepaired). Without the
 // peer's ACKs of data (a capture of one direction, whose only ACK from the peer is the
-// SYN/ACK's) every hole is taken for a capture gap. Conn.Close then emits what is held back.
+// SYN/ACK's), or when they stopped (acksStopped), every hole is taken for a capture gap.
+// Conn.Close then emits what is held back.
 func (d *dir) close() {
 	if d.rw.on {
 		d.rw.end(d.c.now)
 	}
-	if d.ackSeen && d.ackHigh > 0 && d.ackHigh < d.st.highest {
+	if d.ackSeen && d.ackHigh > 0 && d.ackHigh < d.st.highest && !d.acksStopped() {
 		d.skipHolesTo(d.ackHigh)
 		d.frame(stopEnd)
 		w, n := d.st.dropBeyond()
@@ -286,6 +289,22 @@ func (d *dir) close() {
 	}
 	d.skipHolesTo(d.st.highest)
 	d.frame(stopEnd)
+}
+
+// ackSilence is how long data may go on with no ACK of the peer's before its ACKs are taken
+// to be missing from the capture: a receiver acknowledges every second segment, or within
+// its delayed-ACK timer (500 ms at most, RFC 9293 3.8.6.3), and a segment beyond a hole at
+// once with a duplicate ACK (RFC 5681 4.2).
+const ackSilence = int64(time.Second)
+
+// acksStopped says whether the peer's ACKs stopped while this direction's data went on
+// (the capture lost the reverse path, or one direction of it from some point): the last
+// segment that extended the stream came ackSilence after the peer's last ACK, so the ACK
+// that stayed below a hole says nothing of it (h138: 46,800 bytes behind a hole, 9 s of
+// audio, were dropped as "a repair still on its way").
+func (d *dir) acksStopped() bool {
+	t, ok := d.sent.newest()
+	return ok && t-d.ackAt > ackSilence
 }
 
 // detach copies what the direction still holds of the packets given before Detach call

@@ -379,6 +379,37 @@ func TestHoleAtTheEnd(t *testing.T) {
 	}
 }
 
+// TestHoleWhenACKsStop: as TestHoleAtTheEnd with the ACK of data, but frames 2-199 come for
+// 2 s after it. With no ACK of the peer's after 101 ms, its ACKs are missing from the
+// capture (a receiver acknowledges within 500 ms, and a segment beyond a hole at once): the
+// hole is a capture gap, and the 198 frames behind it are delivered (h138: dropped as a
+// repair still on its way). With the receiver's duplicate ACKs at the hole, it was being
+// repaired: dropped, as before.
+func TestHoleWhenACKsStop(t *testing.T) {
+	for _, dupACKs := range []bool{false, true} {
+		f := newFeeder(t, Config{})
+		f.handshake(0, ms(30), ms(60), 1000, 5000)
+		f.send(seg(ms(100), true, fACK|fPSH, seqA(0), 5001, frame4571(0)))
+		f.send(seg(ms(101), false, fACK, 5001, seqA(1), nil))
+		for k := 2; k < 200; k++ { // frame 1 never seen
+			at := ms(100 + 10*float64(k))
+			f.send(seg(at, true, fACK|fPSH, seqA(k), 5001, frame4571(k)))
+			if dupACKs {
+				f.send(seg(at+ms(0.1), false, fACK, 5001, seqA(1), nil))
+			}
+		}
+		f.close()
+		msgs, unrepaired, gap := len(f.dirMsgs(0)), f.c.Unrepaired(0), f.c.Summary().AToB.CaptureGapBytes
+		want := []int64{199, 0, fl}
+		if dupACKs {
+			want = []int64{1, 198 * fl, 0}
+		}
+		if got := []int64{int64(msgs), unrepaired, gap}; !slices.Equal(got, want) {
+			t.Errorf("duplicate ACKs %v: messages, unrepaired bytes, capture gap %v; want %v", dupACKs, got, want)
+		}
+	}
+}
+
 // TestWindowHeldAtTheReceiver: a capture next to the receiver B, 40 ms from the sender A
 // (a round trip of 80 ms), late budget 50 ms. A sends a frame every 20 ms from 100 ms
 // (each seen 40 ms later); B's application stops reading: its ACKs from 1,020 ms advertise

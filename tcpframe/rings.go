@@ -110,6 +110,15 @@ func (r *sentRing) push(start, end, t int64, retx bool) {
 	r.seg[i] = sentSeg{start, end, t, retx}
 }
 
+// newest returns when the latest segment that extended the stream was seen; false when
+// every one was acknowledged.
+func (r *sentRing) newest() (int64, bool) {
+	if r.n == 0 {
+		return 0, false
+	}
+	return r.seg[(r.first+r.n-1)&(len(r.seg)-1)].t, true
+}
+
 // markRetx marks the remembered segments that overlap [s, e) as sent more than once.
 func (r *sentRing) markRetx(s, e int64) {
 	for k := 0; k < r.n; k++ {
