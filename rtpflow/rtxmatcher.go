@@ -1,6 +1,9 @@
 package rtpflow
 
-import "cmp"
+import (
+	"cmp"
+	"slices"
+)
 
 // RTX detection (RFC 4588): the payload of a retransmission packet starts with the
 // original sequence number (OSN). A stream is the RTX stream of another stream of the same
@@ -102,20 +105,23 @@ type rtxMatcher struct {
 	byTS      bool    // of was elected by timestamps, or signalled while encrypted: the OSNs are unreadable
 	encrypted bool    // its payload is known to be encrypted (Packet.Encrypted)
 	disputed  *Stream // a signalled RTX stream's OSNs elected this other stream
-	n         int
-	votes     [rtxVotes]*Stream
-	osn       [rtxVotes]uint16
-	place     [rtxVotes]osnPlace // where the OSN fell among the numbers of the vote's stream
-	wanted    [rtxVotes]bool     // the vote's stream wanted its OSN then: a repair if elected
-	tsVotes   [rtxVotes]*Stream  // the one stream that sent the packet's timestamp shortly before
-	behind    [rtxVotes]*Stream  // else the one stream whose timestamps run just ahead of it (matchBehind)
-	unlike    int                // votes unlike a media stream's packets: numbers skipped before it, or its timestamp went back
-	lastTS    uint32             // the last vote's timestamp
-	hole      [rtxVotes]int64    // the number of tsVotes' stream the packet repaired (Stream.repairOf), or -1
-	credit    [rtxVotes]bool     // the packet took a NACK credit instead
-	repairs   int64              // as an RTX stream: packets that were repairs (see above)
-	nl        *nackLedger        // as an RTX stream: the NACK credits of its path, once any
-	recent    tsRing             // as a media stream: its recent frames
+	// sharesTS: its timestamps are another stream's, and its payloads no RTX packet's
+	// (osnsVary): FEC, whose timestamps say nothing of which stream sent them first.
+	sharesTS bool
+	n        int
+	votes    [rtxVotes]*Stream
+	osn      [rtxVotes]uint16
+	place    [rtxVotes]osnPlace // where the OSN fell among the numbers of the vote's stream
+	wanted   [rtxVotes]bool     // the vote's stream wanted its OSN then: a repair if elected
+	tsVotes  [rtxVotes]*Stream  // the one stream that sent the packet's timestamp shortly before
+	behind   [rtxVotes]*Stream  // else the one stream whose timestamps run just ahead of it (matchBehind)
+	unlike   int                // votes unlike a media stream's packets: numbers skipped before it, or its timestamp went back
+	lastTS   uint32             // the last vote's timestamp
+	hole     [rtxVotes]int64    // the number of tsVotes' stream the packet repaired (Stream.repairOf), or -1
+	credit   [rtxVotes]bool     // the packet took a NACK credit instead
+	repairs  int64              // as an RTX stream: packets that were repairs (see above)
+	nl       *nackLedger        // as an RTX stream: the NACK credits of its path, once any
+	recent   tsRing             // as a media stream: its recent frames
 }
 
 // pending reports whether the stream is still voting and its OSNs or its timestamps so
@@ -193,6 +199,12 @@ func (r *rtxMatcher) decide(final bool) (best *Stream, byTS bool) {
 	if best := r.electOSN(); best != nil && n >= rtxMinVotes {
 		return best, false
 	}
+	if !r.osnsVary() {
+		if best, k := elect(r.tsVotes[:n]); best != nil && k*4 >= n*3 {
+			r.sharesTS = true
+		}
+		return nil, false
+	}
 	if best, k := elect(r.tsVotes[:n]); best != nil && k*4 >= n*3 && !best.evicted {
 		return best, true
 	}
@@ -209,6 +221,27 @@ func (r *rtxMatcher) decide(final bool) (best *Stream, byTS bool) {
 		return best, true
 	}
 	return nil, false
+}
+
+// osnsVary reports whether the payloads' first two bytes, where an RTX packet has its OSN,
+// differ from packet to packet (at least half distinct, over rtxMinVotes or more votes):
+// an RTX stream's OSNs do, read in clear or encrypted. A stream whose payloads start alike
+// carries a header of its own there: FEC (RFC 5109, RFC 8627), whose packets may carry the
+// timestamps of the media they protect, is no RTX stream however its timestamps vote
+// (h137: 145 of 150 FEC streams elected, their repairs credited with packets no RTX
+// packet resent).
+func (r *rtxMatcher) osnsVary() bool {
+	n := r.n
+	if n < rtxMinVotes {
+		return true
+	}
+	distinct := 0
+	for i := range n {
+		if !slices.Contains(r.osn[:i], r.osn[i]) {
+			distinct++
+		}
+	}
+	return distinct*2 >= n
 }
 
 // electOSN is the OSN election of decide.
@@ -290,7 +323,7 @@ func (r *rtxMatcher) settleTS(elected *Stream) (repairs int64) {
 }
 
 // matchTS returns the one stream of the sender, other than s, not itself RTX nor likely
-// RTX by its timestamps (tsPending), of another payload type, that sent timestamp ts among
+// RTX by its timestamps (tsPending) nor sharing another's (sharesTS), of another payload type, that sent timestamp ts among
 // its recent ones; nil when none did, or when another such stream's timestamps run close
 // to ts (within tsNear): simulcast layers that share their timestamps cannot be told
 // apart by them, even where the one that sent ts lost the packet before the capture.
@@ -300,7 +333,7 @@ func (snd *sender) matchTS(s *Stream, ts uint32) *Stream {
 	var found *Stream
 	near := false
 	for _, o := range snd.streams {
-		if o == s || o.rtx.of != nil || o.pt == s.pt || o.packets == 0 || o.rtx.tsPending() {
+		if o == s || o.rtx.of != nil || o.pt == s.pt || o.packets == 0 || o.rtx.tsPending() || o.rtx.sharesTS {
 			continue
 		}
 		switch {
@@ -325,7 +358,7 @@ func (snd *sender) matchTS(s *Stream, ts uint32) *Stream {
 func (snd *sender) matchBehind(s *Stream, ts uint32) *Stream {
 	var found *Stream
 	for _, o := range snd.streams {
-		if o == s || o.rtx.of != nil || o.pt == s.pt || o.packets == 0 || o.rtx.tsPending() || o.rtx.recent.n == 0 {
+		if o == s || o.rtx.of != nil || o.pt == s.pt || o.packets == 0 || o.rtx.tsPending() || o.rtx.sharesTS || o.rtx.recent.n == 0 {
 			continue
 		}
 		if d := int32(o.rtx.recent.at(0).ts - ts); d > 0 && d < tsNear {

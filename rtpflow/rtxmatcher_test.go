@@ -552,3 +552,42 @@ func TestRTXAheadOfTheGap(t *testing.T) {
 		t.Errorf("rtx %+v, recovered %v; want 10 repairs, 2 probes, 10 recovered", rtx.RTX, media.RecoveredByRTX)
 	}
 }
+
+// TestFECWithMediaTimestamps: video 0xB0 (PT 96, a packet a frame) loses 100 and 200; a FEC
+// stream 0xF0 (PT 98, RFC 5109's header first: 0x00 0x60, then a protected sequence number
+// base) follows every fifth packet with its timestamp; an RTX stream 0xB1 (PT 97) resends
+// 100 and 200, 40 ms later. The FEC stream's payloads begin alike: no RTX stream, whatever
+// its timestamps say, and it does not stop the RTX stream's two packets being elected by
+// their timestamps. Before, FEC was elected (h137: 145 of 150), and credited with the two
+// repairs; the RTX stream went unreported.
+func TestFECWithMediaTimestamps(t *testing.T) {
+	var as []arrival
+	at := func(i int) int64 { return T0 + int64(i)*10*ms1 }
+	for i := 0; i < 300; i++ {
+		if i != 100 && i != 200 {
+			b := rp{pt: 96, seq: uint16(1000 + i), ts: uint32(900 * i), ssrc: 0xB0, payload: make([]byte, 1000)}.bytes()
+			as = append(as, arrival{pathA, msg(b, at(i))})
+		}
+		if i%5 == 4 {
+			payload := append([]byte{0x00, 0x60}, u16(uint16(1000+i-4))...)
+			b := rp{pt: 98, seq: uint16(5000 + i/5), ts: uint32(900 * i), ssrc: 0xF0, payload: append(payload, make([]byte, 200)...)}.bytes()
+			as = append(as, arrival{pathA, msg(b, at(i)+ms1)})
+		}
+	}
+	for k, i := range []int{100, 200} {
+		payload := append(u16(uint16(1000+i)), make([]byte, 1000)...)
+		b := rp{pt: 97, seq: uint16(7 + k), ts: uint32(900 * i), ssrc: 0xB1, payload: payload}.bytes()
+		as = append(as, arrival{pathA, msg(b, at(i)+40*ms1)})
+	}
+	slicesSortBy(as, func(a arrival) int64 { return a.m.FirstSeen })
+	tr := NewTracker(Config{})
+	feed(t, tr, as)
+	media, fec, rtx := bySSRC(t, tr, 0xB0), bySSRC(t, tr, 0xF0), bySSRC(t, tr, 0xB1)
+	if fec.IsRTX() || rtx.RTXOf() != media {
+		t.Fatalf("fec is rtx %v; rtx of the media stream %v", fec.IsRTX(), rtx.RTXOf() == media)
+	}
+	m, r := media.Summary(T0), rtx.Summary(T0)
+	if *m.Lost != 2 || m.RecoveredByRTX == nil || *m.RecoveredByRTX != 2 || r.RTX == nil || r.RTX.Repairs != 2 {
+		t.Errorf("media lost %d recovered %v; rtx %+v", *m.Lost, m.RecoveredByRTX, r.RTX)
+	}
+}
