@@ -1,6 +1,7 @@
 package rtpflow
 
 import (
+	"cmp"
 	"encoding/binary"
 	"slices"
 
@@ -111,8 +112,9 @@ func (e *extDetector) choose(early []early) int {
 // chooseAST returns the index of the candidate id whose values behave as abs-send-time
 // (http://www.webrtc.org/experiments/rtp-hdrext/abs-send-time: 24-bit 6.18 fixed-point
 // seconds, wrapping every 64 s) over the early packets, or -1. A candidate must be present
-// on at least 90% of them, be non-decreasing on at least 90% of consecutive pairs (the
-// pacer sends in order), and advance like arrival time: from the least delayed packet of
+// on at least 90% of them, be non-decreasing on at least 90% of pairs consecutive in
+// sequence number (the pacer sends in order; in arrival order the network's reordering
+// would count, and h137's 40 of 200 packets swapped hid it), and advance like arrival time: from the least delayed packet of
 // the first half (arrival less send time) to that of the second half, |Δsend − Δarrival| ≤
 // Δarrival/10 + 50 ms with Δsend > 0. The least delayed, not the first and the last: a
 // capture that begins while a queue drains (a TCP stall's backlog, relayed) has its first
@@ -124,25 +126,20 @@ func chooseAST(early []early, n int) int {
 	}
 	best, bestErr := -1, int64(0)
 	var send, at [earlyMax]int64
+	var seq [earlyMax]int64
 	for j := 0; j < n; j++ {
 		var u Unwrapper
 		u.Bits = 24
-		present, pairs, up := 0, 0, 0
+		present := 0
 		for _, e := range early {
 			if e.ast.mask&(1<<j) == 0 || present == len(send) {
 				continue
 			}
-			v := astToNs(u.Unwrap(e.ast.v[j]))
-			if present > 0 {
-				pairs++
-				if v >= send[present-1] {
-					up++
-				}
-			}
-			send[present], at[present] = v, e.at
+			send[present], at[present] = astToNs(u.Unwrap(e.ast.v[j])), e.at
+			seq[present] = int64(int16(e.seq - early[0].seq))
 			present++
 		}
-		if present < 2 || present*10 < len(early)*9 || up*10 < pairs*9 {
+		if present < 2 || present*10 < len(early)*9 || !inOrder(send[:present], seq[:present]) {
 			continue
 		}
 		least := func(lo, hi int) int {
@@ -172,6 +169,24 @@ func chooseAST(early []early, n int) int {
 		}
 	}
 	return best
+}
+
+// inOrder reports whether send, taken in the order of the packets' sequence numbers seq,
+// is non-decreasing on at least 90% of the consecutive pairs.
+func inOrder(send, seq []int64) bool {
+	var idx [earlyMax]int
+	order := idx[:len(send)]
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(seq[a], seq[b]) })
+	up := 0
+	for i := 1; i < len(order); i++ {
+		if send[order[i]] >= send[order[i-1]] {
+			up++
+		}
+	}
+	return up*10 >= (len(order)-1)*9
 }
 
 // summary is the report of the extensions: ids seen, two-byte form, abs-send-time, and

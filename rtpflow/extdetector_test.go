@@ -142,6 +142,19 @@ func TestChooseAST(t *testing.T) {
 		// sent 20 ms apart, arrive within 20 ms, the last of them 20 ms late. First to last
 		// read 0.98 s of sending in 0.58 s of arrivals, and no abs-send-time was found.
 		{"a backlog at the start", backlog(pkts(50, paced(10)), 20), 1, 0},
+		// Ten of the 50 packets overtaken by the next: in arrival order 10 of 49 pairs go
+		// down (h137: none found); in sequence order none does.
+		{"one packet in five swapped with the next", func() []early {
+			e := pkts(50, paced(10))
+			for i := range e {
+				e[i].seq = uint16(65530 + i) // across the wrap
+			}
+			for i := 0; i+1 < len(e); i += 5 {
+				e[i].ast, e[i+1].ast = e[i+1].ast, e[i].ast
+				e[i].seq, e[i+1].seq = e[i+1].seq, e[i].seq
+			}
+			return e
+		}(), 1, 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -33,6 +33,18 @@ func TestTWCCState(t *testing.T) {
 			[]obs{{2, 1}, {2, 2}, {2, 3}, {2, 4}, {2, 5}, {2, 9}}, 2, true},
 		{"fewer than 80%",
 			[]obs{{2, 1}, {2, 2}, {2, 3}, {2, 4}, {2, 8}, {2, 12}}, 0, false},
+		// The network swapped one packet in ten with the next: each swap is one value out
+		// of step (before: three, 69% in step, and transport-cc was not found, h137).
+		{"one packet in ten swapped with the next",
+			func() []obs {
+				o := count(2, 100, 50)
+				for i := 3; i+1 < len(o); i += 10 {
+					o[i], o[i+1] = o[i+1], o[i]
+				}
+				return o
+			}(), 2, true},
+		{"counting by two (a clock, not a sequence)",
+			[]obs{{2, 0}, {2, 2}, {2, 4}, {2, 6}, {2, 8}, {2, 10}}, 0, false},
 		{"two counting ids: the one with more hits",
 			append(count(7, 0, 6), count(3, 50, 9)...), 3, true},
 		{"a ninth id is not followed",
