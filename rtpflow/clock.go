@@ -102,7 +102,12 @@ func astToNs(v int64) int64 {
 // them (bunched), while enough others are left: a sender's backlog delivered at once when
 // its connection was ready (WebRTC over ICE-TCP: its first 56 Opus packets, 1.1 s of
 // audio, in 50 ms) made half of the pairs read 97 kHz, and 48 kHz was taken for 90 kHz.
-func inferEarly(early []early) int {
+//
+// close says whether the ratio the rate was taken from lies within 15% of it (inferClose),
+// and the pace held through the packets (steady): a rate taken otherwise is a guess, which
+// a stream whose first second was spent queueing (a queue building up, 48 kHz read as 16
+// kHz: h137) does better to wait on.
+func inferEarly(early []early) (clock int, close bool) {
 	var idx, all [earlyMax]uint16
 	on, unheld := idx[:0], all[:0]
 	// From the last packet back: a backlog's packets are bunched behind the on-time ones
@@ -136,13 +141,39 @@ func inferEarly(early []early) int {
 		}
 	}
 	if len(ps) == 0 {
-		return 0
+		return 0, false
 	}
 	slices.SortFunc(ps, func(x, y pair) int {
 		return cmp.Compare(float64(x.dts)/float64(x.dns), float64(y.dts)/float64(y.dns))
 	})
 	m := ps[len(ps)/2]
-	return fastest(early, on, InferClockRate(m.dts, m.dns))
+	c, dts, dns := fastest(early, on, InferClockRate(m.dts, m.dns), m.dts, m.dns)
+	return c, c > 0 && inferClose(dts, dns) == c && steady(early, on, c)
+}
+
+// steady says whether the sender's pace at clock holds through the packets on: from the
+// fastest packet of their first third to that of the middle third, and from there to the
+// fastest of the last third, each advance of timestamps against arrival reads clock within
+// 15%. A queue that built up and had not drained reads slower in the one and faster in the
+// other.
+func steady(pk []early, on []uint16, clock int) bool {
+	n := len(on)
+	if n < 6 {
+		return false
+	}
+	fast := func(lo, hi int) *early {
+		var best *early
+		var bestT int64
+		for _, i := range on[lo:hi] {
+			e := &pk[i]
+			if t := e.at - tsToNs(e.ts-pk[0].ts, clock); best == nil || t < bestT {
+				best, bestT = e, t
+			}
+		}
+		return best
+	}
+	a, b, c := fast(0, n/3), fast(n/3, 2*n/3), fast(2*n/3, n)
+	return inferClose(b.ts-a.ts, b.at-a.at) == clock && inferClose(c.ts-b.ts, c.at-b.at) == clock
 }
 
 // bunched says whether packet b came so soon after packet a that no clock explains the
@@ -171,11 +202,13 @@ const minUnbunched = 8
 // packets a round trip at a time, or from the sender's backlog at the link's rate, and the
 // median read its 90 kHz as 44.1 kHz; the fastest packets, its first and its last, still
 // read 90 kHz. Which packets are fastest depends on the rate, so the rate is taken again
-// until it stays (two or three rounds).
-func fastest(pk []early, on []uint16, clock int) int {
+// until it stays (two or three rounds). It returns the rate with the timestamp and
+// arrival advances it was last taken on (dts, dns: the median pair's, given, when the
+// envelope said nothing).
+func fastest(pk []early, on []uint16, clock int, dts, dns int64) (int, int64, int64) {
 	n := len(on)
 	if clock == 0 || n < 3 {
-		return clock
+		return clock, dts, dns
 	}
 	third := n / 3
 	for range 3 {
@@ -192,15 +225,19 @@ func fastest(pk []early, on []uint16, clock int) int {
 		}
 		a, b := fast(0, third), fast(n-third, n)
 		if a == nil || b == nil || b.at-a.at < minInferSpan || b.ts <= a.ts {
-			return clock
+			return clock, dts, dns
 		}
 		next := InferClockRate(b.ts-a.ts, b.at-a.at)
-		if next == 0 || next == clock {
-			return clock
+		if next == 0 {
+			return clock, dts, dns
+		}
+		dts, dns = b.ts-a.ts, b.at-a.at
+		if next == clock {
+			return clock, dts, dns
 		}
 		clock = next
 	}
-	return clock
+	return clock, dts, dns
 }
 
 // inferClose is InferClockRate accepting only a ratio within 15% of the candidate.

@@ -59,7 +59,7 @@ func TestInferEarly(t *testing.T) {
 			}
 			e = append(e, early{at: int64(i)*20*ms + d, ts: int64(i) * 960, hd: hd})
 		}
-		if got := inferEarly(e); got != 48000 {
+		if got, _ := inferEarly(e); got != 48000 {
 			t.Errorf("%s: %d Hz, want 48000", c.name, got)
 		}
 	}
@@ -97,7 +97,7 @@ func TestInferEarlyTCPStart(t *testing.T) {
 	if len(e) != earlyMax {
 		t.Fatalf("%d packets, want %d", len(e), earlyMax)
 	}
-	if got := inferEarly(e); got != 90000 {
+	if got, _ := inferEarly(e); got != 90000 {
 		t.Errorf("%d Hz, want 90000", got)
 	}
 }
@@ -116,7 +116,7 @@ func TestInferEarlyVideoBacklog(t *testing.T) {
 		}
 		e = append(e, early{at: at, ts: int64(i) * 3000, media: true})
 	}
-	if got := inferEarly(e); got != 90000 {
+	if got, _ := inferEarly(e); got != 90000 {
 		t.Errorf("%d Hz, want 90000", got)
 	}
 }

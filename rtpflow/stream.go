@@ -55,6 +55,7 @@ type Stream struct {
 	clockInferred  bool
 	early          []early
 	earlyDups      []earlyDup // duplicates among them, for jitter
+	earlyNext      int        // how many early packets settled waits for before it looks again
 	lateAt, lateTS int64      // first packet after an undecidable buffer, for late inference
 	jit            Jitter
 	delay          delayStats

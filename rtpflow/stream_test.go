@@ -272,6 +272,39 @@ func TestClockRateAfterBurst(t *testing.T) {
 	}
 }
 
+// TestClockRateAfterQueue: Opus (PT 111, no SDP) whose first 20 packets met a queue that
+// built up to 600 ms, sent 20 ms apart and arriving 50 ms apart, then drained (10 ms
+// apart) back to none at 1.6 s; 1,000 packets in all. The first second reads 19.2 kHz,
+// and the second a faster clock: no rate fits until the queue has drained, and the
+// decision waits for one that does (settled). Before, it took 16 kHz at 1 s, and every
+// delay read 0.
+func TestClockRateAfterQueue(t *testing.T) {
+	var as []arrival
+	for i := 0; i < 1000; i++ {
+		var at int64
+		switch {
+		case i <= 20:
+			at = int64(i) * 50 * ms1
+		case i <= 80:
+			at = 1000*ms1 + int64(i-20)*10*ms1
+		default:
+			at = int64(i) * 20 * ms1
+		}
+		b := rp{pt: 111, seq: uint16(i), ts: uint32(960 * i), ssrc: 5, payload: make([]byte, 80)}.bytes()
+		as = append(as, arrival{pathA, msg(b, T0+at)})
+	}
+	tr := NewTracker(Config{})
+	feed(t, tr, as)
+	got := only(t, tr).Summary(T0)
+	if got.ClockRate == nil || *got.ClockRate != 48000 || got.DelayMS == nil || got.DelayMS.Max < 590 || got.DelayMS.Max > 610 {
+		clock := 0
+		if got.ClockRate != nil {
+			clock = *got.ClockRate
+		}
+		t.Errorf("clock %d, delay %+v; want 48000, a max of 600 ms", clock, got.DelayMS)
+	}
+}
+
 // TestMoreStreamsThanTheTable: 200 SSRCs sending at once, each packet of one after a
 // packet of every other (round robin, 20 rounds, 100 µs apart), into a table of 40. Each
 // SSRC's second packet comes 199 packets after its first; when the table was full, a sweep

@@ -5,6 +5,8 @@ const (
 	// decided; the decision is taken earlier once the buffer spans earlySpan.
 	earlyMax  = 256
 	earlySpan = int64(1e9)
+	// earlyWait is the longest the decision waits for a clock that fits (settled).
+	earlyWait = int64(5e9)
 )
 
 // The timing decision. Jitter and delay need a stream's clock rate and whether it carries
@@ -98,9 +100,31 @@ func (s *Stream) untimed(at, ts int64, seq uint16, media bool, hd hold, ext bool
 		s.early = make([]early, 0, 16)
 	}
 	s.early = append(s.early, early{at: at, ts: ts, seq: seq, hd: hd, media: media, ast: *ast})
-	if n := len(s.early); n >= earlyMax || (n >= 8 && at-s.early[0].at >= earlySpan) {
+	if n := len(s.early); n >= earlyMax || (n >= 8 && at-s.early[0].at >= earlySpan && s.settled(at)) {
 		s.decide()
 	}
+}
+
+// settled says whether the early packets, spanning earlySpan, are enough to decide on:
+// they are, unless the clock would be inferred (a dynamic payload type that SDP and the
+// video shape say nothing of) on a ratio more than 15% off the rate it chose (inferEarly's
+// close), when the stream waits for more, up to earlyWait or earlyMax packets, looking
+// again every 16 packets: a queue that built up through the first second and drained in
+// the next read 48 kHz as 16 kHz, and every delay as 0 (h137).
+func (s *Stream) settled(at int64) bool {
+	n := len(s.early)
+	if _, ok := static(s.pt); ok || at-s.early[0].at >= earlyWait || s.frames.frames() {
+		return true
+	}
+	if h, ok := s.t.hints.lookup(s); ok && h.ClockRate > 0 {
+		return true
+	}
+	if n < s.earlyNext {
+		return false
+	}
+	s.earlyNext = n + 16
+	_, close := inferEarly(s.early)
+	return close
 }
 
 // decide takes the timing decisions from the buffered early packets (clock rate,
@@ -120,7 +144,7 @@ func (s *Stream) decide() {
 	case s.frames.frames():
 		s.clock, s.clockInferred = 90000, true // a video payload format's (videoShape)
 	case n >= 2:
-		if c := inferEarly(s.early); c > 0 {
+		if c, _ := inferEarly(s.early); c > 0 {
 			s.clock, s.clockInferred = c, true
 		}
 	}
