@@ -1,6 +1,7 @@
 package rtpflow
 
 import (
+	"net/netip"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -284,5 +285,28 @@ func TestExtensionsCryptex(t *testing.T) {
 	e.observe(0xBEDE, []byte{0x32, 0x12, 0x34, 0x56}, &ast)
 	if got := e.summary(); got.Encrypted || len(got.IDs) != 1 || got.IDs[0] != 3 {
 		t.Errorf("one-byte profile: %+v, want id 3, not encrypted", got)
+	}
+}
+
+// TestTransportCCOnTwoLegs: at a TURN server one sender's audio (transport-cc id 3) is seen
+// twice, arriving on the peer leg and leaving on the client's, the second copy 30 ms
+// after the first. Each leg's copy counts by one; both together advance one value every
+// two packets, which no transport-cc does (TestTWCCState's interleaved counters): followed
+// per leg, each finds it.
+func TestTransportCCOnTwoLegs(t *testing.T) {
+	in, out := Path{Leg: 1, Src: alice, Dst: bob}, Path{Leg: 2, Src: alice, Dst: netip.MustParseAddrPort("192.0.2.7:7000")}
+	var as []arrival
+	for i := 0; i < 200; i++ {
+		b := rp{pt: 111, seq: uint16(i), ts: uint32(960 * i), ssrc: 0xE1, extProfile: profileOneByte,
+			ext: oneByte(el{3, u16(uint16(500 + i))}), payload: make([]byte, 90)}.bytes()
+		as = append(as, arrival{in, msg(b, T0+int64(i)*20*ms1)}, arrival{out, msg(b, T0+int64(i)*20*ms1+30*ms1)})
+	}
+	slicesSortBy(as, func(a arrival) int64 { return a.m.FirstSeen })
+	tr := NewTracker(Config{})
+	feed(t, tr, as)
+	for _, s := range tr.Streams() {
+		if got := s.Summary(T0).Extensions.TransportCCID; got == nil || *got != 3 {
+			t.Errorf("leg %d: transport-cc id %v, want 3", s.Path().Leg, got)
+		}
 	}
 }

@@ -65,7 +65,7 @@ type Tracker struct {
 	last    *Stream
 	recent  [1 << recentBits]*Stream // streams found last, by a hash of SSRC and leg
 	senders map[senderKey]*sender
-	twcc    map[netip.AddrPort]*twccState
+	twcc    map[senderKey]*twccState // a sender's packets on one leg: at a TURN server each leg carries its own copy
 	rtcp    rtcpTracker
 	origins map[[2]netip.AddrPort]int64 // first media packet of each call direction: its series grid
 
@@ -101,7 +101,7 @@ func NewTracker(cfg Config) *Tracker {
 		budget:  int64(cfg.LateBudget),
 		streams: make(map[streamKey]*Stream),
 		senders: make(map[senderKey]*sender),
-		twcc:    make(map[netip.AddrPort]*twccState),
+		twcc:    make(map[senderKey]*twccState),
 		origins: make(map[[2]netip.AddrPort]int64),
 	}
 	t.span = max(t.budget, lateThresholds[len(lateThresholds)-1].ns) + 10*binWidth
@@ -169,10 +169,10 @@ func (t *Tracker) lookup(p Path, ssrc uint32, at int64) *Stream {
 		snd = &sender{}
 		t.senders[sk] = snd
 	}
-	tw := t.twcc[p.Src]
+	tw := t.twcc[sk]
 	if tw == nil {
 		tw = &twccState{}
-		t.twcc[p.Src] = tw
+		t.twcc[sk] = tw
 	}
 	s := newStream(t, p, ssrc, snd, tw)
 	t.streams[k] = s

@@ -29,8 +29,50 @@ func TestTWCCState(t *testing.T) {
 		{"a constant value (like playout-delay)", []obs{{4, 9}, {4, 9}, {4, 9}, {4, 9}, {4, 9}, {4, 9}}, 0, false},
 		{"interleaved with a constant id",
 			[]obs{{2, 1}, {4, 9}, {2, 2}, {4, 9}, {2, 3}, {4, 9}, {2, 4}, {4, 9}, {2, 5}, {4, 9}}, 2, true},
-		{"80% of the successors by one",
-			[]obs{{2, 1}, {2, 2}, {2, 3}, {2, 4}, {2, 5}, {2, 9}}, 2, true},
+		{"84% of the successors in step: two duplicates and a jump",
+			append(count(2, 0, 17), obs{2, 16}, obs{2, 16}, obs{2, 22}), 2, true},
+		// A video sender's packet held back 300 ms (40 overtook it), one in ten.
+		{"one packet in ten held back by 40",
+			func() []obs {
+				var o []obs
+				for i := 0; i < 400; i++ {
+					if i%10 == 5 && i+40 < 400 {
+						continue // arrives 40 later
+					}
+					o = append(o, obs{2, uint16(i)})
+					if j := i - 40; j >= 0 && j%10 == 5 {
+						o = append(o, obs{2, uint16(j)})
+					}
+				}
+				return o
+			}(), 2, true},
+		{"every fifth lost", func() []obs {
+			var o []obs
+			for i := 0; i < 100; i++ {
+				if i%5 != 4 {
+					o = append(o, obs{2, uint16(i)})
+				}
+			}
+			return o
+		}(), 2, true},
+		// Audio (50 a second) and video (90) of one sender, each counting its own packets
+		// from 0: the audio's values fall behind the video's, in reach of a held-back
+		// packet, but the highest advances 0.64 a packet.
+		{"two streams' own counters interleaved",
+			func() []obs {
+				var o []obs
+				a, v := 0, 0
+				for t := 0; t < 450; t++ {
+					if t%9 < 5 {
+						o = append(o, obs{2, uint16(v)})
+						v++
+					} else {
+						o = append(o, obs{2, uint16(a)})
+						a++
+					}
+				}
+				return o
+			}(), 0, false},
 		{"fewer than 80%",
 			[]obs{{2, 1}, {2, 2}, {2, 3}, {2, 4}, {2, 8}, {2, 12}}, 0, false},
 		// The network swapped one packet in ten with the next: each swap is one value out
