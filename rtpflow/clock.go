@@ -161,19 +161,22 @@ func steady(pk []early, on []uint16, clock int) bool {
 	if n < 6 {
 		return false
 	}
-	fast := func(lo, hi int) *early {
-		var best *early
-		var bestT int64
-		for _, i := range on[lo:hi] {
-			e := &pk[i]
-			if t := e.at - tsToNs(e.ts-pk[0].ts, clock); best == nil || t < bestT {
-				best, bestT = e, t
-			}
-		}
-		return best
-	}
-	a, b, c := fast(0, n/3), fast(n/3, 2*n/3), fast(2*n/3, n)
+	a, b, c := quickest(pk, on[:n/3], clock), quickest(pk, on[n/3:2*n/3], clock), quickest(pk, on[2*n/3:], clock)
 	return inferClose(b.ts-a.ts, b.at-a.at) == clock && inferClose(c.ts-b.ts, c.at-b.at) == clock
+}
+
+// quickest returns the packet among on (indices into pk) that met the least delay at clock:
+// the least arrival less send time, taking the first packet's timestamp as sent at 0.
+func quickest(pk []early, on []uint16, clock int) *early {
+	var best *early
+	var bestT int64
+	for _, i := range on {
+		e := &pk[i]
+		if t := e.at - tsToNs(e.ts-pk[0].ts, clock); best == nil || t < bestT {
+			best, bestT = e, t
+		}
+	}
+	return best
 }
 
 // bunched says whether packet b came so soon after packet a that no clock explains the
@@ -212,18 +215,7 @@ func fastest(pk []early, on []uint16, clock int, dts, dns int64) (int, int64, in
 	}
 	third := n / 3
 	for range 3 {
-		fast := func(lo, hi int) *early {
-			var best *early
-			var bestT int64
-			for _, i := range on[lo:hi] {
-				e := &pk[i]
-				if t := e.at - tsToNs(e.ts-pk[0].ts, clock); best == nil || t < bestT {
-					best, bestT = e, t
-				}
-			}
-			return best
-		}
-		a, b := fast(0, third), fast(n-third, n)
+		a, b := quickest(pk, on[:third], clock), quickest(pk, on[n-third:], clock)
 		if a == nil || b == nil || b.at-a.at < minInferSpan || b.ts <= a.ts {
 			return clock, dts, dns
 		}
