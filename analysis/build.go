@@ -95,10 +95,14 @@ func (f *flow) interesting() bool {
 // leg id of each flow index; a TCP flow without media framing (notMedia) is none.
 func (a *analyzer) buildLegs(c *report.Capture, streams []*rtpflow.Stream, notMedia map[int]bool) map[int]string {
 	media := map[int]bool{}
+	firstMedia := map[int]int64{} // by leg, its streams' first packet
 	peers := map[int]map[netip.AddrPort]bool{}
 	for _, s := range streams {
 		p := s.Path()
 		media[p.Leg] = true
+		if t, ok := firstMedia[p.Leg]; !ok || s.FirstAt() < t {
+			firstMedia[p.Leg] = s.FirstAt()
+		}
 		f := a.flowList[p.Leg]
 		if f.turn {
 			if peers[p.Leg] == nil {
@@ -148,10 +152,15 @@ func (a *analyzer) buildLegs(c *report.Capture, streams []*rtpflow.Stream, notMe
 			for _, al := range allocs {
 				// Its client's and server's, and begun within the flow: a TCP connection
 				// that reused the addresses of an earlier one has an allocation of its own.
+				// Of several (one deleted, then another on the same addresses), the one
+				// the media went through: the last begun before the leg's first media
+				// packet (h139: the address of one allocated after the call).
 				if al.Client == client && al.Server == server && al.Relayed.IsValid() &&
 					(f.proto != transport.TCP || al.FirstSeen >= f.first && al.FirstSeen <= f.last) {
-					r := al.Relayed.String()
-					leg.Relayed = &r
+					if t, ok := firstMedia[f.idx]; leg.Relayed == nil || !ok || al.FirstSeen <= t {
+						r := al.Relayed.String()
+						leg.Relayed = &r
+					}
 					for _, p := range al.Peers {
 						if peers[f.idx] == nil {
 							peers[f.idx] = map[netip.AddrPort]bool{}

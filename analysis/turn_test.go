@@ -223,3 +223,26 @@ func TestTURNTwoPeers(t *testing.T) {
 		t.Errorf("directions' wire %d, want the capture's %d", total, c.WireBytes)
 	}
 }
+
+// TestTURNLegAfterReallocation: turnCall, then, after its media, the allocation deleted
+// (Refresh with LIFETIME 0) and another made on the same addresses (203.0.113.7:50099).
+// The leg names the allocation the media went through; the TURN section has both. Before,
+// the leg named the last one made (h139).
+func TestTURNLegAfterReallocation(t *testing.T) {
+	ms := func(n int) int64 { return callgen.Epoch + int64(n)*int64(time.Millisecond) }
+	tid := func(b byte) (id [stun.TransactionIDSize]byte) { id[0] = b; return id }
+	second := netip.MustParseAddrPort("203.0.113.7:50099")
+	pkts := append(turnCall(t),
+		callgen.Packet{T: ms(11000), Frame: stunFrame(t, alice, turnServer, tid(4), stun.NewType(stun.MethodRefresh, stun.ClassRequest),
+			raw(stun.AttrLifetime, 0, 0, 0, 0))},
+		callgen.Packet{T: ms(11040), Frame: stunFrame(t, turnServer, alice, tid(4), stun.NewType(stun.MethodRefresh, stun.ClassSuccessResponse),
+			raw(stun.AttrLifetime, 0, 0, 0, 0))},
+		callgen.Packet{T: ms(11100), Frame: stunFrame(t, alice, turnServer, tid(5), stun.NewType(stun.MethodAllocate, stun.ClassRequest))},
+		callgen.Packet{T: ms(11140), Frame: stunFrame(t, turnServer, alice, tid(5), stun.NewType(stun.MethodAllocate, stun.ClassSuccessResponse),
+			xorAddr(stun.AttrXORRelayedAddress, second), raw(stun.AttrLifetime, 0, 0, 2, 0x58))},
+	)
+	c := analyze(t, pcapOf(t, pkts), Options{})
+	if len(c.Legs) != 1 || c.Legs[0].Relayed == nil || *c.Legs[0].Relayed != relayed.String() || len(c.TURN.Allocations) != 2 {
+		t.Errorf("legs %+v, %d allocations; want one leg relayed by %v, two allocations", c.Legs, len(c.TURN.Allocations), relayed)
+	}
+}
