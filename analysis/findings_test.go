@@ -112,6 +112,14 @@ func TestTURNErrorFindings(t *testing.T) {
 		{"never granted, challenges only", nil, []report.TURNError{{Code: 401, Count: 2}}, []report.Finding{{
 			Code: "turn_errors", Severity: "bad", Text: "No TURN allocation was granted in the capture: the server answered only 401 Unauthorized (2×), which a client answers with a new request; that request, or its answer, is not in the capture.",
 			Legs: []string{}, Directions: []string{}, Figures: map[string]float64{"error_401": 2}}}},
+		// The one client challenged twice: its retry with credentials came, and was
+		// refused (h139: the sentence said it was not in the capture).
+		{"never granted, challenged again", nil, []report.TURNError{{Code: 401, Count: 2, Clients: []string{"10.0.0.1:40000"}}}, []report.Finding{{
+			Code: "turn_errors", Severity: "bad", Text: "No TURN allocation was granted to 10.0.0.1:40000 in the capture: the server answered only 401 Unauthorized (2×), which a client answers with a new request; answered so again, the credentials (or the nonce) it sent were refused.",
+			Legs: []string{"l1"}, Directions: []string{}, Figures: map[string]float64{"error_401": 2}}}},
+		{"never granted, challenged once each", nil, []report.TURNError{{Code: 401, Count: 2, Clients: []string{"10.0.0.1:40000", "10.0.0.2:41000"}}}, []report.Finding{{
+			Code: "turn_errors", Severity: "bad", Text: "No TURN allocation was granted to 10.0.0.1:40000, 10.0.0.2:41000 in the capture: the server answered only 401 Unauthorized (2×), which a client answers with a new request; that request, or its answer, is not in the capture.",
+			Legs: []string{"l1", "l2"}, Directions: []string{}, Figures: map[string]float64{"error_401": 2}}}},
 		{"never granted, refused", nil, []report.TURNError{{Code: 401, Count: 1}, {Code: 486, Count: 1}}, []report.Finding{{
 			Code: "turn_errors", Severity: "bad", Text: "No TURN allocation was granted: the server answered 401 Unauthorized (1×), 486 Allocation Quota Reached (1×).",
 			Legs: []string{}, Directions: []string{}, Figures: map[string]float64{"error_401": 1, "error_486": 1}}}},

@@ -167,10 +167,13 @@ func (f *finder) turnErrors() {
 	var errs, clients []string
 	figs := map[string]float64{}
 	routine := true // every error said is routine: the cause is what did not follow them
+	again := false  // a client was answered so more than once: its retry was refused too
 	for _, e := range f.c.TURN.Errors {
 		if e.Count == 0 || report.TURNErrorRoutine(e.Code) && !failedAll {
 			continue
 		}
+		n := len(e.Clients) // all of them, when fewer than the bound
+		again = again || n > 0 && n < report.MaxTURNErrorClients && e.Count > int64(n)
 		for _, c := range e.Clients {
 			if !slices.Contains(clients, c) {
 				clients = append(clients, c)
@@ -199,6 +202,11 @@ func (f *finder) turnErrors() {
 		to, from = " to "+strings.Join(clients, ", "), " from "+strings.Join(clients, ", ")
 	}
 	switch {
+	case failedAll && len(errs) > 0 && routine && again:
+		// The retry with credentials came, and was answered the same (h139: "that
+		// request, or its answer, is not in the capture" where both were).
+		f.add(report.FindingTURNErrors, report.SeverityBad, legs, nil, figs,
+			fmt.Sprintf("No TURN allocation was granted%s in the capture: the server answered only %s, which a client answers with a new request; answered so again, the credentials (or the nonce) it sent were refused.", to, strings.Join(errs, ", ")))
 	case failedAll && len(errs) > 0 && routine:
 		// A 401 is the challenge a client answers with its credentials: not why nothing
 		// was granted, but the last thing the capture shows.

@@ -7,6 +7,7 @@ import (
 
 	"github.com/pion/stun/v3"
 
+	"github.com/callpcap/callpcap/report"
 	"github.com/callpcap/callpcap/transport"
 	"github.com/callpcap/callpcap/wire"
 )
@@ -113,7 +114,7 @@ type Tracker struct {
 	order   []*allocation // by first seen
 	servers map[netip.AddrPort]struct{}
 	errors  map[int]int64
-	// errClients are the clients each error code was sent to (maxErrorClients at most).
+	// errClients are the clients each error code was sent to (report.MaxTURNErrorClients at most).
 	errClients map[int][]netip.AddrPort
 	// refused holds the transactions of the last error responses: a request sent again
 	// (STUN over UDP retransmits) and answered again is one refusal, counted once.
@@ -264,7 +265,7 @@ func (t *Tracker) response(m *transport.Message, success bool) {
 	if !success {
 		if code := getErrorCode(&t.msg); code > 0 && !t.refusedBefore(id) {
 			t.errors[code]++
-			if c := t.errClients[code]; len(c) < maxErrorClients && !slices.Contains(c, m.Dst) {
+			if c := t.errClients[code]; len(c) < report.MaxTURNErrorClients && !slices.Contains(c, m.Dst) {
 				t.errClients[code] = append(c, m.Dst)
 			}
 		}

@@ -390,9 +390,6 @@ func (t *Tracker) takeBack(a *allocation) {
 	}
 }
 
-// maxErrorClients bounds the clients remembered per TURN error code.
-const maxErrorClients = 16
-
 // LearnRelay records what the traffic showed of an allocation whose Allocate and
 // ChannelBind the capture missed (it began mid-call): its relayed address, and channel ch
 // bound to peer (analysis/relaylearn.go). What the capture's own messages said stands: a

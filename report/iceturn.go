@@ -48,6 +48,9 @@ type TURNError struct {
 	Code  int   `json:"code"`
 	Count int64 `json:"count"`
 	// Clients are the transport addresses the server sent this code to (at most
-	// 16), so that a finding names the calls it refused.
+	// MaxTURNErrorClients), so that a finding names the calls it refused.
 	Clients []string `json:"clients"`
 }
+
+// MaxTURNErrorClients bounds TURNError.Clients.
+const MaxTURNErrorClients = 16
