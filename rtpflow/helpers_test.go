@@ -219,3 +219,11 @@ func slicesSortBy[T any](s []T, key func(T) int64) {
 }
 
 func quantile3(v float64) float64 { return numfmt.Round(v, 3) }
+
+// deref is *p, or the zero value for nil.
+func deref[T any](p *T) (v T) {
+	if p != nil {
+		v = *p
+	}
+	return v
+}

@@ -305,6 +305,42 @@ func TestClockRateAfterQueue(t *testing.T) {
 	}
 }
 
+// TestClockRateFromAbsSendTime: TestClockRateAfterQueue's Opus with abs-send-time (id 3,
+// sent every 20 ms from 10 s): the clock is taken on abs-send-time once it is found,
+// against the sender's own sending, which no queue skews.
+func TestClockRateFromAbsSendTime(t *testing.T) {
+	var as []arrival
+	for i := 0; i < 1000; i++ {
+		var at int64
+		switch {
+		case i <= 20:
+			at = int64(i) * 50 * ms1
+		case i <= 80:
+			at = 1000*ms1 + int64(i-20)*10*ms1
+		default:
+			at = int64(i) * 20 * ms1
+		}
+		b := rp{pt: 111, seq: uint16(i), ts: uint32(960 * i), ssrc: 5, extProfile: profileOneByte,
+			ext: oneByte(el{3, u24(astAt(10 + float64(i)*0.02))}), payload: make([]byte, 80)}.bytes()
+		as = append(as, arrival{pathA, msg(b, T0+at)})
+	}
+	tr := NewTracker(Config{})
+	feed(t, tr, as)
+	got := only(t, tr).Summary(T0)
+	// The same stream cut after 70 packets, its queue not quite drained (100 ms left): from
+	// the arrivals the clock read 44.1 kHz; from abs-send-time, 48 kHz.
+	trShort := NewTracker(Config{})
+	feed(t, trShort, as[:70])
+	if c := only(t, trShort).Summary(T0).ClockRate; c == nil || *c != 48000 {
+		t.Errorf("cut short: clock %d, want 48000", deref(c))
+	}
+	if got.ClockRate == nil || *got.ClockRate != 48000 || got.Extensions.AbsSendTimeID == nil || got.DelayMS == nil ||
+		got.DelayMS.Reference != "abs_send_time" || got.DelayMS.Max < 590 || got.DelayMS.Max > 610 {
+		t.Errorf("clock %v, abs-send-time %v, delay %+v; want 48000, 3, a max of 600 ms on abs-send-time",
+			deref(got.ClockRate), deref(got.Extensions.AbsSendTimeID), got.DelayMS)
+	}
+}
+
 // TestMoreStreamsThanTheTable: 200 SSRCs sending at once, each packet of one after a
 // packet of every other (round robin, 20 rounds, 100 µs apart), into a table of 40. Each
 // SSRC's second packet comes 199 packets after its first; when the table was full, a sweep

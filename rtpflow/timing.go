@@ -123,6 +123,11 @@ func (s *Stream) settled(at int64) bool {
 		return false
 	}
 	s.earlyNext = n + 16
+	if s.ext.nCand > 0 && chooseAST(s.early, s.ext.nCand) >= 0 {
+		// abs-send-time dates the packets, and the clock is inferred on it (sentClock),
+		// which no queue skews; a clock jump of the capture's, later, would hide it (h137).
+		return true
+	}
 	_, close := inferEarly(s.early)
 	return close
 }
@@ -136,6 +141,7 @@ func (s *Stream) decide() {
 	s.decided = true
 	n := len(s.early)
 	st, isStatic := static(s.pt)
+	j := s.ext.choose(s.early)
 	switch {
 	case s.t.hints.take(s):
 		// SDP signalled the clock rate of this payload type at this address.
@@ -144,11 +150,14 @@ func (s *Stream) decide() {
 	case s.frames.frames():
 		s.clock, s.clockInferred = 90000, true // a video payload format's (videoShape)
 	case n >= 2:
-		if c, _ := inferEarly(s.early); c > 0 {
+		c := sentClock(s.early, j)
+		if c == 0 {
+			c, _ = inferEarly(s.early)
+		}
+		if c > 0 {
 			s.clock, s.clockInferred = c, true
 		}
 	}
-	j := s.ext.choose(s.early)
 	if s.clock > 0 {
 		s.jit = NewJitter(s.clock)
 	}
@@ -172,6 +181,31 @@ func (s *Stream) decide() {
 		s.lateAt, s.lateTS = s.early[0].at, s.early[0].ts
 	}
 	s.early, s.earlyDups = nil, nil
+}
+
+// sentClock infers the clock from the timestamps' advance against abs-send-time's (the
+// early packets' values of candidate j, -1 for none), from the first packet that has one
+// to the last: the sender's own clock against its own sending, which no queue on the way
+// skews. 0 when it cannot tell.
+func sentClock(pk []early, j int) int {
+	if j < 0 {
+		return 0
+	}
+	var first, last *early
+	for i := range pk {
+		if e := &pk[i]; e.ast.mask&(1<<j) != 0 {
+			if first == nil {
+				first = e
+			}
+			last = e
+		}
+	}
+	if first == nil || first == last {
+		return 0
+	}
+	// Within the early packets' few seconds the 24-bit value wraps (every 64 s) once at most.
+	d := int64(last.ast.v[j]-first.ast.v[j]) & (1<<24 - 1)
+	return InferClockRate(last.ts-first.ts, astToNs(d))
 }
 
 // lateInfer keeps trying to infer the clock rate after the early buffer could not (a
