@@ -103,9 +103,9 @@ func astToNs(v int64) int64 {
 // its connection was ready (WebRTC over ICE-TCP: its first 56 Opus packets, 1.1 s of
 // audio, in 50 ms) made half of the pairs read 97 kHz, and 48 kHz was taken for 90 kHz.
 //
-// close says whether the ratio the rate was taken from lies within 15% of it (inferClose),
-// and the pace held through the packets (steady): a rate taken otherwise is a guess, which
-// a stream whose first second was spent queueing (a queue building up, 48 kHz read as 16
+// close says whether the ratio the rate was taken from lies within steadyTol of it, and
+// the pace held through the packets (steady): a rate taken otherwise is a guess, which a
+// stream whose first second was spent queueing (a queue building up, 48 kHz read as 16
 // kHz: h137) does better to wait on.
 func inferEarly(early []early) (clock int, close bool) {
 	var idx, all [earlyMax]uint16
@@ -148,21 +148,22 @@ func inferEarly(early []early) (clock int, close bool) {
 	})
 	m := ps[len(ps)/2]
 	c, dts, dns := fastest(early, on, InferClockRate(m.dts, m.dns), m.dts, m.dns)
-	return c, c > 0 && inferClose(dts, dns) == c && steady(early, on, c)
+	return c, c > 0 && within(dts, dns, c, steadyTol) && steady(early, on, c)
 }
 
 // steady says whether the sender's pace at clock holds through the packets on: from the
 // fastest packet of their first third to that of the middle third, and from there to the
 // fastest of the last third, each advance of timestamps against arrival reads clock within
-// 15%. A queue that built up and had not drained reads slower in the one and faster in the
-// other.
+// steadyTol. A queue that built up and had not drained reads slower in the one and faster
+// in the other; one still building up at an even pace reads slower in both, by as much as
+// it grows: 10% (h137's c26, taken for 44.1 kHz within 15%).
 func steady(pk []early, on []uint16, clock int) bool {
 	n := len(on)
 	if n < 6 {
 		return false
 	}
 	a, b, c := quickest(pk, on[:n/3], clock), quickest(pk, on[n/3:2*n/3], clock), quickest(pk, on[2*n/3:], clock)
-	return inferClose(b.ts-a.ts, b.at-a.at) == clock && inferClose(c.ts-b.ts, c.at-b.at) == clock
+	return within(b.ts-a.ts, b.at-a.at, clock, steadyTol) && within(c.ts-b.ts, c.at-b.at, clock, steadyTol)
 }
 
 // quickest returns the packet among on (indices into pk) that met the least delay at clock:
@@ -235,12 +236,23 @@ func fastest(pk []early, on []uint16, clock int, dts, dns int64) (int, int64, in
 // inferClose is InferClockRate accepting only a ratio within 15% of the candidate.
 func inferClose(dts, dns int64) int {
 	c := InferClockRate(dts, dns)
-	if c == 0 {
-		return 0
-	}
-	r := float64(dts) / (float64(dns) / 1e9)
-	if d := r - float64(c); d > 0.15*float64(c) || d < -0.15*float64(c) {
+	if c == 0 || !within(dts, dns, c, 0.15) {
 		return 0
 	}
 	return c
+}
+
+// steadyTol is how far from a rate the envelope may read and the early packets still
+// settle on it: a sender's clock is exact to a fraction of a percent, and the least
+// delayed packets of a third of a second or more trace it to a few milliseconds.
+const steadyTol = 0.05
+
+// within says whether dts ticks in dns nanoseconds read clock within tol (a fraction).
+func within(dts, dns int64, clock int, tol float64) bool {
+	if dns <= 0 || clock <= 0 {
+		return false
+	}
+	r := float64(dts) / (float64(dns) / 1e9)
+	d := r - float64(clock)
+	return d <= tol*float64(clock) && d >= -tol*float64(clock)
 }
