@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -156,10 +157,10 @@ func formatFromName(name string) string {
 }
 
 // parseRate reads a bitrate such as 2500kbps, 2.5Mbps, 2500k or 2500000 (bit/s) and returns
-// kbit/s. A number without a unit is bit/s, as iperf reads it; under minPlainRate it is
-// refused: "2500" is 2.5 kbps, below any media's rate, and was surely meant as kbps. A byte
-// rate (1MB/s, 1MBps, 300KB: a capital B) is refused rather than read as bits, 8 times too
-// low.
+// kbit/s. A number without a unit is bit/s, as iperf reads it. A rate under minRate is
+// refused, with or without a unit: "2500" is 2.5 kbps, below any media's rate, and was
+// surely meant as kbps. A byte rate (1MB/s, 1MBps, 300KB: a capital B) is refused rather
+// than read as bits, 8 times too low; NaN is no rate (it was taken, and ignored).
 func parseRate(s string) (float64, error) {
 	t := strings.TrimSuffix(strings.TrimSuffix(strings.TrimSpace(s), "/s"), "ps")
 	if strings.HasSuffix(t, "B") {
@@ -178,17 +179,20 @@ func parseRate(s string) (float64, error) {
 		mult, t = 1e6, t[:len(t)-1]
 	}
 	v, err := strconv.ParseFloat(t, 64)
-	if err != nil || v <= 0 || v*mult > 1e8 {
+	if err != nil || math.IsNaN(v) || v <= 0 || v*mult > 1e8 {
 		return 0, fmt.Errorf("%q is not a bitrate (examples: 2500kbps, 2.5Mbps)", s)
 	}
-	if mult == 0.001 && v < minPlainRate {
-		return 0, fmt.Errorf("%q without a unit is %g bit/s: give one (2500kbps, 2.5Mbps)", s, v)
+	if v*mult*1000 < minRate {
+		if last := strings.TrimSpace(s); last != "" && last[len(last)-1] >= '0' && last[len(last)-1] <= '9' {
+			return 0, fmt.Errorf("%q without a unit is %g bit/s: give one (2500kbps, 2.5Mbps)", s, v)
+		}
+		return 0, fmt.Errorf("%q is below any media's bitrate (%g kbps at least)", s, minRate/1000.0)
 	}
 	return v * mult, nil
 }
 
-// minPlainRate (bit/s) is the least rate taken without a unit: Opus's lowest is 6 kbps.
-const minPlainRate = 6000
+// minRate (bit/s) is the least rate taken: Opus's lowest is 6 kbps.
+const minRate = 6000
 
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	if len(args) > 0 && args[0] == "scrub" {

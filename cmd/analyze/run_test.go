@@ -217,10 +217,15 @@ func TestParseRate(t *testing.T) {
 			t.Errorf("parseRate(%q) = %v, %v; want %v", in, got, err, want)
 		}
 	}
-	// "2500" without a unit is 2.5 kbps: meant as kbps, refused; a byte rate is no bitrate.
-	for _, in := range []string{"", "fast", "-5kbps", "0", "2500", "1MB/s", "1MBps", "300KB", "100B/s"} {
+	// "2500" without a unit is 2.5 kbps: meant as kbps, refused; a byte rate is no bitrate;
+	// NaN was taken and ignored, and rates below any media's with a unit shown as 0 kbps (h141).
+	for _, in := range []string{"", "fast", "-5kbps", "0", "2500", "1MB/s", "1MBps", "300KB", "100B/s",
+		"NaNkbps", "NaN", "1e-9kbps", "500bps"} {
 		if _, err := parseRate(in); err == nil {
 			t.Errorf("parseRate(%q) succeeded", in)
 		}
+	}
+	if _, err := parseRate("500bps"); err == nil || strings.Contains(err.Error(), "without a unit") {
+		t.Errorf("parseRate(500bps): %v, want a rate below any media's, not a missing unit", err)
 	}
 }
