@@ -373,10 +373,12 @@ var unsafeName = regexp.MustCompile(`[^A-Za-z0-9_-]+`)
 
 // ChartBases returns, per capture, the base of its chart files' names: the file's name
 // without directory and capture extensions, reduced to letters, digits, '-' and '_' (a file
-// name is the capture's, not ours), numbered when two captures would share one.
+// name is the capture's, not ours), numbered when two captures would share one: the second
+// of two call.pcap is call-2, or call-3 when a call-2.pcap is among them too (h141: its
+// charts overwrote call-2.pcap's, and the report linked another capture's charts).
 func ChartBases(r *report.Report) []string {
-	out := make([]string, len(r.Captures))
-	seen := map[string]int{}
+	natural := make([]string, len(r.Captures))
+	taken := map[string]bool{}
 	for i, c := range r.Captures {
 		b := filepath.Base(c.File)
 		for _, ext := range []string{".gz", ".zst", ".pcapng", ".pcap", ".cap"} {
@@ -386,11 +388,20 @@ func ChartBases(r *report.Report) []string {
 		if b == "" {
 			b = "capture"
 		}
-		seen[b]++
-		if n := seen[b]; n > 1 {
-			b = fmt.Sprintf("%s-%d", b, n)
+		natural[i] = b
+		taken[b] = true
+	}
+	out := make([]string, len(r.Captures))
+	used := map[string]bool{}
+	for i, b := range natural {
+		name := b
+		for n := 2; used[name]; n++ {
+			if name = fmt.Sprintf("%s-%d", b, n); taken[name] {
+				name = b // another capture's own name: keep counting
+			}
 		}
-		out[i] = b
+		used[name] = true
+		out[i] = name
 	}
 	return out
 }
