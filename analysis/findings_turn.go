@@ -103,11 +103,19 @@ func (f *finder) relayLoss(d *report.Direction, legs []string) {
 	before, after := r.LostBeforeRelay, r.LostAfterRelay
 	l := f.legByID[d.Legs[0]]
 	up := l != nil && l.Client == d.From // from the client: d is the relay's way in
+	var dropped int64
 	if f.overTCP(d.Legs) {
+		// Those the direction on the client's leg counts as never having entered TCP
+		// (dropped_before_tcp's); the rest stay where they were lost. Before, every packet
+		// lost on that side was taken for one, and the figure said 6 where the direction
+		// and dropped_before_tcp's finding said 5 (h141).
+		if d.Loss.DroppedBeforeTCP != nil {
+			dropped = *d.Loss.DroppedBeforeTCP
+		}
 		if up {
-			before = 0
+			before = max(before-dropped, 0)
 		} else {
-			after = 0
+			after = max(after-dropped, 0)
 		}
 	}
 	lost := before + after
@@ -138,7 +146,7 @@ func (f *finder) relayLoss(d *report.Direction, legs []string) {
 	// leaves out the packets that never entered TCP, said by dropped_before_tcp's finding.
 	figs := map[string]float64{"lost": float64(lost), "expected": float64(expected), "loss_pct": numfmt.Round(pct, 3)}
 	for k, v := range map[string]int64{"lost_before_relay": r.LostBeforeRelay, "lost_after_relay": r.LostAfterRelay,
-		"dropped_before_tcp": r.LostBeforeRelay + r.LostAfterRelay - lost} {
+		"dropped_before_tcp": dropped} {
 		if v > 0 {
 			figs[k] = float64(v)
 		}

@@ -470,6 +470,18 @@ func TestRelayDroppedBeforeTCPFromItsFirst(t *testing.T) {
 	if r := d.Relay; r == nil || r.Matched != 88 || r.LostBeforeRelay != 5 || r.LostAfterRelay != 7 {
 		t.Errorf("relay %+v, want 88 matched, 5 lost before, 7 after", r)
 	}
+	// The loss finding says the 4 dropped before TCP apart, as the direction and
+	// dropped_before_tcp's finding do, and the other 3 the relay never sent (0, 2, 3) as
+	// lost after it. Before, all 7 were taken for drops before TCP: neither sentence had
+	// those 3, and its figure said 7 (h141).
+	for _, f := range c.Findings {
+		if f.Code == report.FindingRTPLoss && slices.Contains(f.Directions, d.ID) {
+			if !strings.HasSuffix(f.Text, ": 5 before the relay, 3 that reached it and never left it.") ||
+				f.Figures["dropped_before_tcp"] != 4 || f.Figures["lost"] != 8 {
+				t.Errorf("rtp_loss %q, figures %v; want 8 lost (5 before, 3 after), 4 dropped before TCP", f.Text, f.Figures)
+			}
+		}
+	}
 }
 
 // TestRelayClockJump: relayCall with the egress copy of alice's packet 250 stamped 3 hours
