@@ -668,3 +668,27 @@ func TestTURNLegWithoutMedia(t *testing.T) {
 		Text: "Media between 10.0.0.1:50000 and 198.51.100.9:9000 was relayed over UDP through TURN 203.0.113.7:3478 instead of a direct path.",
 		Legs: []string{"l1"}, Directions: []string{}, Figures: map[string]float64{}}})
 }
+
+// TestMediaOverTCPLateShareOfMeasured: of a TURN/TCP call's two directions, the one captured
+// at its sender has no lateness (late null): the late share is of the other's packets, 45
+// of 98 (45.9%), as its own line says. Before, of both directions' 198 (22.7%) (h141).
+func TestMediaOverTCPLateShareOfMeasured(t *testing.T) {
+	const client, server, peer = "10.0.0.1:51234", "203.0.113.7:443", "198.51.100.9:61000"
+	c := &report.Capture{
+		Legs: []report.Leg{{ID: "l1", Transport: report.TransportTURNTCP, Client: client, Server: server, Peers: []string{peer}, Flows: []string{}}},
+		Directions: []report.Direction{
+			{ID: "d1", From: client, To: peer, Legs: []string{"l1"}, Transport: report.TransportTURNTCP, MediaPackets: 100},
+			{ID: "d2", From: peer, To: client, Legs: []string{"l1"}, Transport: report.TransportTURNTCP, MediaPackets: 98,
+				Late: &report.Late{BudgetMS: 150, Packets: 45, Pct: 45.918}},
+		},
+	}
+	for _, f := range Findings(c) {
+		if f.Code == report.FindingMediaOverTCP {
+			if f.Figures["late_packets"] != 45 || f.Figures["late_pct"] != 45.918 {
+				t.Errorf("media_over_tcp figures %v, want 45 late, 45.918%%", f.Figures)
+			}
+			return
+		}
+	}
+	t.Error("no media_over_tcp finding")
+}
