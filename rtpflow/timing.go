@@ -298,3 +298,36 @@ func (s *Stream) sample(at, ts int64, seq uint16, media bool, ast uint32, astOK 
 	}
 	s.delay.sample(at, ts, seq, media, ast, astOK, hd, sec)
 }
+
+// duplicateTiming takes a duplicate arriving at at, of timestamp ts: jitter counts it, as
+// RFC 3550 A.8 counts every packet received; delay and lateness do not, since the copy
+// before it is the one played (a copy 500 ms after an on-time original was a late packet,
+// and a finding that it came too late to be played).
+func (s *Stream) duplicateTiming(at, ts int64, media bool) {
+	switch {
+	case s.timed() && s.clock > 0 && media:
+		s.jit.Update(at, ts)
+	case !s.decided && len(s.earlyDups) < earlyMax:
+		// The packets wait for the timing decision (early): it waits with them.
+		s.earlyDups = append(s.earlyDups, earlyDup{pos: len(s.early), at: at, ts: ts, media: media})
+	}
+}
+
+// maxTSStep is how far a media packet's timestamp may step from its arrival, against the
+// stream's media packet before, and still be on the same base: a network holds a packet
+// for seconds at most (a TCP stall), and reorders or B-frames move a timestamp back by
+// less than one. Beyond, the sender moved its RTP clock (a timestamp reset to 0 with the
+// sequence numbers going on, as a gateway does on a T.38 switch): a discontinuity.
+const maxTSStep = int64(30e9)
+
+// tsStep follows the timestamps of the stream's media packets (ts unwrapped, at arrival) and
+// rebases jitter and delay at a discontinuity, as at a restart of the sequence numbers.
+func (s *Stream) tsStep(at, ts int64) {
+	if s.clock > 0 && s.tsPrevOK {
+		if step := tsToNs(ts-s.tsPrev, s.clock) - (at - s.tsPrevAt); step > maxTSStep || step < -maxTSStep {
+			s.jit.rebase()
+			s.delay.rebase()
+		}
+	}
+	s.tsPrev, s.tsPrevAt, s.tsPrevOK = ts, at, true
+}
