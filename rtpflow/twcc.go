@@ -50,7 +50,7 @@ func (w *twccState) observe(id uint8, v uint16) {
 
 // id returns the element id that behaves as transport-cc: at least 4 successors seen, at
 // least 80% of them in step (observe), and its highest value advancing by about one a
-// packet, 0.9 to 1.25 on average (a value a packet, some lost): a clock counting by two
+// packet, 0.9 to 1.5 on average (a value a packet, up to a third lost): a clock counting by two
 // advances 2, two streams' own counters interleaved (the slower one's values falling
 // behind the faster's) less than one. The one with the most values in step. In step is
 // measured against the highest value, not the previous one: a packet the network held back
@@ -60,7 +60,7 @@ func (w *twccState) id() (uint8, bool) {
 	var best *twccID
 	for i := 0; i < w.n; i++ {
 		c := &w.ids[i]
-		paced := c.adv*10 >= c.obs*9 && c.adv*4 <= c.obs*5
+		paced := c.adv*10 >= c.obs*9 && c.adv*2 <= c.obs*3
 		if c.obs >= 4 && c.hits*5 >= c.obs*4 && paced && (best == nil || c.hits > best.hits) {
 			best = c
 		}

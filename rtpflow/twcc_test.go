@@ -55,6 +55,15 @@ func TestTWCCState(t *testing.T) {
 			}
 			return o
 		}(), 2, true},
+		{"every fourth lost (h142: not found from 20%)", func() []obs {
+			var o []obs
+			for i := 0; i < 100; i++ {
+				if i%4 != 3 {
+					o = append(o, obs{2, uint16(i)})
+				}
+			}
+			return o
+		}(), 2, true},
 		// Audio (50 a second) and video (90) of one sender, each counting its own packets
 		// from 0: the audio's values fall behind the video's, in reach of a held-back
 		// packet, but the highest advances 0.64 a packet.
