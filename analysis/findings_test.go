@@ -115,7 +115,7 @@ func TestTURNErrorFindings(t *testing.T) {
 		// The one client challenged twice: its retry with credentials came, and was
 		// refused (h139: the sentence said it was not in the capture).
 		{"never granted, challenged again", nil, []report.TURNError{{Code: 401, Count: 2, Clients: []string{"10.0.0.1:40000"}}}, []report.Finding{{
-			Code: "turn_errors", Severity: "bad", Text: "No TURN allocation was granted to 10.0.0.1:40000 in the capture: the server answered only 401 Unauthorized (2×), which a client answers with a new request; answered so again, the credentials (or the nonce) it sent were refused.",
+			Code: "turn_errors", Severity: "bad", Text: "No TURN allocation was granted to 10.0.0.1:40000 in the capture: the server answered only 401 Unauthorized (2×), which a client answers with a new request carrying its credentials; challenged again, the client sent none, or the server refused them.",
 			Legs: []string{"l1"}, Directions: []string{}, Figures: map[string]float64{"error_401": 2}}}},
 		{"never granted, challenged once each", nil, []report.TURNError{{Code: 401, Count: 2, Clients: []string{"10.0.0.1:40000", "10.0.0.2:41000"}}}, []report.Finding{{
 			Code: "turn_errors", Severity: "bad", Text: "No TURN allocation was granted to 10.0.0.1:40000, 10.0.0.2:41000 in the capture: the server answered only 401 Unauthorized (2×), which a client answers with a new request; that request, or its answer, is not in the capture.",

@@ -211,10 +211,11 @@ func (f *finder) turnErrors() {
 	}
 	switch {
 	case failedAll && len(errs) > 0 && routine && again:
-		// The retry with credentials came, and was answered the same (h139: "that
-		// request, or its answer, is not in the capture" where both were).
+		// The retry came, and was answered the same (h139: "that request, or its answer,
+		// is not in the capture" where both were); whether it carried credentials the
+		// report does not say (h142: a client that sent none twice).
 		f.add(report.FindingTURNErrors, report.SeverityBad, legs, nil, figs,
-			fmt.Sprintf("No TURN allocation was granted%s in the capture: the server answered only %s, which a client answers with a new request; answered so again, the credentials (or the nonce) it sent were refused.", to, strings.Join(errs, ", ")))
+			fmt.Sprintf("No TURN allocation was granted%s in the capture: the server answered only %s, which a client answers with a new request carrying its credentials; challenged again, the client sent none, or the server refused them.", to, strings.Join(errs, ", ")))
 	case failedAll && len(errs) > 0 && routine:
 		// A 401 is the challenge a client answers with its credentials: not why nothing
 		// was granted, but the last thing the capture shows.
