@@ -312,6 +312,31 @@ func TestClockRateAfterQueue(t *testing.T) {
 	}
 }
 
+// TestClockRate44Or48: 44.1 and 48 kHz are 9% apart. A 48 kHz stream whose queue grew by
+// 100 ms through its first second and stayed, and a 44.1 kHz one whose 100 ms queue drained
+// through its first second (h142), 30 s each, read the other rate over the first second,
+// steadily; the decision waits out the early packets' span (5 s) and takes the right one.
+func TestClockRate44Or48(t *testing.T) {
+	for _, tc := range []struct {
+		clock int
+		queue func(i int64) int64 // ms of queue met by packet i (20 ms apart)
+	}{
+		{48000, func(i int64) int64 { return min(i, 50) * 2 }},
+		{44100, func(i int64) int64 { return 100 - min(i, 50)*2 }},
+	} {
+		var as []arrival
+		for i := int64(0); i < 1500; i++ {
+			b := rp{pt: 111, seq: uint16(i), ts: uint32(int64(tc.clock) / 50 * i), ssrc: 5, payload: make([]byte, 80)}.bytes()
+			as = append(as, arrival{pathA, msg(b, T0+(i*20+tc.queue(i))*ms1)})
+		}
+		tr := NewTracker(Config{})
+		feed(t, tr, as)
+		if got := only(t, tr).Summary(T0); deref(got.ClockRate) != tc.clock || got.Late == nil || got.Late.Packets != 0 {
+			t.Errorf("%d Hz: clock %d, late %+v; want %d, none late", tc.clock, deref(got.ClockRate), got.Late, tc.clock)
+		}
+	}
+}
+
 // TestClockRateFromAbsSendTime: TestClockRateAfterQueue's Opus with abs-send-time (id 3,
 // sent every 20 ms from 10 s): the clock is taken on abs-send-time once it is found,
 // against the sender's own sending, which no queue skews.

@@ -128,8 +128,24 @@ func (s *Stream) settled(at int64) bool {
 		// which no queue skews; a clock jump of the capture's, later, would hide it (h137).
 		return true
 	}
-	_, close := inferEarly(s.early)
+	c, close := inferEarly(s.early)
+	if close && nearOther(c) {
+		// 44.1 and 48 kHz are 9% apart: a queue that grows or drains by a tenth over the
+		// first second reads one for the other, steadily (h142: 250 packets late on a clean
+		// 44.1 kHz stream read as 48). The envelope of the whole wait tells them apart.
+		return false
+	}
 	return close
+}
+
+// nearOther says whether another candidate clock lies within 10% of clock.
+func nearOther(clock int) bool {
+	for _, o := range clockCandidates {
+		if d := o - clock; o != clock && 10*max(d, -d) < clock {
+			return true
+		}
+	}
+	return false
 }
 
 // decide takes the timing decisions from the buffered early packets (clock rate,
