@@ -113,16 +113,19 @@ func (s *Stream) untimed(at, ts int64, seq uint16, media bool, hd hold, ext bool
 // the next read 48 kHz as 16 kHz, and every delay as 0 (h137).
 func (s *Stream) settled(at int64) bool {
 	n := len(s.early)
-	if _, ok := static(s.pt); ok || at-s.early[0].at >= earlyWait || s.frames.frames() {
-		return true
-	}
-	if h, ok := s.t.hints.lookup(s); ok && h.ClockRate > 0 {
+	if at-s.early[0].at >= earlyWait {
 		return true
 	}
 	if n < s.earlyNext {
 		return false
 	}
 	s.earlyNext = n + 16
+	if _, ok := static(s.pt); ok || s.frames.frames() {
+		return true
+	}
+	if h, ok := s.t.hints.lookup(s); ok && h.ClockRate > 0 {
+		return true
+	}
 	if s.ext.nCand > 0 && chooseAST(s.early, s.ext.nCand) >= 0 {
 		// abs-send-time dates the packets, and the clock is inferred on it (sentClock),
 		// which no queue skews; a clock jump of the capture's, later, would hide it (h137).
@@ -132,7 +135,9 @@ func (s *Stream) settled(at int64) bool {
 	if close && nearOther(c) {
 		// 44.1 and 48 kHz are 9% apart: a queue that grows or drains by a tenth over the
 		// first second reads one for the other, steadily (h142: 250 packets late on a clean
-		// 44.1 kHz stream read as 48). The envelope of the whole wait tells them apart.
+		// 44.1 kHz stream read as 48). The envelope of the whole wait tells them apart: no
+		// need to look again before it ends.
+		s.earlyNext = earlyMax + 1
 		return false
 	}
 	return close
