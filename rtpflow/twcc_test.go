@@ -7,6 +7,16 @@ func TestTWCCState(t *testing.T) {
 		id uint8
 		v  uint16
 	}
+	// lossEvery gives id 2 counting from 0 to 99, every nth value lost.
+	lossEvery := func(n int) []obs {
+		var o []obs
+		for i := 0; i < 100; i++ {
+			if i%n != n-1 {
+				o = append(o, obs{2, uint16(i)})
+			}
+		}
+		return o
+	}
 	// count gives n observations of id counting by one from v0.
 	count := func(id uint8, v0 uint16, n int) []obs {
 		var o []obs
@@ -46,24 +56,8 @@ func TestTWCCState(t *testing.T) {
 				}
 				return o
 			}(), 2, true},
-		{"every fifth lost", func() []obs {
-			var o []obs
-			for i := 0; i < 100; i++ {
-				if i%5 != 4 {
-					o = append(o, obs{2, uint16(i)})
-				}
-			}
-			return o
-		}(), 2, true},
-		{"every fourth lost (h142: not found from 20%)", func() []obs {
-			var o []obs
-			for i := 0; i < 100; i++ {
-				if i%4 != 3 {
-					o = append(o, obs{2, uint16(i)})
-				}
-			}
-			return o
-		}(), 2, true},
+		{"every fifth lost", lossEvery(5), 2, true},
+		{"every fourth lost (h142: not found from 20%)", lossEvery(4), 2, true},
 		// Audio (50 a second) and video (90) of one sender, each counting its own packets
 		// from 0: the audio's values fall behind the video's, in reach of a held-back
 		// packet, but the highest advances 0.64 a packet.
