@@ -114,12 +114,13 @@ func (e *extDetector) choose(early []early) int {
 // seconds, wrapping every 64 s) over the early packets, or -1. A candidate must be present
 // on at least 90% of them, be non-decreasing on at least 90% of pairs consecutive in
 // sequence number (the pacer sends in order; in arrival order the network's reordering
-// would count, and h137's 40 of 200 packets swapped hid it), and advance like arrival time: from the least delayed packet of
-// the first half (arrival less send time) to that of the second half, |Δsend − Δarrival| ≤
-// Δarrival/10 + 50 ms with Δsend > 0. The least delayed, not the first and the last: a
-// capture that begins while a queue drains (a TCP stall's backlog, relayed) has its first
-// packets held hundreds of milliseconds, which first to last read as a clock too fast, and
-// the stream's delays were then taken on RTP timestamps, with the sender's queue in them.
+// would count, and h137's 40 of 200 packets swapped hid it), and advance like arrival
+// time: from the least delayed packet of the first half (arrival less send time) to that
+// of the second half, |Δsend − Δarrival| ≤ Δarrival/10 + 50 ms with Δsend > 0. The least
+// delayed, not the first and the last: a capture that begins while a queue drains (a TCP
+// stall's backlog, relayed) has its first packets held hundreds of milliseconds, which
+// first to last read as a clock too fast, and the stream's delays were then taken on RTP
+// timestamps, with the sender's queue in them.
 func chooseAST(early []early, n int) int {
 	if len(early) < 2 {
 		return -1

@@ -105,23 +105,23 @@ type rtxMatcher struct {
 	byTS      bool    // of was elected by timestamps, or signalled while encrypted: the OSNs are unreadable
 	encrypted bool    // its payload is known to be encrypted (Packet.Encrypted)
 	disputed  *Stream // a signalled RTX stream's OSNs elected this other stream
+	n         int
+	votes     [rtxVotes]*Stream
+	osn       [rtxVotes]uint16
+	place     [rtxVotes]osnPlace // where the OSN fell among the numbers of the vote's stream
+	wanted    [rtxVotes]bool     // the vote's stream wanted its OSN then: a repair if elected
+	tsVotes   [rtxVotes]*Stream  // the one stream that sent the packet's timestamp shortly before
+	behind    [rtxVotes]*Stream  // else the one stream whose timestamps run just ahead of it (matchBehind)
+	unlike    int                // votes unlike a media stream's packets: numbers skipped before it, or its timestamp went back
+	lastTS    uint32             // the last vote's timestamp
+	hole      [rtxVotes]int64    // the number of tsVotes' stream the packet repaired (Stream.repairOf), or -1
+	credit    [rtxVotes]bool     // the packet took a NACK credit instead
+	repairs   int64              // as an RTX stream: packets that were repairs (see above)
+	nl        *nackLedger        // as an RTX stream: the NACK credits of its path, once any
+	recent    tsRing             // as a media stream: its recent frames
 	// sharesTS: its timestamps are another stream's, and its payloads no RTX packet's
 	// (osnsVary): FEC, whose timestamps say nothing of which stream sent them first.
 	sharesTS bool
-	n        int
-	votes    [rtxVotes]*Stream
-	osn      [rtxVotes]uint16
-	place    [rtxVotes]osnPlace // where the OSN fell among the numbers of the vote's stream
-	wanted   [rtxVotes]bool     // the vote's stream wanted its OSN then: a repair if elected
-	tsVotes  [rtxVotes]*Stream  // the one stream that sent the packet's timestamp shortly before
-	behind   [rtxVotes]*Stream  // else the one stream whose timestamps run just ahead of it (matchBehind)
-	unlike   int                // votes unlike a media stream's packets: numbers skipped before it, or its timestamp went back
-	lastTS   uint32             // the last vote's timestamp
-	hole     [rtxVotes]int64    // the number of tsVotes' stream the packet repaired (Stream.repairOf), or -1
-	credit   [rtxVotes]bool     // the packet took a NACK credit instead
-	repairs  int64              // as an RTX stream: packets that were repairs (see above)
-	nl       *nackLedger        // as an RTX stream: the NACK credits of its path, once any
-	recent   tsRing             // as a media stream: its recent frames
 }
 
 // pending reports whether the stream is still voting and its OSNs or its timestamps so
@@ -323,12 +323,12 @@ func (r *rtxMatcher) settleTS(elected *Stream) (repairs int64) {
 }
 
 // matchTS returns the one stream of the sender, other than s, not itself RTX nor likely
-// RTX by its timestamps (tsPending) nor sharing another's (sharesTS), of another payload type, that sent timestamp ts among
-// its recent ones; nil when none did, or when another such stream's timestamps run close
-// to ts (within tsNear): simulcast layers that share their timestamps cannot be told
-// apart by them, even where the one that sent ts lost the packet before the capture.
-// Streams with their own random offsets (RFC 3550 5.1) are that close by chance once in
-// 2^31/tsNear.
+// RTX by its timestamps (tsPending) nor sharing another's (sharesTS), of another payload
+// type, that sent timestamp ts among its recent ones; nil when none did, or when another
+// such stream's timestamps run close to ts (within tsNear): simulcast layers that share
+// their timestamps cannot be told apart by them, even where the one that sent ts lost the
+// packet before the capture. Streams with their own random offsets (RFC 3550 5.1) are that
+// close by chance once in 2^31/tsNear.
 func (snd *sender) matchTS(s *Stream, ts uint32) *Stream {
 	var found *Stream
 	near := false

@@ -106,9 +106,10 @@ func (s *Stream) untimed(at, ts int64, seq uint16, media bool, hd hold, ext bool
 }
 
 // settled says whether the early packets, spanning earlySpan, are enough to decide on:
-// they are, unless the clock would be inferred (a dynamic payload type that SDP and the
-// video shape say nothing of) on a ratio more than 15% off the rate it chose (inferEarly's
-// close), when the stream waits for more, up to earlyWait or earlyMax packets, looking
+// they are when SDP, a static payload type or the video shape gives the clock, or
+// abs-send-time is found (the clock is then taken on it, sentClock); else when the rate
+// the arrivals give is close and steady (inferEarly) and no other candidate lies within
+// 10% of it. Until then the stream waits, up to earlyWait or earlyMax packets, looking
 // again every 16 packets: a queue that built up through the first second and drained in
 // the next read 48 kHz as 16 kHz, and every delay as 0 (h137).
 func (s *Stream) settled(at int64) bool {
