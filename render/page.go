@@ -88,28 +88,19 @@ const RampsChartName = charts.RampsID + "-" + string(charts.KindRamps)
 
 func newComparison(r *report.Report) *pageComparison {
 	pc := &pageComparison{}
-	at := map[string]int{}
-	for _, e := range r.Comparison.Entries {
-		i, ok := at[e.File]
-		if !ok {
-			i = len(pc.Captures)
-			at[e.File] = i
-			pc.Captures = append(pc.Captures, compareCapture{File: e.File})
-		}
-		pc.Captures[i].Directions = append(pc.Captures[i].Directions, e.Direction)
-	}
-	files := make([]string, len(pc.Captures))
-	for i, c := range pc.Captures {
-		files[i] = c.File
+	groups, of := compareGroups(r.Comparison)
+	files := make([]string, len(groups))
+	for i, g := range groups {
+		files[i] = g.file
 	}
 	labels, _ := captureLabels(files, compareLabelWidth)
-	for i := range pc.Captures {
-		pc.Captures[i].Label = labels[i]
+	for i, g := range groups {
+		pc.Captures = append(pc.Captures, compareCapture{File: g.file, Directions: g.dirs, Label: labels[i]})
 	}
-	n := map[string]int{}
-	for _, e := range r.Comparison.Entries {
-		n[e.File]++
-		pc.Columns = append(pc.Columns, fmt.Sprintf("%s %d", labels[at[e.File]], n[e.File]))
+	n := make([]int, len(groups))
+	for i := range r.Comparison.Entries {
+		n[of[i]]++
+		pc.Columns = append(pc.Columns, fmt.Sprintf("%s %d", labels[of[i]], n[of[i]]))
 	}
 	for _, row := range compareRows {
 		cells := []string{row.head}
@@ -118,13 +109,15 @@ func newComparison(r *report.Report) *pageComparison {
 		}
 		pc.Rows = append(pc.Rows, cells)
 	}
+	// The captures with directions are the groups, in order.
 	dirs := make([]*report.Direction, len(pc.Captures))
+	j := -1
 	for i := range r.Captures {
 		c := &r.Captures[i]
-		j, ok := at[c.File]
-		if !ok || dirs[j] != nil {
+		if len(c.Directions) == 0 || j+1 >= len(dirs) || c.File != groups[j+1].file {
 			continue
 		}
+		j++
 		// The busiest direction: on a call, its video, whichever direction the capture saw
 		// first (a capture at the caller often starts with the callee's audio).
 		for k := range c.Directions {

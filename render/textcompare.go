@@ -54,6 +54,28 @@ func opt(p *float64, f func(float64) string) string {
 	return f(*p)
 }
 
+// compareGroup is one capture's entries in a comparison: its file and its directions.
+type compareGroup struct {
+	file string
+	dirs []string
+}
+
+// compareGroups returns the captures of a comparison, in order, and the group of each entry:
+// a capture's entries follow one another (analysis.Compare), so a group is a run of entries
+// of one file. By file alone, a file given twice was one capture whose columns took the
+// other's place (h141).
+func compareGroups(c *report.Comparison) (groups []compareGroup, of []int) {
+	for i, e := range c.Entries {
+		if i == 0 || e.File != c.Entries[i-1].File {
+			groups = append(groups, compareGroup{file: e.File})
+		}
+		g := &groups[len(groups)-1]
+		g.dirs = append(g.dirs, e.Direction)
+		of = append(of, len(groups)-1)
+	}
+	return groups, of
+}
+
 // compareLabelWidth is the widest capture label taken from the file names; a wider one
 // falls back to the captures' index letters.
 const compareLabelWidth = 12
@@ -65,28 +87,23 @@ const compareLabelWidth = 12
 // capture's file and directions in full, as neither fits a column.
 func (t *textWriter) comparison(c *report.Comparison) {
 	t.line("Comparison")
-	var files []string
-	dirs := map[string][]string{}
-	for _, e := range c.Entries {
-		if _, ok := dirs[e.File]; !ok {
-			files = append(files, e.File)
-		}
-		dirs[e.File] = append(dirs[e.File], e.Direction)
-	}
-	if len(files) == 0 {
+	groups, of := compareGroups(c)
+	if len(groups) == 0 {
 		t.line("  nothing to compare: no capture has media")
 		return
 	}
-	labels, _ := captureLabels(files, compareLabelWidth)
-	label := map[string]string{}
-	labelW := 0
-	for i, f := range files {
-		label[f] = labels[i]
-		labelW = max(labelW, utf8.RuneCountInString(labels[i]))
+	files := make([]string, len(groups))
+	for i, g := range groups {
+		files[i] = g.file
 	}
-	for _, f := range files {
-		t.line("  %-*s  %s", labelW, label[f], fitLeft(f, textWidth-4-labelW))
-		for i, d := range dirs[f] {
+	labels, _ := captureLabels(files, compareLabelWidth)
+	labelW := 0
+	for _, l := range labels {
+		labelW = max(labelW, utf8.RuneCountInString(l))
+	}
+	for gi, g := range groups {
+		t.line("  %-*s  %s", labelW, labels[gi], fitLeft(g.file, textWidth-4-labelW))
+		for i, d := range g.dirs {
 			lead := fmt.Sprintf("  %-*s    %d  ", labelW, "", i+1)
 			from, to, ok := strings.Cut(d, " -> ")
 			if ok && utf8.RuneCountInString(lead+d) > textWidth {
@@ -105,11 +122,11 @@ func (t *textWriter) comparison(c *report.Comparison) {
 	}
 	cells := make([][]string, len(c.Entries)) // per column: capture, direction, then the rows
 	colW := 0
-	n := map[string]int{}
+	n := make([]int, len(groups))
 	for i := range c.Entries {
 		e := &c.Entries[i]
-		n[e.File]++
-		col := []string{label[e.File], fmt.Sprint(n[e.File])}
+		n[of[i]]++
+		col := []string{labels[of[i]], fmt.Sprint(n[of[i]])}
 		for _, r := range compareRows {
 			col = append(col, r.value(e))
 		}
