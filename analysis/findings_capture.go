@@ -17,10 +17,16 @@ func (f *finder) capture() {
 	c := f.c
 	// Checks with no answer while media flows failed nothing: their answers are not in the
 	// capture (one side of an asymmetric path, a consent check as the capture ends).
-	if ice := c.ICE; ice.Checks > 0 && ice.Successes == 0 && len(c.Streams) == 0 {
-		f.add(report.FindingICEFailed, report.SeverityBad, nil, nil, map[string]float64{"checks": float64(ice.Checks)},
+	// Of connectivity checks (with an ICE USERNAME) where the capture has them: a STUN
+	// server's answer to the address lookup is no check's success (h139: none said).
+	checks, successes := c.ICE.ConnectivityChecks, c.ICE.ConnectivitySuccesses
+	if checks == 0 {
+		checks, successes = c.ICE.Checks, c.ICE.Successes
+	}
+	if checks > 0 && successes == 0 && len(c.Streams) == 0 {
+		f.add(report.FindingICEFailed, report.SeverityBad, nil, nil, map[string]float64{"checks": float64(checks)},
 			fmt.Sprintf("ICE connectivity checks failed: %s, no success response, and no media.",
-				numfmt.Count(ice.Checks, "Binding request", "Binding requests")))
+				numfmt.Count(checks, "Binding request", "Binding requests")))
 	}
 	f.turnErrors()
 	// Capture gaps, per leg: which call's figures they make incomplete.

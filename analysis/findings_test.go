@@ -692,3 +692,13 @@ func TestMediaOverTCPLateShareOfMeasured(t *testing.T) {
 	}
 	t.Error("no media_over_tcp finding")
 }
+
+// TestICEFailedBesideAStunServer: three connectivity checks unanswered, no media, and the
+// STUN server's answer to the address lookup (a success, but no check's): ICE failed, of
+// the three checks. Before, no finding (h139).
+func TestICEFailedBesideAStunServer(t *testing.T) {
+	c := &report.Capture{ICE: report.ICE{Checks: 4, Successes: 1, ConnectivityChecks: 3}}
+	checkFindingList(t, Findings(c), []report.Finding{{Code: report.FindingICEFailed, Severity: report.SeverityBad,
+		Text: "ICE connectivity checks failed: 3 Binding requests, no success response, and no media.",
+		Legs: []string{}, Directions: []string{}, Figures: map[string]float64{"checks": 3}}})
+}

@@ -79,6 +79,7 @@ func (t *Tracker) bindingRequest(e *txn, m *transport.Message) {
 	if err != nil || bytes.IndexByte(u, ':') < 0 {
 		return
 	}
+	e.ice = true
 	if _, ok := t.ufrags[string(u)]; ok {
 		return
 	}
@@ -118,6 +119,9 @@ func (t *Tracker) bindingResponse(m *transport.Message, success bool) {
 	if p == nil || p.method != stun.MethodBinding || p.done {
 		if success {
 			t.successes++
+			if t.msg.Contains(stun.AttrMessageIntegrity) {
+				t.iceSuccesses++ // a check's answer is signed with its password; a lookup's is not
+			}
 		} else {
 			t.failures++
 		}
@@ -179,12 +183,18 @@ func (t *Tracker) finalize(p *txn) {
 	}
 	if in != nil {
 		t.checks += int64(in.reqs)
+		if p.ice {
+			t.iceChecks += int64(in.reqs)
+		}
 	}
 	if answer == nil || !answer.answered {
 		return
 	}
 	if answer.success {
 		t.successes++
+		if p.ice {
+			t.iceSuccesses++
+		}
 	} else {
 		t.failures++
 	}
@@ -316,6 +326,8 @@ func (t *Tracker) ICE() report.ICE {
 		Checks:    t.checks,
 		Successes: t.successes,
 		Failures:  t.failures,
+		// Of connectivity checks only: for findings, not in the JSON.
+		ConnectivityChecks: t.iceChecks, ConnectivitySuccesses: t.iceSuccesses,
 		Ufrags:    make([]string, 0, len(t.ufrags)),
 		Nominated: make([]string, 0, len(t.nominated)),
 	}

@@ -79,6 +79,7 @@ type txn struct {
 	done  bool // counted (finalize)
 
 	useCandidate bool
+	ice          bool // a Binding request with an ICE USERNAME (RFC 8445 7.2.2): a connectivity check
 	dealloc      bool // Refresh with LIFETIME 0
 
 	channel      uint16
@@ -97,9 +98,12 @@ type Tracker struct {
 
 	// ICE.
 	checks, successes, failures int64
-	ice                         iceRTT
-	ufrags                      map[string]struct{}
-	nominated                   map[[2]netip.AddrPort]struct{}
+	// iceChecks and iceSuccesses are those of connectivity checks (txn.ice), for ice_failed:
+	// a STUN server's answer to the address lookup is no check's success (h139).
+	iceChecks, iceSuccesses int64
+	ice                     iceRTT
+	ufrags                  map[string]struct{}
+	nominated               map[[2]netip.AddrPort]struct{}
 
 	// Transactions: txns is a ring in arrival order, so that the oldest is dropped first;
 	// pending maps an ID to its sequence number, txns[seq%maxPending] (a map of txn values

@@ -12,6 +12,10 @@ type ICE struct {
 	// RTTLegs splits the round trips by the leg they cover (RTTMS is every leg but
 	// "unknown"): only checks that left this host, or its relay, measure a round trip.
 	RTTLegs []ICERTTLeg `json:"rtt_legs"`
+	// ConnectivityChecks and ConnectivitySuccesses are the Binding requests that carried an
+	// ICE USERNAME, and their successes: Checks and Successes less a STUN server's address
+	// lookups. Not in the JSON (whose checks count every Binding request): ice_failed's.
+	ConnectivityChecks, ConnectivitySuccesses int64 `json:"-"`
 }
 
 // ICERTTLeg is the round trips of the ICE checks that covered one leg: host_peer (this host
