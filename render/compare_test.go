@@ -112,38 +112,41 @@ func TestRampsChartTakesTheBusiestDirection(t *testing.T) {
 	}
 }
 
-// TestComparisonSameFileTwice: a.pcap, b.pcap and a.pcap again, one direction each: three
-// captures, labelled A, B and C (their names do not tell them apart), each over its own
-// column, in every format. Before, grouped by file name: "a" over two columns, "b" over
-// one, while the columns held a, b, a (h141).
+// TestComparisonSameFileTwice: a.pcap given twice, with b.pcap between them or after them,
+// one direction each: three captures, labelled A, B and C (their names do not tell them
+// apart), each over its own column, in every format. Before, grouped by file name: "a" over
+// two columns, "b" over one, while the columns held a, b, a (h141); then, by runs of one
+// file, the two a.pcap side by side were one capture (h143).
 func TestComparisonSameFileTwice(t *testing.T) {
-	r := &report.Report{Comparison: &report.Comparison{}}
-	for i, f := range []string{"a.pcap", "b.pcap", "a.pcap"} {
-		d := report.Direction{ID: "d1", From: "10.0.0.1:40000", To: "198.51.100.9:50000", Transport: report.TransportUDP,
-			GoodputKbps: f64(float64(100 * (i + 1)))}
-		r.Captures = append(r.Captures, report.Capture{File: f, Format: "pcap", Directions: []report.Direction{d}})
-		r.Comparison.Entries = append(r.Comparison.Entries, report.ComparisonEntry{File: f,
-			Direction: "10.0.0.1:40000 -> 198.51.100.9:50000", Transport: report.TransportUDP, GoodputKbps: f64(float64(100 * (i + 1)))})
-	}
-	var h, m, x bytes.Buffer
-	if err := HTML(&h, r); err != nil {
-		t.Fatal(err)
-	}
-	if err := Markdown(&m, r, ""); err != nil {
-		t.Fatal(err)
-	}
-	if err := Text(&x, r); err != nil {
-		t.Fatal(err)
-	}
-	for name, want := range map[string][]string{
-		"html":     {`<th colspan="1" class="center">A</th><th colspan="1" class="center">B</th><th colspan="1" class="center">C</th>`},
-		"markdown": {"- **C** a.pcap", "| A 1 | B 1 | C 1 |"},
-		"text":     {"  C  a.pcap"},
-	} {
-		out := map[string]string{"html": h.String(), "markdown": m.String(), "text": x.String()}[name]
-		for _, w := range want {
-			if !strings.Contains(out, w) {
-				t.Errorf("%s lacks %q", name, w)
+	for _, files := range [][]string{{"a.pcap", "b.pcap", "a.pcap"}, {"a.pcap", "a.pcap", "b.pcap"}} {
+		r := &report.Report{Comparison: &report.Comparison{}}
+		for i, f := range files {
+			d := report.Direction{ID: "d1", From: "10.0.0.1:40000", To: "198.51.100.9:50000", Transport: report.TransportUDP,
+				GoodputKbps: f64(float64(100 * (i + 1)))}
+			r.Captures = append(r.Captures, report.Capture{File: f, Format: "pcap", Directions: []report.Direction{d}})
+			r.Comparison.Entries = append(r.Comparison.Entries, report.ComparisonEntry{File: f,
+				Direction: "10.0.0.1:40000 -> 198.51.100.9:50000", Transport: report.TransportUDP, GoodputKbps: f64(float64(100 * (i + 1)))})
+		}
+		var h, m, x bytes.Buffer
+		if err := HTML(&h, r); err != nil {
+			t.Fatal(err)
+		}
+		if err := Markdown(&m, r, ""); err != nil {
+			t.Fatal(err)
+		}
+		if err := Text(&x, r); err != nil {
+			t.Fatal(err)
+		}
+		for name, want := range map[string][]string{
+			"html":     {`<th colspan="1" class="center">A</th><th colspan="1" class="center">B</th><th colspan="1" class="center">C</th>`},
+			"markdown": {"- **C** " + files[2], "| A 1 | B 1 | C 1 |"},
+			"text":     {"  C  " + files[2]},
+		} {
+			out := map[string]string{"html": h.String(), "markdown": m.String(), "text": x.String()}[name]
+			for _, w := range want {
+				if !strings.Contains(out, w) {
+					t.Errorf("%q: %s lacks %q", files, name, w)
+				}
 			}
 		}
 	}

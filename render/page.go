@@ -88,7 +88,7 @@ const RampsChartName = charts.RampsID + "-" + string(charts.KindRamps)
 
 func newComparison(r *report.Report) *pageComparison {
 	pc := &pageComparison{}
-	groups, of := compareGroups(r.Comparison)
+	groups, of := compareGroups(r)
 	files := make([]string, len(groups))
 	for i, g := range groups {
 		files[i] = g.file

@@ -29,7 +29,7 @@ func Text(w io.Writer, r *report.Report) error {
 		if len(r.Captures) > 0 {
 			tw.line("")
 		}
-		tw.comparison(r.Comparison)
+		tw.comparison(r)
 	}
 	return tw.err
 }

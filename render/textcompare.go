@@ -60,11 +60,31 @@ type compareGroup struct {
 	dirs []string
 }
 
-// compareGroups returns the captures of a comparison, in order, and the group of each entry:
-// a capture's entries follow one another (analysis.Compare), so a group is a run of entries
-// of one file. By file alone, a file given twice was one capture whose columns took the
-// other's place (h141).
-func compareGroups(c *report.Comparison) (groups []compareGroup, of []int) {
+// compareGroups returns the captures of r's comparison, in order, and the group of each
+// entry: each capture's directions are its entries, one after another (analysis.Compare).
+// By file alone, a file given twice was one capture whose columns took the other's place
+// (h141), and given twice in a row, one capture of both's directions (h143). A comparison
+// whose entries do not follow the captures (built by hand) is grouped by runs of one file.
+func compareGroups(r *report.Report) (groups []compareGroup, of []int) {
+	c := r.Comparison
+	for _, capt := range r.Captures {
+		if n := len(capt.Directions); n > 0 {
+			k := len(of)
+			if k+n > len(c.Entries) || c.Entries[k].File != capt.File {
+				break
+			}
+			g := compareGroup{file: capt.File}
+			for _, e := range c.Entries[k : k+n] {
+				g.dirs = append(g.dirs, e.Direction)
+				of = append(of, len(groups))
+			}
+			groups = append(groups, g)
+		}
+	}
+	if len(of) == len(c.Entries) {
+		return groups, of
+	}
+	groups, of = nil, nil
 	for i, e := range c.Entries {
 		if i == 0 || e.File != c.Entries[i-1].File {
 			groups = append(groups, compareGroup{file: e.File})
@@ -85,9 +105,10 @@ const compareLabelWidth = 12
 // adds tables of columns (each fitting textWidth), never width. Columns are labelled by the
 // part of the file names that differs (or an index letter), and a legend names each
 // capture's file and directions in full, as neither fits a column.
-func (t *textWriter) comparison(c *report.Comparison) {
+func (t *textWriter) comparison(r *report.Report) {
+	c := r.Comparison
 	t.line("Comparison")
-	groups, of := compareGroups(c)
+	groups, of := compareGroups(r)
 	if len(groups) == 0 {
 		t.line("  nothing to compare: no capture has media")
 		return
