@@ -109,15 +109,12 @@ func newComparison(r *report.Report) *pageComparison {
 		}
 		pc.Rows = append(pc.Rows, cells)
 	}
-	// The captures with directions are the groups, in order.
 	dirs := make([]*report.Direction, len(pc.Captures))
-	j := -1
-	for i := range r.Captures {
-		c := &r.Captures[i]
-		if len(c.Directions) == 0 || j+1 >= len(dirs) || c.File != groups[j+1].file {
+	for j, g := range groups {
+		if g.capture < 0 {
 			continue
 		}
-		j++
+		c := &r.Captures[g.capture]
 		// The busiest direction: on a call, its video, whichever direction the capture saw
 		// first (a capture at the caller often starts with the callee's audio).
 		for k := range c.Directions {

@@ -56,8 +56,9 @@ func opt(p *float64, f func(float64) string) string {
 
 // compareGroup is one capture's entries in a comparison: its file and its directions.
 type compareGroup struct {
-	file string
-	dirs []string
+	file    string
+	dirs    []string
+	capture int // its index in the report's captures; -1 when grouped by runs
 }
 
 // compareGroups returns the captures of r's comparison, in order, and the group of each
@@ -67,13 +68,13 @@ type compareGroup struct {
 // whose entries do not follow the captures (built by hand) is grouped by runs of one file.
 func compareGroups(r *report.Report) (groups []compareGroup, of []int) {
 	c := r.Comparison
-	for _, capt := range r.Captures {
+	for ci, capt := range r.Captures {
 		if n := len(capt.Directions); n > 0 {
 			k := len(of)
 			if k+n > len(c.Entries) || c.Entries[k].File != capt.File {
 				break
 			}
-			g := compareGroup{file: capt.File}
+			g := compareGroup{file: capt.File, capture: ci}
 			for _, e := range c.Entries[k : k+n] {
 				g.dirs = append(g.dirs, e.Direction)
 				of = append(of, len(groups))
@@ -87,7 +88,7 @@ func compareGroups(r *report.Report) (groups []compareGroup, of []int) {
 	groups, of = nil, nil
 	for i, e := range c.Entries {
 		if i == 0 || e.File != c.Entries[i-1].File {
-			groups = append(groups, compareGroup{file: e.File})
+			groups = append(groups, compareGroup{file: e.File, capture: -1})
 		}
 		g := &groups[len(groups)-1]
 		g.dirs = append(g.dirs, e.Direction)
