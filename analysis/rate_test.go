@@ -127,7 +127,7 @@ func TestRateOfAShortCall(t *testing.T) {
 	s.Count = 100
 	c := analyze(t, pcapOf(t, s.Packets()), Options{})
 	want := rates{Goodput: kbps(64.646), Wire: kbps(86.465), Ramp: true, Means: []*float64{kbps(64.646)},
-		Warnings: nil} // none: the JSON writes an empty list as [] (report/lists.go)
+		Warnings: nil} // none: the JSON writes an empty list as [] (report/json.go)
 	if d := cmp.Diff(want, ratesOf(c)); d != "" {
 		t.Errorf("rates (-want +got):\n%s", d)
 	}

@@ -1,11 +1,5 @@
 package report
 
-import (
-	"bytes"
-	"encoding/json"
-	"reflect"
-)
-
 // Schema names this JSON contract; it changes only when a field changes meaning.
 const Schema = "callpcap.report/v1"
 
@@ -439,36 +433,4 @@ type ComparisonEntry struct {
 	LatePackets         *int64    `json:"late_packets"`
 	LatePct             *float64  `json:"late_pct"`
 	DelayP95MS          *float64  `json:"delay_p95_ms"`
-}
-
-// MarshalJSON writes the report with every nil list as [] (see filled).
-func (r Report) MarshalJSON() ([]byte, error) {
-	type plain Report // without this method
-	return encodeJSON(filled(reflect.ValueOf(plain(r))).Interface())
-}
-
-// MarshalJSON writes a capture that could not be read as {"file", "error"} alone: none of
-// its figures were measured, and a zero would read as a measurement. A readable capture has
-// every nil list as [] (see filled).
-func (c Capture) MarshalJSON() ([]byte, error) {
-	type plain Capture // without this method
-	if c.Error != "" {
-		return encodeJSON(struct {
-			File  string `json:"file"`
-			Error string `json:"error"`
-		}{c.File, c.Error})
-	}
-	return encodeJSON(filled(reflect.ValueOf(plain(c))).Interface())
-}
-
-// encodeJSON writes v as the outer encoder does: it keeps "->" in the findings as it is
-// (json.Marshal would escape it to \u003e).
-func encodeJSON(v any) ([]byte, error) {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
 }

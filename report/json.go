@@ -1,6 +1,42 @@
 package report
 
-import "reflect"
+import (
+	"bytes"
+	"encoding/json"
+	"reflect"
+)
+
+// MarshalJSON writes the report with every nil list as [] (see filled).
+func (r Report) MarshalJSON() ([]byte, error) {
+	type plain Report // without this method
+	return encodeJSON(filled(reflect.ValueOf(plain(r))).Interface())
+}
+
+// MarshalJSON writes a capture that could not be read as {"file", "error"} alone: none of
+// its figures were measured, and a zero would read as a measurement. A readable capture has
+// every nil list as [] (see filled).
+func (c Capture) MarshalJSON() ([]byte, error) {
+	type plain Capture // without this method
+	if c.Error != "" {
+		return encodeJSON(struct {
+			File  string `json:"file"`
+			Error string `json:"error"`
+		}{c.File, c.Error})
+	}
+	return encodeJSON(filled(reflect.ValueOf(plain(c))).Interface())
+}
+
+// encodeJSON writes v as the outer encoder does: it keeps "->" in the findings as it is
+// (json.Marshal would escape it to \u003e).
+func encodeJSON(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
+}
 
 // filled returns a copy of v in which every nil slice or map is an empty one, so that the
 // JSON has [] (or {}) where the model holds nil: "a list is [] when empty, never null" is
