@@ -48,7 +48,10 @@ func static(pt uint8) (staticPT, bool) {
 }
 
 // clockCandidates are the rates an unknown payload type's clock is inferred among.
-var clockCandidates = [...]int{8000, 16000, 24000, 32000, 44100, 48000, 90000}
+var clockCandidates = [...]int{8000, 16000, 24000, 32000, 44100, 48000, videoClock}
+
+// videoClock is every video payload format's RTP clock rate (and MPEG audio's, RFC 3551).
+const videoClock = 90000
 
 // minInferSpan is the shortest arrival span (ns) over which a clock rate is inferred.
 const minInferSpan = 100e6

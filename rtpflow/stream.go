@@ -254,7 +254,7 @@ func (s *Stream) add(pk *Packet) {
 		return
 	}
 	if media {
-		s.tsStep(at, ts)
+		s.tsStep(at, ts, !ev.filled && !ev.below)
 	}
 	s.timing(at, ts, pk.Seq, media, hd, pk.Extension, &ast, sec)
 }

@@ -404,3 +404,52 @@ func TestMoreStreamsThanTheTable(t *testing.T) {
 			len(ss), pk, c.Untracked, c.Evicted)
 	}
 }
+
+// TestTimestampStepBack: a PCMU sender steps its RTP clock back at packet 100, the sequence
+// numbers going on and every packet arriving on its 20 ms grid. Nothing was delayed: the
+// step rebases the delay, so that no frame after it is skipped as a B-frame nor read late
+// by the look-back that ends the stream (2 s back read 150 of 400 late; 500 ms back, 50).
+// A video frame's timestamp going back less than maxBFrameBack is a B-frame's: left out.
+func TestTimestampStepBack(t *testing.T) {
+	stream := func(n int, pt uint8, tick uint32, back func(i int) uint32) []arrival {
+		var as []arrival
+		for i := range n {
+			b := rp{pt: pt, seq: uint16(i), ts: 1_000_000 + tick*uint32(i) - back(i), ssrc: 0xA1, payload: make([]byte, 160)}.bytes()
+			as = append(as, arrival{pathA, msg(b, T0+int64(i)*20*ms1)})
+		}
+		return as
+	}
+	for _, c := range []struct {
+		name        string
+		pt          uint8
+		tick        uint32
+		back        func(i int) uint32
+		samples     int64
+		max         float64
+		late, skips int64
+	}{
+		{"audio back 2 s", 0, 160, func(i int) uint32 { return 16000 * uint32(min(1, i/100)) }, 400, 0, 0, 0},
+		{"audio back 500 ms", 0, 160, func(i int) uint32 { return 4000 * uint32(min(1, i/100)) }, 400, 0, 0, 0},
+		{"audio back 40 ms", 0, 160, func(i int) uint32 { return 320 * uint32(min(1, i/100)) }, 400, 0, 0, 0},
+		// One frame in four is shown 60 ms before the one sent before it, whose packet
+		// arrives on time: a B-frame, no sample (as before this rule).
+		{"video B-frames", 96, 1800, func(i int) uint32 {
+			if i%4 == 3 {
+				return 5400 + 1800
+			}
+			return 0
+		}, 300, 0, 0, 100},
+	} {
+		tr := NewTracker(Config{})
+		feed(t, tr, stream(400, c.pt, c.tick, c.back))
+		s := only(t, tr)
+		sum := s.Summary(T0)
+		if sum.DelayMS == nil || sum.Late == nil {
+			t.Fatalf("%s: delay %v, late %v", c.name, sum.DelayMS, sum.Late)
+		}
+		if sum.DelayMS.Samples != c.samples || sum.DelayMS.Max != c.max || sum.Late.Packets != c.late || s.delay.nonMonotonic != c.skips {
+			t.Errorf("%s: samples %d, max %v ms, late %d, B-frames %d; want %d, %v, %d, %d", c.name,
+				sum.DelayMS.Samples, sum.DelayMS.Max, sum.Late.Packets, s.delay.nonMonotonic, c.samples, c.max, c.late, c.skips)
+		}
+	}
+}

@@ -342,12 +342,25 @@ func (s *Stream) duplicateTiming(at, ts int64, media bool) {
 // sequence numbers going on, as a gateway does on a T.38 switch): a discontinuity.
 const maxTSStep = int64(30e9)
 
+// maxBFrameBack is how far back a video frame's timestamp may be from the frame before it
+// in sequence order and still be a B-frame's (presentation times, which swing by a few
+// frames: issue 11 saw ±165 ms). Audio has no B-frames: its timestamps never go back in
+// sequence order.
+const maxBFrameBack = int64(1e9)
+
 // tsStep follows the timestamps of the stream's media packets (ts unwrapped, at arrival) and
-// rebases jitter and delay at a discontinuity, as at a restart of the sequence numbers.
-func (s *Stream) tsStep(at, ts int64) {
+// rebases jitter and delay at a discontinuity, as at a restart of the sequence numbers. A
+// packet in sequence order (inOrder) whose timestamp went back, beyond what B-frames do,
+// rebases the delay: the sender stepped its clock back (a 2 s step left the frames after
+// it skipped as B-frames until their timestamps passed the old ones, and read the rest of
+// a 4 s tail 2 s late, 150 packets, by the look-back that ends a stream: a tester's). A
+// step forward needs none: the baseline takes the lower level.
+func (s *Stream) tsStep(at, ts int64, inOrder bool) {
 	if s.clock > 0 && s.tsPrevOK {
 		if step := tsToNs(ts-s.tsPrev, s.clock) - (at - s.tsPrevAt); step > maxTSStep || step < -maxTSStep {
 			s.jit.rebase()
+			s.delay.rebase()
+		} else if back := tsToNs(s.tsPrev-ts, s.clock); inOrder && back > 0 && (s.clock != videoClock || back > maxBFrameBack) {
 			s.delay.rebase()
 		}
 	}
