@@ -323,10 +323,15 @@ func (d *delayStats) lateAt(i int) int64 {
 func (d *delayStats) baseline() int64 { return d.all.minRel }
 func (d *delayStats) maxAbove() int64 { return d.all.maxRel - d.all.minRel }
 
+// measured says whether the samples measure a delay: two at least. One sample is its own
+// baseline, 0 above it whatever happened: a PCMU stream whose timestamp never advanced,
+// one frame of 50 packets, read "late 0 (0%)" where nothing was measured (a tester's).
+func (d *delayStats) measured() bool { return d.all.n >= 2 }
+
 // summary is the report's delay_ms and late, of a stream of packets packets; both nil
-// without a sample.
+// unless measured.
 func (d *delayStats) summary(packets int64) (*report.Delay, *report.Late) {
-	if d.all.n == 0 {
+	if !d.measured() {
 		return nil, nil
 	}
 	q := quantiles(d.all.segments(nil), d.all.n, 50, 95, 99)
@@ -347,7 +352,7 @@ func (d *delayStats) summary(packets int64) (*report.Delay, *report.Late) {
 // delay is final when it is judged (its baseline known), so the counts are kept as the
 // samples are judged.
 func (d *delayStats) late(packets int64) *report.Late {
-	if d.all.n == 0 {
+	if !d.measured() {
 		return nil
 	}
 	l := &report.Late{

@@ -161,10 +161,10 @@ func (t *Tracker) Direction(streams []*Stream, t0 int64) DirectionMetrics {
 }
 
 // delayCounted says whether the stream's delay and lateness count in its direction's: it
-// has delay samples, over packets that span enough time to be a rate (RateSpan).
+// has a delay measured, over packets that span enough time to be a rate (RateSpan).
 func (s *Stream) delayCounted() bool {
 	timed, _ := s.RateSpan()
-	return s.delay.all.n > 0 && timed
+	return s.delay.measured() && timed
 }
 
 // partialSecond: a last second whose media ended before this much of it is partial, left

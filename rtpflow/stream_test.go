@@ -453,3 +453,23 @@ func TestTimestampStepBack(t *testing.T) {
 		}
 	}
 }
+
+// TestDelayOfOneFrame: a PCMU sender whose timestamp never advanced sent its 50 packets as
+// one frame: one delay sample, its own baseline. Nothing measured a delay: delay_ms and
+// late are null, not "late 0 (0%)"; the jitter, over every packet, is measured.
+func TestDelayOfOneFrame(t *testing.T) {
+	var as []arrival
+	for i := range 50 {
+		b := rp{pt: 0, seq: uint16(i), ts: 7, ssrc: 0xA1, payload: make([]byte, 160)}.bytes()
+		as = append(as, arrival{pathA, msg(b, T0+int64(i)*20*ms1)})
+	}
+	tr := NewTracker(Config{})
+	feed(t, tr, as)
+	sum := only(t, tr).Summary(T0)
+	if sum.DelayMS != nil || sum.Late != nil || sum.JitterMS == nil {
+		t.Errorf("delay %+v, late %+v, jitter %+v: want nil, nil, measured", sum.DelayMS, sum.Late, sum.JitterMS)
+	}
+	if dm := tr.Direction(tr.Streams(), T0); dm.Delay != nil || dm.Late != nil {
+		t.Errorf("direction: delay %+v, late %+v: want nil", dm.Delay, dm.Late)
+	}
+}
