@@ -156,3 +156,28 @@ func TestSRTPRTXSignalled(t *testing.T) {
 		t.Errorf("figures\n got %+v\nwant %+v", got, want)
 	}
 }
+
+// TestSDPOverWebSocketOpenedBefore: the capture starts after the WebSocket was opened (no
+// SYN, no upgrade) and misses the HTTP offer: bob's answer, JSON in a WebSocket frame, is
+// the only signalling, before his media. Its SDP names his stream's codec and clock at
+// once, as when the connection's start was seen; without a SYN the connection was known
+// for text only after 128 KB or at the end of the capture, too late for the clock, which
+// was inferred.
+func TestSDPOverWebSocketOpenedBefore(t *testing.T) {
+	bAudio := callgen.Stream{Src: bob, Dst: alice, SSRC: 0xB1, PT: 111, ClockRate: 48000,
+		Interval: 20 * time.Millisecond, PayloadSize: 80, Count: 300, Start: 100 * time.Millisecond}
+	var pkts []callgen.Packet
+	for _, p := range signalling(t, webrtcSDP(0xA1, 0, 0), webrtcSDP(0xB1, 0, 0)) {
+		if p.T >= callgen.Epoch+int64(50*time.Millisecond) {
+			pkts = append(pkts, p)
+		}
+	}
+	c := analyze(t, pcapOf(t, append(pkts, bAudio.Packets()...)), Options{})
+	st := streamBySSRC(c, 0xB1)
+	if st == nil {
+		t.Fatal("no stream 0xb1")
+	}
+	if derefS(st.Codec) != "opus" || st.ClockRateInferred || st.ClockRate == nil || *st.ClockRate != 48000 {
+		t.Errorf("codec %q, clock %v, inferred %v: want opus, 48000 from the SDP", derefS(st.Codec), st.ClockRate, st.ClockRateInferred)
+	}
+}

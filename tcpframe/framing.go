@@ -1,6 +1,8 @@
 package tcpframe
 
 import (
+	"bytes"
+
 	"github.com/callpcap/callpcap/report"
 	"github.com/callpcap/callpcap/wire"
 )
@@ -95,7 +97,68 @@ func Detect(data []byte, atEOF, exactOK bool) (f Framing, skip int, ok bool) {
 		}
 		return FramingUnknown, 0, true
 	}
+	if best == FramingNone && holdsSDP(data) {
+		return FramingUnknown, 0, true
+	}
 	return FramingNone, 0, false
+}
+
+// holdsSDP reports whether data holds the start of an SDP (RFC 8866 5: "v=0", then the
+// "o=" line), its line ends as they are or JSON-escaped, "=" too (\u003d): signalling, in
+// which no framing of media is. A direction seen from its start is known for text by its
+// first line (isTextLine); one whose start the capture missed (a WebSocket or SIP over TCP
+// connection opened before it) was known only after detectLimit bytes or at the end of
+// the capture, and its SDP, which names payload types, clock rates and RTX pairs, came too
+// late for the media after it (a tester's: four streams' clocks inferred, two RTX repairs
+// of four credited).
+func holdsSDP(data []byte) bool {
+	for off := 0; ; {
+		i := bytes.Index(data[off:], []byte("v"))
+		if i < 0 {
+			return false
+		}
+		rest, ok := sdpEq(data[off+i+1:])
+		off += i + 1
+		if !ok || len(rest) == 0 || rest[0] != '0' {
+			continue
+		}
+		rest = rest[1:]
+		n0 := len(rest)
+		for n := -1; n != len(rest); {
+			n = len(rest)
+			rest = cutLineEnd(rest)
+		}
+		if len(rest) < n0 && len(rest) > 0 && rest[0] == 'o' {
+			if _, ok := sdpEq(rest[1:]); ok {
+				return true
+			}
+		}
+	}
+}
+
+// sdpEq cuts "=" (or its JSON escape \u003d) from the start of b.
+func sdpEq(b []byte) ([]byte, bool) {
+	switch {
+	case len(b) > 0 && b[0] == '=':
+		return b[1:], true
+	case len(b) >= 6 && bytes.EqualFold(b[:6], []byte(`\u003d`)):
+		return b[6:], true
+	}
+	return b, false
+}
+
+// cutLineEnd cuts one line-end character from the start of b: CR or LF, as they are or
+// JSON-escaped (\r, \n, \u000d, \u000a).
+func cutLineEnd(b []byte) []byte {
+	switch {
+	case len(b) > 0 && (b[0] == '\r' || b[0] == '\n'):
+		return b[1:]
+	case len(b) >= 2 && b[0] == '\\' && (b[1] == 'r' || b[1] == 'n'):
+		return b[2:]
+	case len(b) >= 6 && (bytes.EqualFold(b[:6], []byte(`\u000d`)) || bytes.EqualFold(b[:6], []byte(`\u000a`))):
+		return b[6:]
+	}
+	return b
 }
 
 // textLineMin and textLineMax bound the first line that makes a stream text.

@@ -567,3 +567,29 @@ func TestSparseSegmentsBeyondHoles(t *testing.T) {
 		t.Errorf("%d segments taken for bogus, %d messages; want 0, %d", segs, len(f.dirMsgs(0)), n)
 	}
 }
+
+// TestHoldsSDP: an SDP's first two lines, v=0 then o=, anywhere in the bytes, their line
+// ends and "=" as they are or JSON-escaped; nothing that only looks like them.
+func TestHoldsSDP(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want bool
+	}{
+		{"INVITE sip:b@x SIP/2.0\r\n\r\nv=0\r\no=- 1 2 IN IP4 1.2.3.4\r\n", true},
+		{"\x81\x7e\x01\x00{\"sdp\":\"v=0\\r\\no=- 1 2 IN IP4 127.0.0.1\\r\\n", true},
+		{`{"sdp":"v=0\no=- 1`, true},
+		{`{"sdp":"v\u003d0\u000D\u000Ao\u003d- 1`, true},
+		{"v=0\no=", true},
+		{"v=0\r\ns=-\r\no=", false}, // o= must come next
+		{"v=1\r\no=", false},
+		{"v=0o=", false},   // no line end
+		{"v=0\r\n", false}, // not yet
+		{"v=0", false},
+		{"\x00v\x00=0\x00o=", false},
+		{"", false},
+	} {
+		if got := holdsSDP([]byte(tc.in)); got != tc.want {
+			t.Errorf("holdsSDP(%q) = %v, want %v", tc.in, got, tc.want)
+		}
+	}
+}
