@@ -123,6 +123,9 @@ func (f *finder) directions() {
 			if fwd || s == nil || s.JitterMS == nil || s.Packets < minJitterPackets || s.Kind != "audio" || s.JitterMS.Mean <= jitterWarnMS {
 				continue
 			}
+			if s.DelayMS != nil && s.DelayMS.Vantage == string(report.VantageSender) {
+				continue // its sender's own pacing, as its delay is its own queueing: no path's
+			}
 			f.add(report.FindingHighJitter, report.SeverityWarn, legs, dirs,
 				map[string]float64{"jitter_mean_ms": s.JitterMS.Mean, "jitter_max_ms": s.JitterMS.Max},
 				fmt.Sprintf("%s: audio stream %s had a mean interarrival jitter of %.1f ms (max %.1f ms).", name, s.SSRC, s.JitterMS.Mean, s.JitterMS.Max))

@@ -702,3 +702,32 @@ func TestICEFailedBesideAStunServer(t *testing.T) {
 		Text: "ICE connectivity checks failed: 3 Binding requests, no success response, and no media.",
 		Legs: []string{}, Directions: []string{}, Figures: map[string]float64{"checks": 3}}})
 }
+
+// TestHighJitterAtTheSender: both directions' audio leaves its sender in bursts of five
+// every 100 ms (a mean jitter of about 34 ms), captured at A, whose ICE checks say it is
+// A's media's sender. B's media arrived so: high_jitter. A's was only sent so, its own
+// pacing, before the path it was measured for: no finding, as no late one.
+func TestHighJitterAtTheSender(t *testing.T) {
+	bursts := func(i int) time.Duration { return time.Duration(4-i%5) * 20 * time.Millisecond }
+	out := audio()
+	out.Src, out.Dst, out.Start, out.Delay = p2pChecks.A, p2pChecks.B, 200*time.Millisecond, bursts
+	in := audio()
+	in.Src, in.Dst, in.SSRC, in.Start, in.Delay = p2pChecks.B, p2pChecks.A, 0x5e5e, 210*time.Millisecond, bursts
+	pkts := append(p2pChecks.Packets(0), out.Packets()...)
+	c := analyze(t, pcapOf(t, append(pkts, in.Packets()...)), Options{})
+	var got []string
+	for _, f := range c.Findings {
+		if f.Code == report.FindingHighJitter {
+			got = append(got, f.Directions...)
+		}
+	}
+	var want []string
+	for _, d := range c.Directions {
+		if d.From == p2pChecks.B.String() {
+			want = append(want, d.ID)
+		}
+	}
+	if len(want) != 1 || !slices.Equal(got, want) {
+		t.Errorf("high_jitter on %v, want %v", got, want)
+	}
+}

@@ -120,7 +120,7 @@ func oneHost(src, dst netip.AddrPort) bool {
 // as not measured.
 func senderVantage(d *report.Delay, late **report.Late) {
 	if d != nil {
-		d.Vantage = "sender"
+		d.Vantage = string(report.VantageSender)
 	}
 	*late = nil
 }
