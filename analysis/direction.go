@@ -37,9 +37,10 @@ func (a *analyzer) direction(id string, k dirKey, ss []*rtpflow.Stream, legOf ma
 		RTX:                w.RTXPayloadBytes,
 		TCPRetransmissions: w.Retransmitted,
 		// DESIGN's ten parts add up to the whole: RTP duplicates, what the capture cut
-		// from RTP packets (snap length: on the wire, not seen), and SRTP's authentication
-		// tags where their length is known, are other.
-		Other: w.DuplicateBytes + w.AuthTagBytes + w.Total - w.Headers - w.Framing - w.Retransmitted - w.RTPBytes,
+		// from RTP packets (snap length: on the wire, not seen), SRTP's authentication
+		// tags where their length is known, and the payload of event, comfort noise and
+		// FEC streams, no media (rtpflow.Stream.auxiliary), are other.
+		Other: w.DuplicateBytes + w.AuthTagBytes + w.AuxPayloadBytes + w.Total - w.Headers - w.Framing - w.Retransmitted - w.RTPBytes,
 	}
 	// The bytes besides the streams' RTP that the direction takes below, by second of its
 	// series: its wire series counts every frame attributed to it (DESIGN), as wire_bytes.

@@ -62,7 +62,7 @@ func (t *Tracker) Direction(streams []*Stream, t0 int64) DirectionMetrics {
 	for _, s := range streams {
 		s.finish()
 		dm.Wire.add(s.Wire())
-		if s.IsMedia() {
+		if s.IsMedia() && !s.auxiliary() {
 			media = append(media, s)
 		}
 	}
@@ -214,8 +214,12 @@ func (t *Tracker) series(streams, timed []*Stream, t0 int64) (report.Series, int
 			}
 			c := &s.series.secs[i]
 			wire[j] += float64(c.wire)
-			if !s.IsMedia() {
+			switch {
+			case !s.IsMedia():
 				rtx[j] += float64(c.payload + c.padding)
+				continue
+			case s.auxiliary(): // its payload is no media, nor RTX
+				rtx[j] += float64(c.padding)
 				continue
 			}
 			media[j] += float64(s.untagged(c.payload, c.packets))

@@ -351,3 +351,50 @@ func TestDirectionActiveAfterProbes(t *testing.T) {
 			(dm.FirstNs-T0)/ms1, (dm.LastNs-T0)/ms1, dm.Series.T0S)
 	}
 }
+
+// TestAuxiliaryStreamsAreNoMedia: a direction of a video stream (5 of 500 packets lost),
+// its ulpfec stream and a stream of DTMF events, each on an SSRC of its own, the two named
+// by the SDP: the direction's media packets, payload, loss and media series are the
+// video's alone; the FEC and event payload is AuxPayloadBytes (overhead, other).
+func TestAuxiliaryStreamsAreNoMedia(t *testing.T) {
+	tr := NewTracker(Config{})
+	tr.Hint(PayloadHint{Addr: bob, PT: 118, Codec: "ulpfec", ClockRate: 90000, Media: "video"})
+	tr.Hint(PayloadHint{Addr: bob, PT: 126, Codec: "telephone-event", ClockRate: 8000, Media: "audio"})
+	var as []arrival
+	at := func(i int) int64 { return T0 + int64(i)*10*ms1 }
+	for i := range 500 {
+		if i%100 != 50 {
+			b := rp{pt: 96, seq: uint16(1000 + i), ts: uint32(900 * i), ssrc: 0xC0, payload: make([]byte, 500)}.bytes()
+			as = append(as, arrival{pathA, msg(b, at(i))})
+		}
+		if i%5 == 0 {
+			b := rp{pt: 118, seq: uint16(20000 + i/5), ts: uint32(900 * i), ssrc: 0xF0, payload: make([]byte, 200)}.bytes()
+			as = append(as, arrival{pathA, msg(b, at(i)+2*ms1)})
+		}
+		if i%25 == 0 {
+			b := rp{pt: 126, seq: uint16(300 + i/25), ts: 8000, ssrc: 0xD0, payload: []byte{1, 10, 0, byte(i)}}.bytes()
+			as = append(as, arrival{pathA, msg(b, at(i)+3*ms1)})
+		}
+	}
+	feed(t, tr, as)
+	dm := tr.Direction(tr.Streams(), T0)
+	var media float64
+	for _, v := range dm.Series.MediaKbps {
+		media += v
+	}
+	type figs struct {
+		Packets, Payload, Expected, Lost, Aux int64
+		SeriesBytes                           float64
+	}
+	got := figs{dm.MediaPackets, dm.MediaPayloadBytes, dm.Loss.Expected, dm.Loss.Lost, dm.Wire.AuxPayloadBytes, media * 125}
+	want := figs{495, 495 * 500, 500, 5, 100*200 + 20*4, 495 * 500}
+	if got != want {
+		t.Errorf("got %+v\nwant %+v", got, want)
+	}
+	if k := bySSRC(t, tr, 0xF0).Summary(T0).Kind; k != "fec" {
+		t.Errorf("0xF0 is %s, want fec", k)
+	}
+	if k := bySSRC(t, tr, 0xD0).Summary(T0).Kind; k != "event" {
+		t.Errorf("0xD0 is %s, want event", k)
+	}
+}

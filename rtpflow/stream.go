@@ -118,6 +118,21 @@ func (s *Stream) RTXDisputed() *Stream { return s.rtx.disputed }
 // RTX).
 func (s *Stream) IsMedia() bool { return !s.IsRTX() }
 
+// auxiliary says whether the stream, not RTX, is of a kind its direction's media figures
+// leave out (DESIGN: "the streams of a direction are its audio, video and RTX streams"):
+// RFC 4733 events, comfort noise or FEC, each on an SSRC of its own. Their packets are no
+// media packets of the direction, their payload no media payload (overhead, other), their
+// sequence numbers no part of its loss: a tester's direction read "4 of 200 media packets
+// lost" where 4 of its 180 video packets were, 20 being ulpfec; another, 40 of 1,020 where
+// 20 were a DTMF stream's.
+func (s *Stream) auxiliary() bool {
+	switch s.kind() {
+	case "event", "comfort_noise", "fec":
+		return true
+	}
+	return false
+}
+
 // qualifies is the stream rule: at least MinPackets packets, with continuing sequence
 // numbers and a stable payload type (continuity.continuing); or an RTX stream elected by
 // its OSNs (rtxmatcher.go, at least rtxMinVotes of them) whose media stream qualifies: its

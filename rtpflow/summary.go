@@ -11,7 +11,7 @@ import (
 // overhead breakdown:
 //
 //	Total    = Headers + Framing + Retransmitted + RTPBytes   (as the producer accounts m.Wire)
-//	RTPBytes = MediaPayloadBytes + RTXPayloadBytes + RTPHeaderBytes + PaddingBytes + DuplicateBytes + AuthTagBytes
+//	RTPBytes = MediaPayloadBytes + RTXPayloadBytes + AuxPayloadBytes + RTPHeaderBytes + PaddingBytes + DuplicateBytes + AuthTagBytes
 //
 // Payload, header and padding bytes are those of non-duplicate packets; a duplicate (a
 // sequence number already received) counts whole in DuplicateBytes.
@@ -20,6 +20,7 @@ type WireTotals struct {
 	Packets           int64 // non-duplicate packets
 	MediaPayloadBytes int64 // payload of non-duplicate packets of media streams
 	RTXPayloadBytes   int64 // payload of non-duplicate packets of RTX streams
+	AuxPayloadBytes   int64 // payload of non-duplicate packets of auxiliary streams (Stream.auxiliary)
 	RTPHeaderBytes    int64
 	PaddingBytes      int64
 	DuplicatePackets  int64
@@ -60,6 +61,7 @@ func (w *WireTotals) add(o WireTotals) {
 	w.Packets += o.Packets
 	w.MediaPayloadBytes += o.MediaPayloadBytes
 	w.RTXPayloadBytes += o.RTXPayloadBytes
+	w.AuxPayloadBytes += o.AuxPayloadBytes
 	w.RTPHeaderBytes += o.RTPHeaderBytes
 	w.PaddingBytes += o.PaddingBytes
 	w.DuplicatePackets += o.DuplicatePackets
@@ -76,6 +78,9 @@ func (s *Stream) Wire() WireTotals {
 	}
 	media := s.untagged(w.MediaPayloadBytes, w.Packets)
 	w.AuthTagBytes, w.MediaPayloadBytes = w.MediaPayloadBytes-media, media
+	if s.auxiliary() {
+		w.AuxPayloadBytes, w.MediaPayloadBytes = w.MediaPayloadBytes, 0
+	}
 	return w
 }
 
