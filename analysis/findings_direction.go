@@ -108,14 +108,7 @@ func (f *finder) directions() {
 		if r := d.Ramp; !fwd && r != nil && d.ActiveS >= minRampDurationS && r.TargetKbps > 0 && r.Stable != nil && !*r.Stable &&
 			r.T90S != nil && d.ActiveS-*r.T90S >= minStabilitySpanS && r.PlateauKbps >= minPlateauKbps && !pausedOnly(d) &&
 			!heldAtPlateau(d) {
-			figs := map[string]float64{"plateau_kbps": r.PlateauKbps}
-			cv := ""
-			if r.CVAfterT90 != nil {
-				figs["cv_after_t90"] = *r.CVAfterT90
-				cv = fmt.Sprintf(" (coefficient of variation %.2f)", *r.CVAfterT90)
-			}
-			f.add(report.FindingUnstableBitrate, report.SeverityWarn, legs, dirs, figs,
-				fmt.Sprintf("%s: after ramping up, the media bitrate kept swinging more than 20%% around %s%s.", name, fmtRate(r.PlateauKbps), cv))
+			f.unstable(d, name, legs, dirs)
 		}
 		f.overhead(d, legs, absorbed)
 		for _, id := range d.Streams {
@@ -131,6 +124,27 @@ func (f *finder) directions() {
 				fmt.Sprintf("%s: audio stream %s had a mean interarrival jitter of %.1f ms (max %.1f ms).", name, s.SSRC, s.JitterMS.Mean, s.JitterMS.Max))
 		}
 	}
+}
+
+// unstable raises unstable_bitrate for a direction whose bitrate was not stable after t90:
+// it changed level once and held each (rtpflow.LevelStep: a codec change, a sender that
+// settled lower), said as such, or it kept swinging around its plateau.
+func (f *finder) unstable(d *report.Direction, name string, legs, dirs []string) {
+	r := d.Ramp
+	if at, from, to, ok := rtpflow.LevelStep(d.Series.MediaKbps, int(*r.T90S)); ok {
+		f.add(report.FindingUnstableBitrate, report.SeverityWarn, legs, dirs,
+			map[string]float64{"from_kbps": numfmt.Round(from, 3), "to_kbps": numfmt.Round(to, 3), "step_s": float64(at)},
+			fmt.Sprintf("%s: the media bitrate changed level once, from %s to %s at %d s, and held there.", name, fmtRate(from), fmtRate(to), at))
+		return
+	}
+	figs := map[string]float64{"plateau_kbps": r.PlateauKbps}
+	cv := ""
+	if r.CVAfterT90 != nil {
+		figs["cv_after_t90"] = *r.CVAfterT90
+		cv = fmt.Sprintf(" (coefficient of variation %.2f)", *r.CVAfterT90)
+	}
+	f.add(report.FindingUnstableBitrate, report.SeverityWarn, legs, dirs, figs,
+		fmt.Sprintf("%s: after ramping up, the media bitrate kept swinging more than 20%% around %s%s.", name, fmtRate(r.PlateauKbps), cv))
 }
 
 // heldAtPlateau says whether a direction measured against --ramp-target, and so not stable

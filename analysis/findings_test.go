@@ -260,6 +260,26 @@ func TestSteadyOffTargetIsNoSwing(t *testing.T) {
 		Legs: []string{"l1"}, Directions: []string{"d1"}, Figures: map[string]float64{"plateau_kbps": 1650, "cv_after_t90": 0.1}}})
 }
 
+// TestLevelStepIsNoSwing: a SIP call whose re-INVITE changed G.722 (64 kbps) for Opus
+// (32 kbps) at 10 s is not stable around one plateau (DESIGN), and unstable_bitrate says
+// so, but as the step it was: it "kept swinging around 32 kbps" misnamed it (two testers';
+// the other a video that settled at 0.56 Mbps after 20 s at 2.06).
+func TestLevelStepIsNoSwing(t *testing.T) {
+	kbps := slices.Concat(slices.Repeat([]float64{64}, 10), slices.Repeat([]float64{32}, 20))
+	t90, cv, stable := 0.0, 0.34, false
+	c := &report.Capture{
+		Legs: []report.Leg{{ID: "l1", Transport: report.TransportUDP, Client: "10.21.0.1:6000", Server: "10.21.0.2:20084", Flows: []string{}}},
+		Directions: []report.Direction{{ID: "d1", From: "10.21.0.1:6000", To: "10.21.0.2:20084", Legs: []string{"l1"},
+			Transport: report.TransportUDP, MediaPackets: 1500, WireBytes: 300000, ActiveS: float64(len(kbps)),
+			Series: report.Series{MediaKbps: kbps},
+			Ramp: &report.Ramp{TargetKbps: 32, TargetSource: "plateau", PlateauKbps: 32, T50S: &t90, T90S: &t90,
+				Stable: &stable, CVAfterT90: &cv}}},
+	}
+	checkFindingList(t, Findings(c), []report.Finding{{Code: "unstable_bitrate", Severity: "warn",
+		Text: "10.21.0.1:6000 -> 10.21.0.2:20084: the media bitrate changed level once, from 64 kbps to 32 kbps at 10 s, and held there.",
+		Legs: []string{"l1"}, Directions: []string{"d1"}, Figures: map[string]float64{"from_kbps": 64, "to_kbps": 32, "step_s": 10}}})
+}
+
 // TestDroppedBeforeTCPSaysWho: seen from a TURN client, the gaps of its own media were its
 // own drops; those of the media coming to it may be the TURN server's or its other leg's
 // loss, which only the server's capture tells apart; over ICE-TCP, the sender's.

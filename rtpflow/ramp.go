@@ -166,3 +166,55 @@ func StableBesidePauses(kbps []float64, t90 int) (paused []int, stable bool) {
 	}
 	return paused, len(on) > 0 && within*5 >= len(on)*4
 }
+
+// minLevelSpan is the fewest seconds each side of a LevelStep holds its level.
+const minLevelSpan = 3
+
+// LevelStep says whether the per-second media bitrate kbps, after second t90, changed level
+// once and held each level: split where the two sides' squared deviations from their means
+// are least, at least 80% of each side's seconds are within ±20% of its median, both sides
+// last minLevelSpan seconds, and the two medians are more than 20% apart. at is the index
+// in kbps of the first second of the new level. Such a direction is not stable by Ramp's
+// definition (one plateau), but it did not keep swinging: a SIP call whose re-INVITE
+// changed G.722 for Opus, or a sender that settled lower (a tester's, 2.06 Mbps for 20 s,
+// then 0.56 Mbps for 40 s), was said to swing around the second.
+func LevelStep(kbps []float64, t90 int) (at int, from, to float64, ok bool) {
+	if t90 < 0 || t90+1 >= len(kbps) {
+		return 0, 0, 0, false
+	}
+	after := kbps[t90+1:]
+	n := len(after)
+	if n < 2*minLevelSpan {
+		return 0, 0, 0, false
+	}
+	sum, sq := make([]float64, n+1), make([]float64, n+1) // prefix sums
+	for i, v := range after {
+		sum[i+1], sq[i+1] = sum[i]+v, sq[i]+v*v
+	}
+	cost := func(lo, hi int) float64 { // squared deviations of after[lo:hi] from their mean
+		s, m := sum[hi]-sum[lo], float64(hi-lo)
+		return sq[hi] - sq[lo] - s*s/m
+	}
+	k, best := -1, math.Inf(1)
+	for i := minLevelSpan; i <= n-minLevelSpan; i++ {
+		if c := cost(0, i) + cost(i, n); c < best {
+			k, best = i, c
+		}
+	}
+	held := func(side []float64) (float64, bool) {
+		level := median(side)
+		within := 0
+		for _, v := range side {
+			if within20(v, level) {
+				within++
+			}
+		}
+		return level, level > 0 && within*5 >= len(side)*4
+	}
+	from, okA := held(after[:k])
+	to, okB := held(after[k:])
+	if !okA || !okB || within20(from, to) || within20(to, from) {
+		return 0, 0, 0, false
+	}
+	return t90 + 1 + k, from, to, true
+}

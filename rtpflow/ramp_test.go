@@ -140,3 +140,43 @@ func TestStableBesidePauses(t *testing.T) {
 		}
 	}
 }
+
+// TestLevelStep: one change of level after t90, each level held, is a step; two changes,
+// a level that swings, a change of 20% or less, or a side shorter than minLevelSpan is not.
+func TestLevelStep(t *testing.T) {
+	run := func(parts ...[2]float64) []float64 { // [seconds, kbps]
+		var v []float64
+		for _, p := range parts {
+			for range int(p[0]) {
+				v = append(v, p[1])
+			}
+		}
+		return v
+	}
+	swing := make([]float64, 20)
+	for i := range swing {
+		swing[i] = float64(40 + 40*(i%2))
+	}
+	for _, c := range []struct {
+		name     string
+		kbps     []float64
+		t90      int
+		at       int
+		from, to float64
+		ok       bool
+	}{
+		{"codec change", run([2]float64{10, 64}, [2]float64{20, 32}), 0, 10, 64, 32, true},
+		{"settled lower", run([2]float64{2, 500}, [2]float64{20, 2060}, [2]float64{40, 560}), 2, 22, 2060, 560, true},
+		{"up, with noise", append(run([2]float64{8, 1000}), 1100, 900, 2000, 2100, 1900, 2000, 2050), 0, 10, 1000, 2000, true},
+		{"two changes", run([2]float64{10, 64}, [2]float64{10, 32}, [2]float64{10, 64}), 0, 0, 0, 0, false},
+		{"swinging", swing, 0, 0, 0, 0, false},
+		{"20% only", run([2]float64{10, 100}, [2]float64{10, 80}), 0, 0, 0, 0, false},
+		{"short side", run([2]float64{10, 64}, [2]float64{2, 32}), 0, 0, 0, 0, false},
+		{"no t90", run([2]float64{10, 64}, [2]float64{10, 32}), -1, 0, 0, 0, false},
+	} {
+		at, from, to, ok := LevelStep(c.kbps, c.t90)
+		if at != c.at || from != c.from || to != c.to || ok != c.ok {
+			t.Errorf("%s: %d %v %v %v, want %d %v %v %v", c.name, at, from, to, ok, c.at, c.from, c.to, c.ok)
+		}
+	}
+}
