@@ -103,23 +103,27 @@ func (f *finder) mediaOverTCP(l *report.Leg) {
 		sev = worse(sev, report.SeverityWarn)
 		symptoms = append(symptoms, slowest)
 	}
+	var cost string // what TCP cost on the wire, said last
 	if tcpCost := acks + framing + retrans; wire > 0 && tcpCost > 0 {
+		// What TCP cost on the wire is said whatever it was (a figure is a number of the
+		// sentence: a tester's 8.8% was a figure the sentence did not say); from
+		// avoidableWarnPct on it is a warning.
 		pct := 100 * float64(tcpCost) / float64(wire)
 		figs["avoidable_overhead_pct"] = numfmt.Round(pct, 3)
 		if pct >= avoidableWarnPct {
 			sev = worse(sev, report.SeverityWarn)
-			// Name only the parts that cost something: a call with no loss retransmitted nothing.
-			var parts []string
-			for _, c := range []struct {
-				name  string
-				bytes int64
-			}{{"ACKs", acks}, {"framing", framing}, {"retransmissions", retrans}} {
-				if c.bytes > 0 {
-					parts = append(parts, c.name)
-				}
-			}
-			symptoms = append(symptoms, fmt.Sprintf("TCP's %s took %s of the wire bytes", andList(parts), fmtPct(pct)))
 		}
+		// Name only the parts that cost something: a call with no loss retransmitted nothing.
+		var parts []string
+		for _, c := range []struct {
+			name  string
+			bytes int64
+		}{{"ACKs", acks}, {"framing", framing}, {"retransmissions", retrans}} {
+			if c.bytes > 0 {
+				parts = append(parts, c.name)
+			}
+		}
+		cost = fmt.Sprintf("TCP's %s took %s of the wire bytes", andList(parts), fmtPct(pct))
 	}
 
 	var text string
@@ -131,12 +135,14 @@ func (f *finder) mediaOverTCP(l *report.Leg) {
 	switch {
 	case len(symptoms) == 0 && len(dirs) == 0:
 		// Inside TLS no packet is seen, so none is known to be late: only TCP's own figures.
-		text += ": nothing was retransmitted in this capture, but on that path every loss turns into delay."
+		symptoms = append(symptoms, "nothing was retransmitted in this capture, but on that path every loss turns into delay")
 	case len(symptoms) == 0:
-		text += ": nothing was retransmitted or late in this capture, but on that path every loss turns into delay."
-	default:
-		text += ": " + strings.Join(symptoms, "; ") + "."
+		symptoms = append(symptoms, "nothing was retransmitted or late in this capture, but on that path every loss turns into delay")
 	}
+	if cost != "" {
+		symptoms = append(symptoms, cost)
+	}
+	text += ": " + strings.Join(symptoms, "; ") + "."
 	f.add(report.FindingMediaOverTCP, sev, f.callLegs(l.ID), dirs, figs, text)
 }
 

@@ -66,7 +66,8 @@ func TestTURNTCPWithoutRetransmissions(t *testing.T) {
 func cleanTCPFinding(client, peer netip.AddrPort, legs, dirs []string, wire int64) report.Finding {
 	return report.Finding{Code: "media_over_tcp", Severity: "info",
 		Text: "Media between " + client.String() + " and " + peer.String() + " was relayed over TCP through TURN 203.0.113.7:443: " +
-			"nothing was retransmitted or late in this capture, but on that path every loss turns into delay.",
+			"nothing was retransmitted or late in this capture, but on that path every loss turns into delay; " +
+			"TCP's ACKs and framing took 7.7% of the wire bytes.",
 		Legs: legs, Directions: dirs,
 		Figures: map[string]float64{"avoidable_overhead_pct": round3(100 * float64(2*300*4+(302+303)*54) / float64(wire))}}
 }
@@ -481,7 +482,8 @@ func TestFindingsNameTheirCall(t *testing.T) {
 	bad := report.Finding{Code: "media_over_tcp", Severity: "bad",
 		Text: "Media between " + c1.String() + " and " + p1.String() + " was relayed over TCP through TURN 203.0.113.7:443: " +
 			"0.6% of the bytes on that connection were retransmissions; 32 media packets (5.3%) arrived more than 150 ms late, " +
-			"28 of them held behind a retransmitted segment (head-of-line blocking), 4 whose own bytes were retransmitted.",
+			"28 of them held behind a retransmitted segment (head-of-line blocking), 4 whose own bytes were retransmitted; " +
+			"TCP's ACKs, framing and retransmissions took 8.0% of the wire bytes.",
 		Legs: []string{"l2", "l5"}, Directions: []string{"d8", "d11"},
 		Figures: map[string]float64{"tcp_retransmitted_pct": 0.641, "retransmitted_bytes": 2492, "late_packets": 32,
 			"late_pct": 5.333, "hol_blocked": 28, "late_retransmitted": 4, "avoidable_overhead_pct": 8.035}}

@@ -240,7 +240,8 @@ func TestTURNOverTCP(t *testing.T) {
 	checkFindingList(t, c.Findings, []report.Finding{{Code: "media_over_tcp", Severity: "bad",
 		Text: "Media between 10.0.0.1:51234 and 198.51.100.9:50000 was relayed over TCP through TURN 203.0.113.7:443: " +
 			"0.6% of the bytes on that connection were retransmissions; 32 media packets (5.3%) arrived more than 150 ms late, " +
-			"28 of them held behind a retransmitted segment (head-of-line blocking), 4 whose own bytes were retransmitted.",
+			"28 of them held behind a retransmitted segment (head-of-line blocking), 4 whose own bytes were retransmitted; " +
+			"TCP's ACKs, framing and retransmissions took 8.0% of the wire bytes.",
 		Legs: []string{"l1"}, Directions: []string{"d1", "d2"},
 		Figures: map[string]float64{"tcp_retransmitted_pct": round3(100 * 2492 / float64(stunLen(writes)+300*1292+1292)),
 			"retransmitted_bytes": 2492, "late_packets": 32, "late_pct": 5.333, "hol_blocked": 28, "late_retransmitted": 4,

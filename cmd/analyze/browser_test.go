@@ -46,7 +46,8 @@ var (
 	tcpHeadline = "Media relayed over TCP: TURN 203.0.113.7:443 (tcp) for 10.0.0.1 <-> 198.51.100.9."
 	tcpFinding  = "Media between 10.0.0.1:40000 and 198.51.100.9:50000 was relayed over TCP through TURN 203.0.113.7:443: " +
 		"1.0% of the bytes on that connection were retransmissions; 880 media packets (15%) arrived more than 150 ms late, " +
-		"800 of them held behind a retransmitted segment (head-of-line blocking), 80 whose own bytes were retransmitted."
+		"800 of them held behind a retransmitted segment (head-of-line blocking), 80 whose own bytes were retransmitted; " +
+		"TCP's ACKs, framing and retransmissions took 7.0% of the wire bytes."
 	udpHeadline = "Media relayed over UDP: TURN 203.0.113.7:3478 for 10.0.0.1 <-> 198.51.100.9."
 	tcpTitles   = []string{"d1: 10.0.0.1:40000 → 198.51.100.9:50000 (turn-tcp)", "d2: 198.51.100.9:50000 → 10.0.0.1:40000 (turn-tcp)",
 		"Legs", "Streams", "TCP", "ICE and TURN", "Findings"}
