@@ -63,7 +63,7 @@ func (f *finder) directions() {
 				text += fmt.Sprintf(", %s of them repaired by retransmission (RTX)", thousands(d.Loss.RecoveredByRTX))
 			}
 			switch {
-			case d.DelayMS != nil && d.DelayMS.Vantage == "sender":
+			case d.DelayMS.AtSender():
 				// Taken at the sender, no network lay before the capture: the numbers missing
 				// there were never sent, or the capture missed them (a tester's sender-side
 				// capture read as network loss). The severity stays the loss's: a receiver
@@ -116,7 +116,7 @@ func (f *finder) directions() {
 			if fwd || s == nil || s.JitterMS == nil || s.Packets < minJitterPackets || s.Kind != "audio" || s.JitterMS.Mean <= jitterWarnMS {
 				continue
 			}
-			if s.DelayMS != nil && s.DelayMS.Vantage == string(report.VantageSender) {
+			if s.DelayMS.AtSender() {
 				continue // its sender's own pacing, as its delay is its own queueing: no path's
 			}
 			f.add(report.FindingHighJitter, report.SeverityWarn, legs, dirs,

@@ -218,7 +218,7 @@ func directionFigures(d *report.Direction, streams map[string]*report.Stream) []
 	}
 	if dl := d.DelayMS; dl != nil {
 		what := "delay above baseline"
-		if dl.Vantage == "sender" {
+		if dl.AtSender() {
 			what = senderQueueing
 		}
 		f = append(f, [2]string{what, fmt.Sprintf("p50 %s, p95 %s, max %s", ms(dl.P50), ms(dl.P95), ms(dl.Max))})

@@ -215,7 +215,7 @@ func (t *textWriter) direction(d *report.Direction, streams map[string]*report.S
 	t.parts("  ", "  ", "   ", loss, dropped, retx, late)
 	if dl := d.DelayMS; dl != nil {
 		what := "delay above baseline"
-		if dl.Vantage == "sender" {
+		if dl.AtSender() {
 			what = senderQueueing
 		}
 		t.parts("  ", "    ", "  ", what+" p50 "+ms(dl.P50), "p95 "+ms(dl.P95), "max "+ms(dl.Max))

@@ -228,6 +228,10 @@ type Delay struct {
 	Max     float64 `json:"max"`
 }
 
+// AtSender says whether d was measured at the media's sender (Vantage): the sender's own
+// queueing, no path's delay. False for a nil d.
+func (d *Delay) AtSender() bool { return d != nil && d.Vantage == string(VantageSender) }
+
 // Late counts packets whose delay above baseline exceeded the budget; OverMS counts them at
 // other thresholds ("50", "100", "200", "400", "1000") so a reader can pick another budget.
 type Late struct {
