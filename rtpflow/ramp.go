@@ -172,8 +172,9 @@ const minLevelSpan = 3
 
 // LevelStep says whether the per-second media bitrate kbps, after second t90, changed level
 // once and held each level: split where the two sides' squared deviations from their means
-// are least, at least 80% of each side's seconds are within ±20% of its median, both sides
-// last minLevelSpan seconds, and the two medians are more than 20% apart. at is the index
+// are least, at least 80% of each side's seconds are within ±20% of its mean, both sides
+// last minLevelSpan seconds, and one mean is more than 20% off the other (as stability
+// measures a second against the plateau: 605 then 500 kbps is no stable 500). at is the index
 // in kbps of the first second of the new level. Such a direction is not stable by Ramp's
 // definition (one plateau), but it did not keep swinging: a SIP call whose re-INVITE
 // changed G.722 for Opus, or a sender that settled lower (a tester's, 2.06 Mbps for 20 s,
@@ -202,7 +203,11 @@ func LevelStep(kbps []float64, t90 int) (at int, from, to float64, ok bool) {
 		}
 	}
 	held := func(side []float64) (float64, bool) {
-		level := median(side)
+		var level float64 // the mean, as the split's deviations are from it
+		for _, v := range side {
+			level += v
+		}
+		level /= float64(len(side))
 		within := 0
 		for _, v := range side {
 			if within20(v, level) {
@@ -211,9 +216,18 @@ func LevelStep(kbps []float64, t90 int) (at int, from, to float64, ok bool) {
 		}
 		return level, level > 0 && within*5 >= len(side)*4
 	}
-	from, okA := held(after[:k])
-	to, okB := held(after[k:])
-	if !okA || !okB || within20(from, to) || within20(to, from) {
+	// The change falls inside one of the two seconds around the split, which holds part of
+	// each level: each level is read without it (G.722 then Opus read 62 kbps for 64).
+	left, right := after[:k], after[k:]
+	if len(left) > minLevelSpan {
+		left = left[:len(left)-1]
+	}
+	if len(right) > minLevelSpan {
+		right = right[1:]
+	}
+	from, okA := held(left)
+	to, okB := held(right)
+	if !okA || !okB || within20(from, to) && within20(to, from) {
 		return 0, 0, 0, false
 	}
 	return t90 + 1 + k, from, to, true

@@ -142,7 +142,8 @@ func TestStableBesidePauses(t *testing.T) {
 }
 
 // TestLevelStep: one change of level after t90, each level held, is a step; two changes,
-// a level that swings, a change of 20% or less, or a side shorter than minLevelSpan is not.
+// a level that swings, levels within 20% of each other, or a side shorter than minLevelSpan
+// is not.
 func TestLevelStep(t *testing.T) {
 	run := func(parts ...[2]float64) []float64 { // [seconds, kbps]
 		var v []float64
@@ -167,10 +168,16 @@ func TestLevelStep(t *testing.T) {
 	}{
 		{"codec change", run([2]float64{10, 64}, [2]float64{20, 32}), 0, 10, 64, 32, true},
 		{"settled lower", run([2]float64{2, 500}, [2]float64{20, 2060}, [2]float64{40, 560}), 2, 22, 2060, 560, true},
-		{"up, with noise", append(run([2]float64{8, 1000}), 1100, 900, 2000, 2100, 1900, 2000, 2050), 0, 10, 1000, 2000, true},
+		{"up, with noise", append(run([2]float64{8, 1000}), 1100, 900, 2000, 2100, 1900, 2000, 2050), 0, 10, 1012.5, 2012.5, true},
 		{"two changes", run([2]float64{10, 64}, [2]float64{10, 32}, [2]float64{10, 64}), 0, 0, 0, 0, false},
 		{"swinging", swing, 0, 0, 0, 0, false},
-		{"20% only", run([2]float64{10, 100}, [2]float64{10, 80}), 0, 0, 0, 0, false},
+		{"within 20% each way", run([2]float64{10, 100}, [2]float64{10, 84}), 0, 0, 0, 0, false},
+		{"21% above", run([2]float64{10, 605}, [2]float64{20, 500}), 0, 10, 605, 500, true},
+		// Each level's seconds alternate around it: the levels are their means.
+		// The seconds around the split are left out of the levels.
+		{"noisy levels", slices.Concat([]float64{0}, slices.Repeat([]float64{900, 1100}, 5), []float64{1000, 500},
+			slices.Repeat([]float64{450, 550}, 8)), 0, 12, 1000, 500, true},
+		{"a transition second", slices.Concat(slices.Repeat([]float64{64}, 10), []float64{40}, slices.Repeat([]float64{32}, 19)), 0, 10, 64, 32, true},
 		{"short side", run([2]float64{10, 64}, [2]float64{2, 32}), 0, 0, 0, 0, false},
 		{"no t90", run([2]float64{10, 64}, [2]float64{10, 32}), -1, 0, 0, 0, false},
 	} {
