@@ -405,11 +405,13 @@ func TestMoreStreamsThanTheTable(t *testing.T) {
 	}
 }
 
-// TestTimestampStepBack: a PCMU sender steps its RTP clock back at packet 100, the sequence
-// numbers going on and every packet arriving on its 20 ms grid. Nothing was delayed: the
-// step rebases the delay, so that no frame after it is skipped as a B-frame nor read late
-// by the look-back that ends the stream (2 s back read 150 of 400 late; 500 ms back, 50).
-// A video frame's timestamp going back less than maxBFrameBack is a B-frame's: left out.
+// TestTimestampStepBack: a PCMU sender steps its RTP clock back (or ahead) at packet 100,
+// the sequence numbers going on and every packet arriving on its 20 ms grid. Nothing was
+// delayed: the step rebases delay and jitter, so that no frame after it is skipped as a
+// B-frame nor read late by the look-back that ends the stream (2 s back read 150 of 400
+// late; 500 ms back, 50), and the jitter has no spike of the step's sixteenth (125 ms for
+// 2 s). A video frame's timestamp going back less than maxBFrameBack is a B-frame's: left
+// out.
 func TestTimestampStepBack(t *testing.T) {
 	stream := func(n int, pt uint8, tick uint32, back func(i int) uint32) []arrival {
 		var as []arrival
@@ -431,6 +433,7 @@ func TestTimestampStepBack(t *testing.T) {
 		{"audio back 2 s", 0, 160, func(i int) uint32 { return 16000 * uint32(min(1, i/100)) }, 400, 0, 0, 0},
 		{"audio back 500 ms", 0, 160, func(i int) uint32 { return 4000 * uint32(min(1, i/100)) }, 400, 0, 0, 0},
 		{"audio back 40 ms", 0, 160, func(i int) uint32 { return 320 * uint32(min(1, i/100)) }, 400, 0, 0, 0},
+		{"audio ahead 2 s", 0, 160, func(i int) uint32 { return uint32(-16000 * min(1, i/100)) }, 400, 0, 0, 0},
 		// One frame in four is shown 60 ms before the one sent before it, whose packet
 		// arrives on time: a B-frame, no sample (as before this rule).
 		{"video B-frames", 96, 1800, func(i int) uint32 {
@@ -446,6 +449,9 @@ func TestTimestampStepBack(t *testing.T) {
 		sum := s.Summary(T0)
 		if sum.DelayMS == nil || sum.Late == nil {
 			t.Fatalf("%s: delay %v, late %v", c.name, sum.DelayMS, sum.Late)
+		}
+		if c.pt == 0 && (sum.JitterMS == nil || sum.JitterMS.Max != 0) {
+			t.Errorf("%s: jitter %+v, want 0", c.name, sum.JitterMS)
 		}
 		if sum.DelayMS.Samples != c.samples || sum.DelayMS.Max != c.max || sum.Late.Packets != c.late || s.delay.nonMonotonic != c.skips {
 			t.Errorf("%s: samples %d, max %v ms, late %d, B-frames %d; want %d, %v, %d, %d", c.name,

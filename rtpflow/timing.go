@@ -348,19 +348,30 @@ const maxTSStep = int64(30e9)
 // sequence order.
 const maxBFrameBack = int64(1e9)
 
+// maxTSAhead is how far a media packet's timestamp may step ahead of its arrival, against
+// the packet before it in sequence order, and still be on the same base. That step is how
+// much less it was delayed than the packet before, which a queue draining over a silence
+// could make a few hundred ms (a silence moves timestamp and arrival alike, a burst after a
+// stall each by a packet's time). Taking an on-time packet for a step costs nothing: the
+// rebase places it at the baseline, where it is.
+const maxTSAhead = int64(500e6)
+
 // tsStep follows the timestamps of the stream's media packets (ts unwrapped, at arrival) and
-// rebases jitter and delay at a discontinuity, as at a restart of the sequence numbers. A
-// packet in sequence order (inOrder) whose timestamp went back, beyond what B-frames do,
-// rebases the delay: the sender stepped its clock back (a 2 s step left the frames after
-// it skipped as B-frames until their timestamps passed the old ones, and read the rest of
-// a 4 s tail 2 s late, 150 packets, by the look-back that ends a stream: a tester's). A
-// step forward needs none: the baseline takes the lower level.
+// rebases jitter and delay at a discontinuity, as at a restart of the sequence numbers: a
+// step beyond maxTSStep either way; and, for a packet in sequence order (inOrder), a
+// timestamp that went back (beyond what B-frames do) or ahead of its arrival by more than
+// maxTSAhead: the sender stepped its clock. A 2 s step back left the frames after it
+// skipped as B-frames until their timestamps passed the old ones, and read the rest of a
+// 4 s tail 2 s late, 150 packets, by the look-back that ends a stream; a 20 s step put a
+// jitter of 1,250 ms, a mean of 40 ms and a high_jitter finding on a stream with none
+// (testers').
 func (s *Stream) tsStep(at, ts int64, inOrder bool) {
 	if s.clock > 0 && s.tsPrevOK {
-		if step := tsToNs(ts-s.tsPrev, s.clock) - (at - s.tsPrevAt); step > maxTSStep || step < -maxTSStep {
+		step := tsToNs(ts-s.tsPrev, s.clock) - (at - s.tsPrevAt)
+		back := tsToNs(s.tsPrev-ts, s.clock)
+		stepped := inOrder && (step > maxTSAhead || back > 0 && (s.clock != videoClock || back > maxBFrameBack))
+		if stepped || step > maxTSStep || step < -maxTSStep {
 			s.jit.rebase()
-			s.delay.rebase()
-		} else if back := tsToNs(s.tsPrev-ts, s.clock); inOrder && back > 0 && (s.clock != videoClock || back > maxBFrameBack) {
 			s.delay.rebase()
 		}
 	}
