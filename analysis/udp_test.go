@@ -769,3 +769,29 @@ func TestSnappedAfterPorts(t *testing.T) {
 			c.SnappedPackets, c.UndecodablePackets, c.OtherFlows, c.OtherFlowBytes, c.WireBytes)
 	}
 }
+
+// TestSeriesStopWarned: a stream that goes quiet for two hours, its capture going on (the
+// other direction's audio keeps the capture's clock from jumping), has its per-second series
+// stop at the gap (DESIGN: a jump of hours is a warning and a break): said in a warning,
+// its later packets counted in its totals.
+func TestSeriesStopWarned(t *testing.T) {
+	a := audio()
+	a.Count = 100
+	later := a
+	later.Start, later.StartSeq, later.StartTS = 2*time.Hour, a.StartSeq+100, a.StartTS+800
+	b := audio()
+	b.Src, b.Dst, b.SSRC, b.Interval, b.Count = bob, alice, 0xb0b, 10*time.Second, 800
+	pkts := slices.Concat(a.Packets(), later.Packets(), b.Packets())
+	c := analyze(t, pcapOf(t, pkts), Options{})
+	s := streamBySSRC(c, a.SSRC)
+	if s == nil || s.Packets != 200 {
+		t.Fatalf("stream %+v: want 200 packets", s)
+	}
+	var said bool
+	for _, w := range c.Warnings {
+		said = said || strings.Contains(w, "series of 1 RTP stream stop at a gap of more than an hour")
+	}
+	if !said {
+		t.Errorf("warnings %q: want the series' stop said", c.Warnings)
+	}
+}

@@ -101,6 +101,21 @@ func (a *analyzer) unanalysed(rd *capture.Reader) {
 		a.warnf("candidate RTP streams were dropped %s before they qualified, to make room in the RTP stream table (an SSRC that comes back is a new candidate, and may be dropped again)",
 			numfmt.Count(rc.Evicted, "time", "times"))
 	}
+	// A series that stopped short: its later seconds are in no series (DESIGN: a jump of
+	// hours is a warning and a break), its packets in every total.
+	for _, c := range []struct {
+		n   int64
+		why string
+	}{
+		{rc.Series.Broken, "at a gap of more than an hour between their packets"},
+		{rc.Series.Capped, "after 6 hours"},
+		{rc.Series.Cut, fmt.Sprintf("where the streams' series together reached %s seconds, the most a report keeps", numfmt.Thousands(rtpflow.MaxSeriesCells))},
+	} {
+		if c.n > 0 {
+			a.warnf("the per-second series of %s stop %s: their later packets count in every total, in no second",
+				numfmt.Count(c.n, "RTP stream", "RTP streams"), c.why)
+		}
+	}
 	if a.rtpInvalid > 0 {
 		a.warnf("%d messages classified as RTP had a header that does not parse: counted as other", a.rtpInvalid)
 	}

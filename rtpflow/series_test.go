@@ -41,7 +41,8 @@ func TestSeriesIndex(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var sr series
-			sr.start(T0+tt.origin, T0+tt.first)
+			budget := seriesBudget{left: MaxSeriesCells}
+			sr.start(T0+tt.origin, T0+tt.first, &budget)
 			var got []int
 			for _, at := range tt.at {
 				got = append(got, sr.index(T0+at))
@@ -52,7 +53,34 @@ func TestSeriesIndex(t *testing.T) {
 			if len(sr.secs) != tt.wantLen || sr.broken != tt.wantBroken {
 				t.Errorf("%d seconds, broken %v; want %d, %v", len(sr.secs), sr.broken, tt.wantLen, tt.wantBroken)
 			}
+			// Each stop is counted, once: a break, or the six hours.
+			if stopped := got[len(got)-1] < 0; budget.Broken+budget.Capped != map[bool]int64{false: 0, true: 1}[stopped] ||
+				budget.Broken != map[bool]int64{false: 0, true: 1}[tt.wantBroken] || budget.Cut != 0 {
+				t.Errorf("counts %+v", budget.SeriesCounts)
+			}
 		})
+	}
+}
+
+// TestSeriesBudget: series take their seconds from one budget; one that would pass it stops
+// there for good (no second more, not even one it had), counted once; the others go on
+// within what is left.
+func TestSeriesBudget(t *testing.T) {
+	const sec = int64(1e9)
+	budget := seriesBudget{left: 10}
+	var a, b, c series
+	a.start(T0, T0, &budget)
+	b.start(T0, T0, &budget)
+	c.start(T0, T0, &budget)
+	// a takes 6 seconds, b 3, c the last one; b and c stop where they would pass it.
+	want := []int{5, 2, -1, -1, 0, -1, -1}
+	got := []int{a.index(T0 + 5*sec), b.index(T0 + 2*sec), b.index(T0 + 9*sec), b.index(T0 + 3*sec),
+		c.index(T0), c.index(T0 + 1*sec), b.index(T0 + 2*sec/3)}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("indices (-want +got):\n%s", d)
+	}
+	if len(a.secs) != 6 || len(b.secs) != 3 || len(c.secs) != 1 || budget.left != 0 || budget.Cut != 2 {
+		t.Errorf("seconds %d %d %d, left %d, counts %+v; want 6 3 1, 0, 2 cut", len(a.secs), len(b.secs), len(c.secs), budget.left, budget.SeriesCounts)
 	}
 }
 

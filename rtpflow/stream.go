@@ -175,7 +175,7 @@ func (s *Stream) add(pk *Packet) {
 	if !s.series.started {
 		anchors := !pk.paddingOnly() && !s.t.hints.namesRTX(s, pk.PT) // a media packet
 		if o, ok := s.t.directionOrigin(s.path, at, anchors); ok {
-			s.series.start(o, at)
+			s.series.start(o, at, &s.t.seriesLeft)
 		}
 	}
 	outage := false // a very large jump ahead whose numbers were lost: looked at before count

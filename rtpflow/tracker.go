@@ -77,6 +77,8 @@ type Tracker struct {
 	sweepDebt int
 	evicted   int64
 
+	seriesLeft seriesBudget // what the streams' series may still take (MaxSeriesCells)
+
 	hints hintTable // what SDP said about payload types (Hint)
 
 	nacks map[Path]*nackLedger // NACK credits by media path, for RTX matched by timestamps
@@ -104,6 +106,7 @@ func NewTracker(cfg Config) *Tracker {
 		twcc:    make(map[senderKey]*twccState),
 		origins: make(map[[2]netip.AddrPort]int64),
 	}
+	t.seriesLeft.left = MaxSeriesCells
 	t.span = max(t.budget, lateThresholds[len(lateThresholds)-1].ns) + 10*binWidth
 	t.rtcp.init(cfg.MaxStreams)
 	return t
@@ -316,6 +319,7 @@ func (t *Tracker) Unreported() map[Path]Carried {
 type Counts struct {
 	Untracked int64 // RTP packets of new streams refused because MaxStreams candidates were tracked
 	Evicted   int64 // candidate streams dropped without qualifying: evictions, one SSRC perhaps several times
+	Series    SeriesCounts
 
 	RTCPPackets   int64 // RTCP compound packets counted (readable or encrypted)
 	RTCPEncrypted int64 // of which were not plain RTCP (compound): counted from their clear header
@@ -339,7 +343,7 @@ type Counts struct {
 
 // Counts returns the tracker's bound counters.
 func (t *Tracker) Counts() Counts {
-	return Counts{Untracked: t.untracked, Evicted: t.evicted,
+	return Counts{Untracked: t.untracked, Evicted: t.evicted, Series: t.seriesLeft.SeriesCounts,
 		RTCPPackets: t.rtcp.packets, RTCPEncrypted: t.rtcp.encrypted, RTCPInvalid: t.rtcp.invalid, RTCPDamaged: t.rtcp.damaged,
 		RTCPSnapped: t.rtcp.snapped, RTCPOtherReporter: t.rtcp.otherReporter,
 		RTCPUntracked: t.rtcp.untracked, RTCPUnattributed: t.rtcp.unattributed,
