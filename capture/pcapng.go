@@ -6,6 +6,7 @@ import (
 	"io"
 	"math"
 	"math/bits"
+	"slices"
 )
 
 // pcapng block types (draft-ietf-opsawg-pcapng, section 11.1).
@@ -118,7 +119,20 @@ func (r *Reader) section0(body []byte) error {
 	if err := r.options(body[16:], nil); err != nil {
 		return fmt.Errorf("%w: section header: %w", ErrCorrupt, err)
 	}
-	r.section = len(r.ifaces)
+	// A new section describes its interfaces anew (IDs from 0): the table starts again,
+	// the global indices go on, and what the report needs of the old one is kept (a file of
+	// 100,000 sections, pcapng files concatenated, ended at 65,536 "interfaces").
+	r.section += len(r.ifaces)
+	for _, ifc := range r.ifaces {
+		if !slices.Contains(r.pastLinks, ifc.link) {
+			r.pastLinks = append(r.pastLinks, ifc.link)
+		}
+		if ifc.hasDrops {
+			r.pastDrops += ifc.drops
+			r.pastOK = true
+		}
+	}
+	r.ifaces = r.ifaces[:0]
 	return nil
 }
 
@@ -163,7 +177,7 @@ func (r *Reader) addIface(body []byte) error {
 	return nil
 }
 
-// maxIfaces bounds the interface table against a file made of nothing but IDBs.
+// maxIfaces bounds a section's interface table against a file made of nothing but IDBs.
 const maxIfaces = 1 << 16
 
 // options walks a pcapng option list, checking every length:
@@ -277,10 +291,10 @@ func (r *Reader) stats(body []byte) error {
 
 // iface returns the interface with section-local id.
 func (r *Reader) iface(id uint32) (*iface, error) {
-	if uint64(id) >= uint64(len(r.ifaces)-r.section) {
+	if uint64(id) >= uint64(len(r.ifaces)) {
 		return nil, fmt.Errorf("%w: interface %d not described in its section", ErrCorrupt, id)
 	}
-	return &r.ifaces[r.section+int(id)], nil
+	return &r.ifaces[id], nil
 }
 
 // nanos converts a timestamp in the interface's units to nanoseconds since the epoch,

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 
 	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zstd"
@@ -66,11 +67,17 @@ type Reader struct {
 	swapLens, maybeSwapLens bool
 
 	// pcapng.
-	ifaces   []iface
-	section  int // global index of the current section's first interface
+	ifaces   []iface // the current section's (pcap: the one)
+	section  int     // global index of the current section's first interface (Packet.Iface)
 	lastTime int64
 	timed    bool  // a packet block with a time stamp was read (an SPB has none)
 	blockOff int64 // offset of the last block read in the decompressed file
+
+	// pastLinks and pastDrops keep what LinkTypes and InterfaceDrops need of the sections
+	// before: each section's table is dropped at the next, as its interface IDs are its own.
+	pastLinks []LinkType
+	pastDrops int64
+	pastOK    bool
 
 	// dataOff is the offset of the last packet's Data in the decompressed file (DataOffset).
 	dataOff int64
@@ -345,18 +352,14 @@ func (r *Reader) Compression() string { return r.compression }
 // order. Open reads the interfaces described at the start of the file; a pcapng file can
 // describe more later, so the list is complete once Next has returned an error.
 func (r *Reader) LinkTypes() []LinkType {
-	var out []LinkType
 	if !r.ng {
 		return []LinkType{r.link}
 	}
-next:
+	out := slices.Clone(r.pastLinks)
 	for _, ifc := range r.ifaces {
-		for _, l := range out {
-			if l == ifc.link {
-				continue next
-			}
+		if !slices.Contains(out, ifc.link) {
+			out = append(out, ifc.link)
 		}
-		out = append(out, ifc.link)
 	}
 	return out
 }
@@ -370,6 +373,7 @@ func (r *Reader) Timed() bool { return !r.ng || r.timed }
 // pcapng Interface Statistics Blocks: the last value given for each interface (the counter
 // is cumulative), summed over the interfaces. ok is false when no block gave one.
 func (r *Reader) InterfaceDrops() (n int64, ok bool) {
+	n, ok = r.pastDrops, r.pastOK
 	for _, ifc := range r.ifaces {
 		if ifc.hasDrops {
 			n += ifc.drops

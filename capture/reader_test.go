@@ -82,6 +82,37 @@ func TestPcapSwappedLengths(t *testing.T) {
 
 func len32(b []byte) uint32 { return uint32(len(b)) }
 
+// TestPcapNGManySections: 70,000 sections of one interface and one packet each, as pcapng
+// files concatenated make: every packet read, each on an interface of its own (the global
+// index goes on), one link type, the drops of every section summed. The interface table
+// was the whole file's, and the 65,537th interface ended the reading as damaged.
+func TestPcapNGManySections(t *testing.T) {
+	const n = 70_000
+	var buf bytes.Buffer
+	w := pcapgen.NewPcapNG(&buf, []pcapgen.Iface{{Link: capture.LinkEthernet}})
+	frame := pcapgen.Ether(pcapgen.IPv4(a4.Addr(), b4.Addr(), pcapgen.ProtoUDP, pcapgen.UDP(a4, b4, []byte("hello"))), pcapgen.EtherTypeIPv4)
+	for i := range n {
+		if i > 0 {
+			must(t, w.NewSection(false, []pcapgen.Iface{{Link: capture.LinkEthernet}}))
+		}
+		must(t, w.Write(int64(i)*1e6, 0, frame, 0))
+		if i%10_000 == 0 {
+			must(t, w.WriteISB(0, 2))
+		}
+	}
+	r, ps, err := readAllBytes(t, buf.Bytes())
+	must(t, err)
+	if len(ps) != n || ps[n-1].Iface != n-1 || ps[n-1].Kind != capture.KindUDP {
+		t.Fatalf("%d packets, the last on interface %d, %v; want %d, %d, udp", len(ps), ps[len(ps)-1].Iface, ps[len(ps)-1].Kind, n, n-1)
+	}
+	if d := cmp.Diff([]capture.LinkType{capture.LinkEthernet}, r.LinkTypes()); d != "" {
+		t.Errorf("link types (-want +got):\n%s", d)
+	}
+	if drops, ok := r.InterfaceDrops(); drops != 14 || !ok {
+		t.Errorf("drops %d %v, want 14 true", drops, ok)
+	}
+}
+
 // TestPcapNG: several sections (the second big-endian), interfaces of different link types
 // and resolutions, SPB, ISB drops and blocks to skip.
 func TestPcapNG(t *testing.T) {
