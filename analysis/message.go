@@ -174,7 +174,7 @@ func (a *analyzer) hintFID(h demux.FIDHint)  { a.media.hintFID(rtpflow.FIDHint(h
 func (a *analyzer) tcpText(f *flow, src netip.AddrPort, b []byte) {
 	i := f.dir(src)
 	if f.text[i] == nil {
-		f.text[i] = &demux.Signalling{}
+		f.text[i] = &demux.Signalling{Joined: !f.conn.FromStart(i)}
 	}
 	s := f.text[i]
 	n := s.TooLong()

@@ -181,3 +181,36 @@ func TestSDPOverWebSocketOpenedBefore(t *testing.T) {
 		t.Errorf("codec %q, clock %v, inferred %v: want opus, 48000 from the SDP", derefS(st.Codec), st.ClockRate, st.ClockRateInferred)
 	}
 }
+
+// TestSDPOverWebSocketJoinedInsideAFrame: as TestSDPOverWebSocketOpenedBefore, but the
+// capture begins inside a frame (a JSON message of the server's before the answer): the
+// WebSocket is read from the next frame that begins, the answer, whose SDP names bob's
+// codec and clock. Before, a direction whose first bytes began no message was read no
+// further.
+func TestSDPOverWebSocketJoinedInsideAFrame(t *testing.T) {
+	bAudio := callgen.Stream{Src: bob, Dst: alice, SSRC: 0xB1, PT: 111, ClockRate: 48000,
+		Interval: 20 * time.Millisecond, PayloadSize: 80, Count: 300, Start: 100 * time.Millisecond}
+	hello := callgen.WebSocketFrame(0x1, true, nil, []byte(`{"type":"hello","room":"`+strings.Repeat("r", 900)+`"}`), false)
+	ws := callgen.TCPCall{Client: netip.MustParseAddrPort("10.0.0.1:51002"), Server: netip.MustParseAddrPort("192.0.2.80:8080"),
+		RTT: 10 * time.Millisecond, ISN: [2]uint32{3000, 7000}}
+	var pkts []callgen.Packet
+	for _, p := range ws.Packets([]callgen.TCPWrite{
+		{T: 15 * time.Millisecond, Data: []byte("GET /ws HTTP/1.1\r\nHost: sig\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n")},
+		{T: 30 * time.Millisecond, Dir: 1, Data: []byte("HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n")},
+		{T: 40 * time.Millisecond, Dir: 1, Data: hello[:500]},
+		{T: 50 * time.Millisecond, Dir: 1, Data: hello[500:]},
+		{T: 60 * time.Millisecond, Dir: 1, Data: callgen.WebSocketFrame(0x1, true, nil, sessionJSON(t, "answer", webrtcSDP(0xB1, 0, 0)), false)},
+	}) {
+		if p.T >= callgen.Epoch+int64(48*time.Millisecond) { // after hello[:500] arrived
+			pkts = append(pkts, p)
+		}
+	}
+	c := analyze(t, pcapOf(t, append(pkts, bAudio.Packets()...)), Options{})
+	st := streamBySSRC(c, 0xB1)
+	if st == nil {
+		t.Fatal("no stream 0xb1")
+	}
+	if derefS(st.Codec) != "opus" || st.ClockRateInferred {
+		t.Errorf("codec %q, inferred %v: want opus from the SDP", derefS(st.Codec), st.ClockRateInferred)
+	}
+}

@@ -377,8 +377,9 @@ func TestSignalling(t *testing.T) {
 	}
 }
 
-// TestSignallingGivesUp: a direction that is none of the protocols, breaks its framing or
-// holds a message beyond maxSignal is read no further, and keeps no bytes.
+// TestSignallingGivesUp: a direction seen from its start that is none of the protocols,
+// breaks its framing or holds a message beyond maxSignal is read no further, and keeps no
+// bytes; so is one the capture joined whose first maxSignal bytes begin no message.
 func TestSignallingGivesUp(t *testing.T) {
 	offer := jsonOffer(t)
 	for name, stream := range map[string][]byte{
@@ -392,8 +393,9 @@ func TestSignallingGivesUp(t *testing.T) {
 		// Joined mid-connection, only a text frame of JSON says WebSocket.
 		"websocket joined, binary":   callgen.WebSocketFrame(wsBinary, true, nil, offer, false),
 		"websocket joined, not json": append(callgen.WebSocketFrame(wsText, true, nil, []byte("hello\r\n"), false), '\n'),
+		"joined, no message begins":  []byte(strings.Repeat("hello world\r\n", maxSignal/13+1)),
 	} {
-		var s Signalling
+		s := Signalling{Joined: strings.HasPrefix(name, "joined")}
 		var c hintsOf
 		s.Feed(stream, c.pt, c.fid)
 		s.Feed([]byte(fmt.Sprintf("POST / HTTP/1.1\r\nContent-Length: %d\r\n\r\n%s", len(offer), offer)), c.pt, c.fid)
@@ -402,6 +404,47 @@ func TestSignallingGivesUp(t *testing.T) {
 		}
 		if long := strings.Contains(name, "long") || strings.Contains(name, "never end"); long != (s.TooLong() == 1) {
 			t.Errorf("%s: %d messages counted too long", name, s.TooLong())
+		}
+	}
+}
+
+// TestSignallingResyncs: a direction whose capture began inside a message (its first bytes
+// begin none) is read from the next message that begins: a SIP or HTTP start line at a
+// line's start, or a WebSocket text frame of JSON; an SDP in the bytes before is read too.
+// Before, such a direction was read no further, and its SDP never (a tester's).
+func TestSignallingResyncs(t *testing.T) {
+	offer := jsonOffer(t)
+	post := []byte(fmt.Sprintf("POST / HTTP/1.1\r\nContent-Length: %d\r\n\r\n%s", len(offer), offer))
+	var want hintsOf
+	FindSDP(offer, nil, want.pt, want.fid)
+	sdp := webrtcOffer
+	for name, tc := range map[string]struct {
+		stream []byte
+		hints  bool
+	}{
+		"binary, then a POST":   {append([]byte{0x16, 0x03, 0x01, 0x00, 0x10, '\n'}, post...), true},
+		"text, then a POST":     {append([]byte("hello world\r\n"), post...), true},
+		"a body's tail":         {append([]byte("xx\r\n"), post...), true},
+		"a text frame of JSON":  {append([]byte("\"}]}\r\n"), callgen.WebSocketFrame(wsText, true, []byte{1, 2, 3, 4}, offer, false)...), true},
+		"a binary frame":        {append([]byte("}"), callgen.WebSocketFrame(wsBinary, true, nil, offer, false)...), false},
+		"the SDP's tail, a 200": {[]byte("a=x\r\n\r\n" + "SIP/2.0 200 OK\r\nContent-Length: 0\r\n\r\n"), false},
+		"an SDP, then a SIP message": {append([]byte("Content-Type: application/sdp\r\n\r\n"+sdp),
+			"SIP/2.0 100 Trying\r\nContent-Length: 0\r\n\r\n"...), true},
+	} {
+		for piece := range 40 {
+			s := Signalling{Joined: true}
+			var c hintsOf
+			for b := tc.stream; len(b) > 0; b = b[min(piece+1, len(b)):] {
+				s.Feed(b[:min(piece+1, len(b))], c.pt, c.fid)
+			}
+			if got := len(c.got) > 0; got != tc.hints {
+				t.Fatalf("%s in pieces of %d: %d hints, want some: %v", name, piece+1, len(c.got), tc.hints)
+			}
+			if tc.hints && strings.Contains(name, "POST") {
+				if d := cmp.Diff(want.got, c.got); d != "" {
+					t.Fatalf("%s in pieces of %d (-want +got):\n%s", name, piece+1, d)
+				}
+			}
 		}
 	}
 }
@@ -502,7 +545,8 @@ func FuzzSignalling(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, b []byte, piece uint8) {
 		var whole, pieces hints
-		var s1, s2 Signalling
+		// An odd piece size reads the bytes as a connection the capture joined (resync).
+		s1, s2 := Signalling{Joined: piece%2 == 1}, Signalling{Joined: piece%2 == 1}
 		fn, fid := collect(t, &whole)
 		s1.Feed(b, fn, fid)
 		fn, fid = collect(t, &pieces)

@@ -265,6 +265,10 @@ func (c *Conn) Close(emit func(m *transport.Message)) {
 	c.emit = nil
 }
 
+// FromStart says whether direction i (0: a to b) was seen from its SYN: its bytes begin
+// at the stream's first, not inside a message the capture joined.
+func (c *Conn) FromStart(i int) bool { return c.dirs[i&1].synSeen }
+
 // Framing returns the connection's framing: a framing recognised in either direction wins
 // over unknown.
 func (c *Conn) Framing() Framing {
