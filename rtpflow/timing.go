@@ -356,22 +356,24 @@ const maxBFrameBack = int64(1e9)
 // rebase places it at the baseline, where it is.
 const maxTSAhead = int64(500e6)
 
-// tsStep follows the timestamps of the stream's media packets (ts unwrapped, at arrival) and
-// rebases jitter and delay at a discontinuity, as at a restart of the sequence numbers: a
-// step beyond maxTSStep either way; and, for a packet in sequence order (inOrder), a
-// timestamp that went back (beyond what B-frames do) or ahead of its arrival by more than
-// maxTSAhead: the sender stepped its clock. A 2 s step back left the frames after it
-// skipped as B-frames until their timestamps passed the old ones, and read the rest of a
-// 4 s tail 2 s late, 150 packets, by the look-back that ends a stream; a 20 s step put a
-// jitter of 1,250 ms, a mean of 40 ms and a high_jitter finding on a stream with none
-// (testers').
+// tsStep follows the timestamps of the stream's media packets (ts unwrapped, at arrival)
+// and rebases at a discontinuity, as at a restart of the sequence numbers: jitter and delay
+// at a step beyond maxTSStep either way; the delay alone, for a packet in sequence order
+// (inOrder), at a timestamp that went back (beyond what B-frames do) or ahead of its
+// arrival by more than maxTSAhead: the sender stepped its clock. A 2 s step back left the
+// frames after it skipped as B-frames until their timestamps passed the old ones, and read
+// the rest of a 4 s tail 2 s late, 150 packets, by the look-back that ends a stream (a
+// tester's). Jitter takes such a step in, as RFC 3550 A.8 and tshark do (a 16.5 s step
+// ahead: a maximum of 1,041 ms in both).
 func (s *Stream) tsStep(at, ts int64, inOrder bool) {
 	if s.clock > 0 && s.tsPrevOK {
 		step := tsToNs(ts-s.tsPrev, s.clock) - (at - s.tsPrevAt)
 		back := tsToNs(s.tsPrev-ts, s.clock)
-		stepped := inOrder && (step > maxTSAhead || back > 0 && (s.clock != videoClock || back > maxBFrameBack))
-		if stepped || step > maxTSStep || step < -maxTSStep {
+		switch {
+		case step > maxTSStep || step < -maxTSStep:
 			s.jit.rebase()
+			s.delay.rebase()
+		case inOrder && (step > maxTSAhead || back > 0 && (s.clock != videoClock || back > maxBFrameBack)):
 			s.delay.rebase()
 		}
 	}
