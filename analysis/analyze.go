@@ -103,6 +103,7 @@ type analyzer struct {
 	timeUnknown            bool  // the packet being analysed was stamped with a clock jump (clockJump)
 	touched                byte  // what touchBatch read, kept so that its loads stay
 	clockJumps             int64 // packets whose time stamp was a clock jump (clockJump)
+	clamped                int64 // packets stamped beyond ±maxTime (clampTime)
 
 	demux  demux.Classifier  // classifies each message, keeping the RTP header it decoded
 	inner  transport.Message // reused for TURN-unwrapped datagrams
@@ -300,6 +301,9 @@ func (a *analyzer) detach() {
 // says when it was seen. So the capture's span, the flows', the streams' and their series
 // are those of the call, not of a corrupt clock.
 func (a *analyzer) packet(p *capture.Packet, dg digests, next int64, hasNext bool) {
+	if p.Time > maxTime || p.Time < -maxTime {
+		a.clamped++
+	}
 	p.Time = moved(p.Time, a.shift)
 	next = moved(next, a.shift)
 	if a.timeUnknown = clockJump(p.Time, a.prev, next, a.packets > 0, hasNext); a.timeUnknown { // one line: the profile's (default.pgo) call sites are by line

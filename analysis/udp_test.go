@@ -795,3 +795,24 @@ func TestSeriesStopWarned(t *testing.T) {
 		t.Errorf("warnings %q: want the series' stop said", c.Warnings)
 	}
 }
+
+// TestTimesBeyondWarned: a pcapng of nanosecond stamps in the year 2200, past the times the
+// analysis keeps (±2^62 ns: 1824 to 2116): every time is set to the bound, so the call
+// reads as one instant, and a warning says why. Before, nothing did.
+func TestTimesBeyondWarned(t *testing.T) {
+	s := audio()
+	var b bytes.Buffer
+	w := pcapgen.NewPcapNG(&b, []pcapgen.Iface{{Link: capture.LinkEthernet, TSResol: 9}})
+	const year2200 = int64(7_258_118_400) * 1e9
+	for _, p := range s.Packets() {
+		w.Write(p.T-callgen.Epoch+year2200, 0, p.Frame, 0)
+	}
+	c := analyze(t, b.Bytes(), Options{})
+	var said bool
+	for _, w := range c.Warnings {
+		said = said || strings.HasPrefix(w, "500 packets were stamped beyond the years 1824 to 2116")
+	}
+	if !said {
+		t.Errorf("warnings %q: want the clamped times said", c.Warnings)
+	}
+}

@@ -26,6 +26,14 @@ func (a *analyzer) unanalysed(rd *capture.Reader) {
 		a.warnf("the capture's clock jumps %s (%s); durations use the call's own span",
 			numfmt.Count(n, "time", "times"), strings.Join(why, ", "))
 	}
+	if a.clamped > 0 {
+		// Stamped after 2116 or before 1824 (a pcapng of 64-bit stamps, an offset or a
+		// resolution that puts them there): they all read one instant at the bound, which
+		// nothing said (a tester's capture of the year 2200 read "2,000 packets at one
+		// capture time").
+		a.warnf("%s stamped beyond the years 1824 to 2116, the times this analysis keeps: their times were set to the nearer end, and spans and rates over them are not the capture's",
+			numfmt.Count(a.clamped, "packet was", "packets were"))
+	}
 	if n, ok := rd.InterfaceDrops(); ok && n > 0 {
 		a.warnf("the capturing interfaces dropped %d packets: they are missing from this report", n)
 	}
