@@ -111,6 +111,12 @@ func (f *reassembler) kill(i int32) {
 // discard frees entry i's data and marks it dead.
 func (f *reassembler) discard(i int32) {
 	e := &f.slots[i]
+	f.free(e)
+	e.dead = true
+}
+
+// free gives back entry e's buffer, and its place among the datagrams pending.
+func (f *reassembler) free(e *fragEntry) {
 	if e.counts() {
 		f.pending--
 	}
@@ -118,7 +124,6 @@ func (f *reassembler) discard(i int32) {
 	f.putBuf(e.buf)
 	e.buf = nil
 	e.spans = e.spans[:0]
-	e.dead = true
 }
 
 // expire ends the datagrams whose first fragment is older than fragTimeout. One still
@@ -149,13 +154,7 @@ func (f *reassembler) remove(i int32) {
 	e := &f.slots[i]
 	f.unlink(i)
 	delete(f.index, e.key)
-	if e.counts() {
-		f.pending--
-	}
-	f.bytes -= cap(e.buf)
-	f.putBuf(e.buf)
-	e.buf = nil
-	e.spans = e.spans[:0]
+	f.free(e)
 	e.key = fragKey{}
 	f.freeSlots = append(f.freeSlots, i)
 }
