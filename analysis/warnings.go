@@ -49,16 +49,24 @@ func (a *analyzer) unanalysed(rd *capture.Reader) {
 		}
 		a.warnf("%s (link headers that name another protocol or address family): nothing to analyse", what)
 	}
-	var farSegs, farBytes int64
+	var farSegs, farBytes, endSegs, endBytes int64
 	for _, f := range a.flowList {
 		if f.conn != nil {
 			n, b := f.conn.Far()
 			farSegs, farBytes = farSegs+n, farBytes+b
+			n, b = f.conn.AfterEnd()
+			endSegs, endBytes = endSegs+n, endBytes+b
 		}
 	}
 	if farSegs > 0 {
 		a.warnf("%s (%d payload bytes) lay more than a window beyond the rest of their TCP stream, too few in a row to be where it went on: taken for bogus, counted on the wire, not delivered",
 			numfmt.Count(farSegs, "TCP segment", "TCP segments"), farBytes)
+	}
+	if endSegs > 0 {
+		// A tester's 100,000 segments of RTP after a RST went into no stream, and nothing
+		// said so.
+		a.warnf("%s (%d payload bytes) came after their TCP direction ended (its FIN, or a RST): counted on the wire, not delivered",
+			numfmt.Count(endSegs, "TCP segment", "TCP segments"), endBytes)
 	}
 	if a.flowsOver > 0 {
 		a.warnf("%d packets of flows beyond the first %d were counted, not analysed", a.flowsOver, a.opts.maxFlows())

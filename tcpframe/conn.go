@@ -303,6 +303,17 @@ func (c *Conn) Far() (segments, bytes int64) {
 	return segments, bytes
 }
 
+// AfterEnd returns the segments of both directions, and their payload bytes, that came
+// after their direction ended (its FIN delivered, or a RST) beyond what it had framed: on
+// the wire (Rest.Unframed), in payload_bytes, in no stream byte nor message.
+func (c *Conn) AfterEnd() (segments, bytes int64) {
+	for i := range c.dirs {
+		segments += c.dirs[i].stats.endSegments
+		bytes += c.dirs[i].stats.endBytes
+	}
+	return segments, bytes
+}
+
 // RestSeconds is a direction's Rest by second, at the capture of the segments that made it:
 // its pure ACKs, and the rest (Retransmitted, Control and Unframed); and beside them the
 // payload bytes its summary counts retransmitted (RetransmittedBytes), copies and the bytes

@@ -143,3 +143,20 @@ func TestReopens(t *testing.T) {
 		}
 	}
 }
+
+// TestDataAfterEnd: after a RST from A, A's segments go on (a RST the endpoints ignored, or
+// a connection reused without a SYN): each is counted (AfterEnd) for the warning that says
+// they were not delivered; before, they were counted on the wire only, unsaid.
+func TestDataAfterEnd(t *testing.T) {
+	f := newFeeder(t, Config{Framing: FramingRFC4571})
+	msg := frame4571(1)
+	f.send(seg(ms(0), true, fACK|fPSH, 1000, 5000, msg))
+	f.send(seg(ms(10), true, fRST|fACK, 1000+uint32(len(msg)), 5000, nil))
+	for i := range 3 {
+		f.send(seg(ms(20+float64(i)), true, fACK|fPSH, 1000+uint32((i+1)*len(msg)), 5000, msg))
+	}
+	f.close()
+	if n, b := f.c.AfterEnd(); n != 3 || b != 3*int64(len(msg)) || len(f.msgs) != 1 {
+		t.Errorf("after the end %d segments, %d bytes; %d messages: want 3, %d, 1", n, b, len(f.msgs), 3*len(msg))
+	}
+}

@@ -89,6 +89,7 @@ type stats struct {
 	zeroWindowProbes, keepalives, messages, framingBytes, resyncSkipped, other  int64
 	holMessages                                                                 int64
 	farSegments, farBytes                                                       int64 // tooFar's
+	endSegments, endBytes                                                       int64 // after the direction ended
 	framedBytes, breaks, brokenBytes                                            int64 // Hold
 }
 

@@ -20,6 +20,8 @@ func (d *dir) data(g *dataSeg) {
 	s, e := g.start, g.end()
 	st := &d.st
 	if d.ended && e > st.framed || d.finSeen && s >= d.finOff {
+		d.stats.endSegments++
+		d.stats.endBytes += g.size
 		d.addRest(&d.rest.Unframed, g.size+g.hdr)
 		return
 	}
