@@ -207,6 +207,7 @@ func (t *Tracker) series(streams, timed []*Stream, t0 int64) (report.Series, int
 	for _, s := range streams {
 		off := s.series.base - base
 		delayed := s.delayCounted()
+		isMedia, aux := s.IsMedia(), s.auxiliary() // looked up once: kind asks the SDP's hints
 		for i := range s.series.secs {
 			j := off + int64(i)
 			if j < 0 || j >= int64(n) {
@@ -215,10 +216,10 @@ func (t *Tracker) series(streams, timed []*Stream, t0 int64) (report.Series, int
 			c := &s.series.secs[i]
 			wire[j] += float64(c.wire)
 			switch {
-			case !s.IsMedia():
+			case !isMedia:
 				rtx[j] += float64(c.payload + c.padding)
 				continue
-			case s.auxiliary(): // its payload is no media, nor RTX
+			case aux: // its payload is no media, nor RTX
 				rtx[j] += float64(c.padding)
 				continue
 			}
