@@ -125,13 +125,7 @@ func (s *Stream) IsMedia() bool { return !s.IsRTX() }
 // sequence numbers no part of its loss: a tester's direction read "4 of 200 media packets
 // lost" where 4 of its 180 video packets were, 20 being ulpfec; another, 40 of 1,020 where
 // 20 were a DTMF stream's.
-func (s *Stream) auxiliary() bool {
-	switch s.kind() {
-	case "event", "comfort_noise", "fec":
-		return true
-	}
-	return false
-}
+func (s *Stream) auxiliary() bool { return s.IsMedia() && s.auxKind() != "" }
 
 // qualifies is the stream rule: at least MinPackets packets, with continuing sequence
 // numbers and a stable payload type (continuity.continuing); or an RTX stream elected by

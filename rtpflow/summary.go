@@ -110,17 +110,27 @@ func (s *Stream) finish() {
 	s.decideRTX(true)
 }
 
-func (s *Stream) kind() string {
-	if !s.IsMedia() {
-		return "rtx"
-	}
-	h, hinted := s.t.hints.of(s)
+// auxKind is the kind of a stream that carries no media of its own, by its payload type
+// (payloadKind) or its events' shape: "event", "comfort_noise" or "fec"; "" for another.
+func (s *Stream) auxKind() string {
+	h, _ := s.t.hints.of(s)
 	if k := payloadKind(s.pt, h.Codec); k != "" {
 		return k
 	}
 	if s.eventsOnly() {
 		return "event"
 	}
+	return ""
+}
+
+func (s *Stream) kind() string {
+	if !s.IsMedia() {
+		return "rtx"
+	}
+	if k := s.auxKind(); k != "" {
+		return k
+	}
+	h, hinted := s.t.hints.of(s)
 	if st, ok := static(s.pt); ok {
 		if st.video {
 			return "video"
