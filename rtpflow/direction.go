@@ -17,7 +17,7 @@ type DirectionMetrics struct {
 	Ramp              *report.Ramp
 	Series            report.Series
 	SeriesT0Ns        int64 // the start of Series' first second (Series.T0S), in capture time
-	FirstNs, LastNs   int64 // first and last arrival of the media streams (of all when none), the first after their probes
+	FirstNs, LastNs   int64 // first and last arrival of the media streams (of all when none), leaving out the padding-only packets before and after their media
 	GoodputKbps       *float64
 	Wire              WireTotals
 	// Unmeasured says why FirstNs..LastNs cannot measure a rate (RateSpan), for a warning;
@@ -72,15 +72,15 @@ func (t *Tracker) Direction(streams []*Stream, t0 int64) DirectionMetrics {
 	}
 	for i, s := range timed {
 		dm.spanned += s.packets
-		first := s.firstAt
-		if s.mediaAt != 0 {
-			first = s.mediaAt // after its probes, as the series
+		first, last := s.firstAt, s.lastAt
+		if s.mediaAt != 0 { // after its probes, as the series, and before padding sent after it
+			first, last = s.mediaAt, s.mediaLastAt
 		}
 		if i == 0 || first < dm.FirstNs {
 			dm.FirstNs = first
 		}
-		if i == 0 || s.lastAt > dm.LastNs {
-			dm.LastNs = s.lastAt
+		if i == 0 || last > dm.LastNs {
+			dm.LastNs = last
 		}
 	}
 

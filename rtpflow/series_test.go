@@ -426,3 +426,33 @@ func TestAuxiliaryStreamsAreNoMedia(t *testing.T) {
 		t.Errorf("0xD0 is %s, want event", k)
 	}
 }
+
+// TestDirectionActiveEndsAtMedia: padding-only keep-alives on the video's own SSRC, 5 a
+// second for 5 s after its last media packet, are no media: the direction's active time
+// ends at the last media packet (T0+4.99 s), as it begins at the first after any probes.
+// Goodput is 500·1000·8 bits over 4.99 s, and the ramp, over the media seconds only,
+// is stable with no variation. Ending at the last keep-alive, goodput read 500 kbps and
+// the five seconds of none made the bitrate unstable.
+func TestDirectionActiveEndsAtMedia(t *testing.T) {
+	tr := NewTracker(Config{})
+	var as []arrival
+	for i := 0; i < 500; i++ {
+		b := rp{pt: 96, seq: uint16(i), ts: uint32(900 * i), ssrc: 0xC3, payload: make([]byte, 1000)}.bytes()
+		as = append(as, arrival{pathA, msg(b, T0+int64(i)*10*ms1)})
+	}
+	for i := 0; i < 25; i++ {
+		b := rp{pt: 96, seq: uint16(500 + i), ts: uint32(900 * 499), ssrc: 0xC3, pad: 200}.bytes()
+		as = append(as, arrival{pathA, msg(b, T0+5*ms1*1000+int64(i)*200*ms1)})
+	}
+	feed(t, tr, as)
+	dm := tr.Direction(tr.Streams(), T0)
+	if dm.FirstNs != T0 || dm.LastNs != T0+4990*ms1 {
+		t.Fatalf("active %v..%v, want %v..%v", dm.FirstNs-T0, dm.LastNs-T0, 0, 4990*ms1)
+	}
+	if g := dm.GoodputKbps; g == nil || *g != 801.603 {
+		t.Errorf("goodput %v, want 801.603 kbps", g)
+	}
+	if r := dm.Ramp; r == nil || r.Stable == nil || !*r.Stable || r.CVAfterT90 == nil || *r.CVAfterT90 != 0 {
+		t.Errorf("ramp %+v, want stable with cv 0", r)
+	}
+}

@@ -30,9 +30,11 @@ type Stream struct {
 	firstAt, lastAt int64
 	// mediaAt is the arrival of its first packet that is not padding only (a bandwidth
 	// probe): where its direction's active time begins (Tracker.Direction), as its series
-	// does. 0 until one comes.
-	mediaAt int64
-	wire    WireTotals // per stream, summed over its messages
+	// does. 0 until one comes. mediaLastAt is the arrival of its last such packet: where
+	// the active time ends, so that keep-alives of padding after the media do not stretch it.
+	mediaAt, mediaLastAt int64
+
+	wire WireTotals // per stream, summed over its messages
 
 	steps  continuity
 	shape  eventShape // of the packets of the stream's first payload type
@@ -163,8 +165,11 @@ func (s *Stream) add(pk *Packet) {
 	if s.packets == 0 {
 		s.pt, s.clockPT, s.firstAt = pk.PT, pk.PT, at
 	}
-	if s.mediaAt == 0 && !pk.paddingOnly() {
-		s.mediaAt = at
+	if !pk.paddingOnly() {
+		if s.mediaAt == 0 {
+			s.mediaAt = at
+		}
+		s.mediaLastAt = max(s.mediaLastAt, at)
 	}
 	if !s.series.started {
 		anchors := !pk.paddingOnly() && !s.t.hints.namesRTX(s, pk.PT) // a media packet
