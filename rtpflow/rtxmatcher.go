@@ -86,7 +86,22 @@ const (
 	// stream's highest, that an RTX packet may carry.
 	rtxBehind = 2048
 	rtxAhead  = 16
+	// rtxAheadHeld is how many OSNs ahead of the media stream's highest number an RTX
+	// stream holds for judgement: more than a burst of losses resent at once.
+	rtxAheadHeld = 16
 )
+
+// holdAhead holds p, placed among the numbers of the media stream m, for judgement when it
+// lies at most rtxAhead above m's highest number (and there is room), and reports whether
+// it did.
+func (r *rtxMatcher) holdAhead(p osnPlace, m *seqStats) bool {
+	if m.win == nil || int64(p.seg) != m.restarts || p.ext <= m.highest || p.ext > m.highest+rtxAhead || r.aheadN == rtxAheadHeld {
+		return false
+	}
+	r.ahead[r.aheadN] = p
+	r.aheadN++
+	return true
+}
 
 // rtxMatcher is one stream's side of RTX matching. As a candidate RTX stream it collects
 // the votes of its first payload-bearing packets (the sender's stream each OSN fell
@@ -117,8 +132,12 @@ type rtxMatcher struct {
 	hole      [rtxVotes]int64    // the number of tsVotes' stream the packet repaired (Stream.repairOf), or -1
 	credit    [rtxVotes]bool     // the packet took a NACK credit instead
 	repairs   int64              // as an RTX stream: packets that were repairs (see above)
-	nl        *nackLedger        // as an RTX stream: the NACK credits of its path, once any
-	recent    tsRing             // as a media stream: its recent frames
+	// ahead holds the OSNs of packets that came ahead of the media stream's highest
+	// number, judged once it passes them (Stream.settleAhead); aheadN are in use.
+	ahead  [rtxAheadHeld]osnPlace
+	aheadN int
+	nl     *nackLedger // as an RTX stream: the NACK credits of its path, once any
+	recent tsRing      // as a media stream: its recent frames
 	// sharesTS: its timestamps are another stream's, and its payloads no RTX packet's
 	// (osnsVary): FEC, whose timestamps say nothing of which stream sent them first.
 	sharesTS bool

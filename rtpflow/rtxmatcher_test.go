@@ -524,32 +524,67 @@ func TestFECBySDP(t *testing.T) {
 	}
 }
 
-// TestRTXAheadOfTheGap: video 0xAA (100 packets, 10 ms apart) loses 20-29; its RTX stream
-// 0xBB resends each 5 ms after it was due, before packet 30 shows the gap, and then probes
-// 60 and 61, which arrived. The ten resends repaired numbers the video lost: 10 repairs and
-// 2 probes, as recovered_by_rtx (10) says. Judged when they came, an OSN above the video's
-// highest number was not wanted: 0 repairs and 12 probes, with 10 recovered.
+// TestRTXAheadOfTheGap: video 0xAA (PT 96, 1000+i every 10 ms) loses 20..29, and RTX
+// stream 0xBB resends each 5 ms after it was due, before packet 30 shows the gap, and then
+// probes 60 and 61, which arrived. The ten resends repaired numbers the video lost: 10
+// repairs and 2 probes, as recovered_by_rtx (10) says, however the stream is found RTX: by
+// its votes at the end, by an SDP FID pair, or by 16 probes of received numbers before the
+// loss (decided early). A second copy of a number still lost is a repair too, ahead of the
+// gap or after it. Judged when they came, an OSN above the video's highest number was not
+// wanted: linked before the resends, 0 repairs and 12 probes (h152: 1 of 5), and a second
+// copy voting at the end was a probe.
 func TestRTXAheadOfTheGap(t *testing.T) {
-	tr := NewTracker(Config{})
-	var as []arrival
-	at := func(i int) int64 { return T0 + int64(i)*10*ms1 }
-	for i := 0; i < 100; i++ {
-		if i >= 20 && i < 30 {
-			continue
-		}
-		b := rp{pt: 96, seq: uint16(1000 + i), ts: uint32(900 * i), ssrc: 0xAA, payload: make([]byte, 900)}.bytes()
-		as = append(as, arrival{pathA, msg(b, at(i))})
+	tests := []struct {
+		name          string
+		fid, early    bool
+		again         bool // 25 resent again, ahead of the gap and after it
+		repairs, prob int64
+	}{
+		{"voted at the end", false, false, false, 10, 2},
+		{"signalled", true, false, false, 10, 2},
+		{"decided early", false, true, false, 10, 18},
+		{"signalled, second copies", true, false, true, 12, 2},
+		{"voted at the end, second copies", false, false, true, 12, 2},
 	}
-	for k, i := range []int{20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 60, 61} {
-		when := at(i) + 5*ms1
-		b := rp{pt: 97, seq: uint16(400 + k), ts: uint32(900 * i), ssrc: 0xBB, payload: append(u16(uint16(1000+i)), make([]byte, 900)...)}.bytes()
-		as = append(as, arrival{pathA, msg(b, when)})
-	}
-	feed(t, tr, as)
-	rtx := bySSRC(t, tr, 0xBB).Summary(T0)
-	media := bySSRC(t, tr, 0xAA).Summary(T0)
-	if rtx.RTX == nil || rtx.RTX.Repairs != 10 || rtx.RTX.Probes != 2 || media.RecoveredByRTX == nil || *media.RecoveredByRTX != 10 {
-		t.Errorf("rtx %+v, recovered %v; want 10 repairs, 2 probes, 10 recovered", rtx.RTX, media.RecoveredByRTX)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tr := NewTracker(Config{})
+			if tt.fid {
+				tr.HintFID(FIDHint{netip.AddrPort{}, 0xAA, 0xBB})
+			}
+			var as []arrival
+			at := func(i int) int64 { return T0 + int64(i)*10*ms1 }
+			for i := 0; i < 100; i++ {
+				if i >= 20 && i < 30 {
+					continue
+				}
+				b := rp{pt: 96, seq: uint16(1000 + i), ts: uint32(900 * i), ssrc: 0xAA, payload: make([]byte, 900)}.bytes()
+				as = append(as, arrival{pathA, msg(b, at(i))})
+			}
+			var resends []int
+			var when []int64
+			if tt.early {
+				for i := range 16 {
+					resends, when = append(resends, i), append(when, at(16)+int64(i)*ms1/4)
+				}
+			}
+			for _, i := range []int{20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 60, 61} {
+				resends, when = append(resends, i), append(when, at(i)+5*ms1)
+			}
+			if tt.again {
+				resends, when = append(resends, 25, 25), append(when, at(25)+8*ms1, at(40)+5*ms1)
+			}
+			for k, i := range resends {
+				b := rp{pt: 97, seq: uint16(400 + k), ts: uint32(900 * i), ssrc: 0xBB, payload: append(u16(uint16(1000+i)), make([]byte, 900)...)}.bytes()
+				as = append(as, arrival{pathA, msg(b, when[k])})
+			}
+			feed(t, tr, as)
+			rtx := bySSRC(t, tr, 0xBB).Summary(T0)
+			media := bySSRC(t, tr, 0xAA).Summary(T0)
+			if rtx.RTX == nil || rtx.RTX.Repairs != tt.repairs || rtx.RTX.Probes != tt.prob || media.RecoveredByRTX == nil || *media.RecoveredByRTX != 10 {
+				t.Errorf("rtx %+v, recovered %v; want %d repairs, %d probes, 10 recovered", rtx.RTX, media.RecoveredByRTX, tt.repairs, tt.prob)
+			}
+		})
 	}
 }
 

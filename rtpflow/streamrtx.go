@@ -175,12 +175,44 @@ func (s *Stream) signalledMedia() *Stream {
 }
 
 // recover accounts one RTX packet of the elected media stream: a repair when the media
-// stream wanted osn when it came, and a recovered loss if the original never arrives.
+// stream wanted osn when it came, and a recovered loss if the original never arrives. An
+// OSN just ahead of the media stream's highest number (the resend came before the packet
+// that shows the gap) is judged once the media stream has passed it (settleAhead).
 func (s *Stream) recover(osn uint16, wanted bool) {
-	if wanted {
+	m := &s.rtx.of.seq
+	s.settleAhead()
+	p := m.place(osn)
+	switch {
+	case wanted:
 		s.rtx.repairs++
+	case s.rtx.holdAhead(p, m):
+		return
 	}
-	s.rtx.of.seq.markRTX(osn)
+	m.markRTXAt(p)
+}
+
+// settleAhead judges the OSNs held ahead (rtxMatcher.holdAhead) that the media stream has
+// passed since: each a repair, and a recovered loss, when its original has not come.
+// Those of a segment the media stream has left (a restart) are probes: unknown.
+func (s *Stream) settleAhead() {
+	r := &s.rtx
+	if r.aheadN == 0 || r.of == nil {
+		return
+	}
+	m := &r.of.seq
+	n := 0
+	for _, p := range r.ahead[:r.aheadN] {
+		switch {
+		case int64(p.seg) != m.restarts:
+		case p.ext > m.highest:
+			r.ahead[n] = p
+			n++
+		case m.wantedAt(p):
+			r.repairs++
+			m.markRTXAt(p)
+		}
+	}
+	r.aheadN = n
 }
 
 // decideRTX takes the RTX decision (rtxMatcher.decide); an elected media stream learns
@@ -258,14 +290,17 @@ func (s *Stream) recoverVoted(m *Stream) {
 	var done [rtxVotes]osnPlace
 	n := 0
 	s.rtx.votedFor(m, func(p osnPlace, wanted bool) {
-		if slices.Contains(done[:n], p) {
-			return // a second vote for the same number: recovered once
-		}
+		again := slices.Contains(done[:n], p) // a second copy: a repair again, recovered once
 		done[n] = p
 		n++
-		if wanted || m.seq.wantedAt(p) {
+		switch {
+		case wanted || m.seq.wantedAt(p):
 			s.rtx.repairs++
+		case s.rtx.holdAhead(p, &m.seq):
+			return
 		}
-		m.seq.markRTXAt(p)
+		if !again {
+			m.seq.markRTXAt(p)
+		}
 	})
 }

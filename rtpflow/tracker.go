@@ -372,6 +372,9 @@ func (t *Tracker) Streams() []*Stream {
 	for _, s := range out {
 		s.finish()
 	}
+	for _, s := range out {
+		s.settleAhead() // once its media stream, finished too, has taken its last numbers
+	}
 	t.attributeFeedback(out)
 	t.rtcp.lend(out)
 	return out
