@@ -132,8 +132,9 @@ func TestNonMediaTCPBesideATURNCall(t *testing.T) {
 	}
 }
 
-// tcpMedia's two tests on their own: a connection whose framing breaks once in fewer than
-// 100 messages, or whose messages are mostly not real-time traffic, is no leg.
+// tcpMedia's two tests on their own: a connection whose framing breaks more than once in
+// 100 messages (once, under 20 messages), or whose messages are mostly not real-time
+// traffic, is no leg.
 func TestTCPMediaRule(t *testing.T) {
 	for _, tc := range []struct {
 		name                    string
@@ -144,7 +145,8 @@ func TestTCPMediaRule(t *testing.T) {
 	}{
 		{name: "ice-tcp", messages: 300, framed: 300 * 1290, real: 0, rtp: 300, rtpInStreams: 300, want: true},
 		{name: "one break in 100", messages: 100, framed: 100000, breaks: 1, broken: 10, rtp: 100, rtpInStreams: 100, want: true},
-		{name: "one break in 99", messages: 99, framed: 99000, breaks: 1, broken: 10, rtp: 99, rtpInStreams: 99},
+		{name: "one break in 99", messages: 99, framed: 99000, breaks: 1, broken: 10, rtp: 99, rtpInStreams: 99, want: true},
+		{name: "one break in 19", messages: 19, framed: 19000, breaks: 1, broken: 10, rtp: 19, rtpInStreams: 19},
 		{name: "1% skipped", messages: 100, framed: 99000, breaks: 1, broken: 1001, rtp: 100, rtpInStreams: 100},
 		{name: "90% real", messages: 100, framed: 100000, real: 60, rtp: 40, rtpInStreams: 30, want: true},
 		{name: "89% real", messages: 100, framed: 100000, real: 60, rtp: 40, rtpInStreams: 29},

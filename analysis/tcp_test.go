@@ -1,6 +1,7 @@
 package analysis
 
 import (
+	"bytes"
 	"math"
 	"net/netip"
 	"slices"
@@ -694,6 +695,49 @@ func TestWireSeriesByFrameTime(t *testing.T) {
 		}
 		if math.Abs(lossy[i]-want) > 1e-6 {
 			t.Errorf("second %d: wire %v kbps, want %v (%v without the loss)", i, lossy[i], want, clean[i])
+		}
+	}
+}
+
+// TestICETCPShortWithGarbage: a short ICE-TCP call, 12 ticks (48 messages in all), whose
+// client wrote 37 bytes of garbage once among its frames. The framing broke once and held
+// everywhere else: an ice-tcp leg, the 37 bytes skipped, every packet in its stream. Before,
+// one break in fewer than 100 messages made it an other flow, with no stream and no word.
+func TestICETCPShortWithGarbage(t *testing.T) {
+	peer := netip.MustParseAddrPort("198.51.100.9:9")
+	ss := tcpStreams(nil)
+	for i := range ss {
+		ss[i].Count = 12
+		if ss[i].Src == bob {
+			ss[i].Src, ss[i].Dst = peer, tcpClient
+		} else {
+			ss[i].Dst = peer
+		}
+	}
+	dir := func(s *callgen.Stream) int {
+		if s.Src == peer {
+			return 1
+		}
+		return 0
+	}
+	writes := callgen.MediaWrites(callgen.Frame4571, dir, ss...)
+	at := writes[10].T + time.Millisecond
+	garbage := callgen.TCPWrite{T: at, Dir: 0, Data: bytes.Repeat([]byte{0xff}, 37)}
+	writes = append(writes[:11], append([]callgen.TCPWrite{garbage}, writes[11:]...)...)
+	call := callgen.TCPCall{Client: tcpClient, Server: peer, ISN: [2]uint32{7, 1 << 31}}
+	c := analyze(t, pcapOf(t, call.Packets(writes)), Options{})
+	if len(c.Legs) != 1 || c.Legs[0].Transport != "ice-tcp" || len(c.Flows) != 1 {
+		t.Fatalf("legs %+v, %d flows; want one ice-tcp leg", c.Legs, len(c.Flows))
+	}
+	if f := c.Flows[0].TCP; f == nil || f.AToB.ResyncSkippedBytes != 37 || f.AToB.Messages != 24 || f.BToA.Messages != 24 {
+		t.Errorf("tcp %+v, want 37 bytes skipped, 24 messages each way", f)
+	}
+	if len(c.Streams) != 4 {
+		t.Fatalf("%d streams, want 4", len(c.Streams))
+	}
+	for _, s := range c.Streams {
+		if s.Packets != 12 || s.Lost == nil || *s.Lost != 0 {
+			t.Errorf("stream %s: %d packets, lost %v; want 12, 0", s.SSRC, s.Packets, s.Lost)
 		}
 	}
 }

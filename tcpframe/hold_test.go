@@ -11,7 +11,10 @@ func TestHolds(t *testing.T) {
 		{"no message", Hold{}, false},
 		{"no break", Hold{Messages: 1, FramedBytes: 10}, true},
 		{"one break in 100 messages", Hold{Messages: 100, FramedBytes: 100000, Breaks: 1, BrokenBytes: 1010}, true},
-		{"one break in 99 messages", Hold{Messages: 99, FramedBytes: 100000, Breaks: 1, BrokenBytes: 10}, false},
+		{"one break in 20 messages", Hold{Messages: 20, FramedBytes: 100000, Breaks: 1, BrokenBytes: 10}, true},
+		{"one break in 19 messages", Hold{Messages: 19, FramedBytes: 100000, Breaks: 1, BrokenBytes: 10}, false},
+		{"two breaks in 199 messages", Hold{Messages: 199, FramedBytes: 100000, Breaks: 2, BrokenBytes: 10}, false},
+		{"two breaks in 200 messages", Hold{Messages: 200, FramedBytes: 100000, Breaks: 2, BrokenBytes: 10}, true},
 		{"1% of the bytes broken", Hold{Messages: 100, FramedBytes: 99000, Breaks: 1, BrokenBytes: 1001}, false},
 		// The XMPP connection of analysis's TestNonMediaTCPIsAnOtherFlow: 99.97% of its bytes
 		// in three huge false frames, but one break.
