@@ -956,3 +956,33 @@ func allocateAndBind(t *testing.T, client netip.AddrPort, ch uint16, ms, step in
 		{T: at(3), Frame: stunFrame(t, turnServer, client, id(tid+1), stun.NewType(stun.MethodChannelBind, stun.ClassSuccessResponse))},
 	}
 }
+
+// TestRelayRTXDropped: relayCall with alice's RTX stream for the audio (PT 97, 12 probes,
+// one every 200 ms, each resending the packet sent just before), relayed as the audio is;
+// the relay drops the sixth. Matched counts every RTP packet (487 + 11), but an RTX packet
+// lost is no media lost: 10 after the relay, as before. Before, it read 11, and rtp_loss
+// said "14 of 500 media packets" (h153).
+func TestRelayRTXDropped(t *testing.T) {
+	pkts := relayCall(t)
+	rtx := func(start time.Duration) callgen.Stream {
+		return callgen.Stream{Src: alice, Dst: bob, SSRC: 0x5e5e5e5e, PT: 97, ClockRate: 8000,
+			Interval: 200 * time.Millisecond, PayloadSize: 162, Count: 12, StartSeq: 50, Start: start,
+			TS:   func(i int) uint32 { return 5000 + 160*uint32(4+10*i) },
+			Fill: func(i int, b []byte) { binary.BigEndian.PutUint16(b, uint16(1000+4+10*i)) }}
+	}
+	in := rtx(300 * time.Millisecond)
+	in.Dst, in.Channel = turnServer, 0x4000
+	out := rtx(302 * time.Millisecond)
+	out.Src, out.Lose = relayed, func(i int) bool { return i == 5 }
+	pkts = append(append(pkts, in.Packets()...), out.Packets()...)
+	sort.SliceStable(pkts, func(i, j int) bool { return pkts[i].T < pkts[j].T })
+	c := analyze(t, pcapOf(t, pkts), Options{})
+	if s := streamBySSRC(c, 0x5e5e5e5e); s == nil || s.Kind != "rtx" {
+		t.Fatalf("rtx stream %+v", s)
+	}
+	want := &report.Relay{Matched: 498, LostBeforeRelay: 3, LostAfterRelay: 10,
+		LatencyMS: &report.Quantiles{Samples: 498, Min: 2, P50: 2, P95: 2, P99: 2, Max: 2}}
+	if d := cmp.Diff(want, c.Directions[0].Relay); d != "" {
+		t.Errorf("relay of %s -> %s (-want +got):\n%s", c.Directions[0].From, c.Directions[0].To, d)
+	}
+}

@@ -286,18 +286,19 @@ func (r *relayTracker) relays(streams []*rtpflow.Stream, t0, end int64) map[dirK
 		}
 		d.settle(func(t int64) bool { return end-t > grace || t < d.fwdIn })
 		rel := &report.Relay{Matched: d.matched}
-		for ssrc, n := range d.lostAfter {
-			if d.forwarded[ssrc] {
-				rel.LostAfterRelay += n
-			}
-		}
 		if d.lat.N() > 0 {
 			rel.LatencyMS = d.lat.Summary()
 		}
+		// Loss on either side is of media streams, as the direction's: an RTX packet the
+		// relay dropped is no media lost (h153: "1 of 100 media packets was lost" where
+		// the one was an RTX probe). Matched counts every RTP packet.
 		for _, s := range streams {
 			if s.Path() == d.ingress && s.IsMedia() && slices.Contains(d.ssrcs, s.SSRC()) {
 				if l := s.Summary(t0).Lost; l != nil {
 					rel.LostBeforeRelay += max(*l-d.egressOnly[s.SSRC()], 0)
+				}
+				if d.forwarded[s.SSRC()] {
+					rel.LostAfterRelay += d.lostAfter[s.SSRC()]
 				}
 			}
 		}
