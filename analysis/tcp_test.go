@@ -741,3 +741,38 @@ func TestICETCPShortWithGarbage(t *testing.T) {
 		}
 	}
 }
+
+// TestSenderVantageSparseStart: an ICE-TCP call captured at its sender over a clean
+// 400 ms round trip, whose first three audio packets go out 0.6 s apart before the steady
+// 20 ms: its first message waits for a third data/ACK sample longer than maxHold, and the
+// vantage is then decided from the two there are. Every message is dated ACK − RTT/2, the
+// same 200 ms after its sending: no delay, nothing late. Before, the first two were let go
+// with the vantage unknown and dated at their capture, setting the baseline 200 ms early:
+// 62 of 63 late (h151).
+func TestSenderVantageSparseStart(t *testing.T) {
+	peer := netip.MustParseAddrPort("198.51.100.9:9")
+	send := func(i int) time.Duration {
+		if i < 3 {
+			return 500*time.Millisecond + time.Duration(i)*600*time.Millisecond
+		}
+		return 1700*time.Millisecond + time.Duration(i-2)*20*time.Millisecond
+	}
+	s := callgen.Stream{Src: tcpClient, Dst: peer, SSRC: 0x0a0a0a0a, PT: 0, ClockRate: 8000, PayloadSize: 160,
+		Count: 63, StartSeq: 1000, Send: send, TS: func(i int) uint32 { return uint32(8 * send(i) / time.Millisecond) }}
+	var writes []callgen.TCPWrite
+	for i := range s.Count {
+		writes = append(writes, callgen.TCPWrite{T: send(i), Dir: 0, Data: callgen.Frame4571(s.RTP(i))})
+	}
+	call := callgen.TCPCall{Client: tcpClient, Server: peer, RTT: 400 * time.Millisecond, ISN: [2]uint32{7, 1 << 31}}
+	c := analyze(t, pcapOf(t, call.Packets(writes)), Options{})
+	if len(c.Streams) != 1 || len(c.Flows) != 1 {
+		t.Fatalf("%d streams, %d flows; want 1, 1", len(c.Streams), len(c.Flows))
+	}
+	if v := c.Flows[0].TCP.AToB.Vantage; v != "sender" {
+		t.Errorf("vantage %s, want sender", v)
+	}
+	st := c.Streams[0]
+	if st.Late == nil || st.Late.Packets != 0 || st.DelayMS == nil || st.DelayMS.Max != 0 || st.FirstS != 0.7 {
+		t.Errorf("late %+v, delay %+v, first %v s; want none late, no delay, first at 0.7 s", st.Late, st.DelayMS, st.FirstS)
+	}
+}

@@ -48,7 +48,8 @@ func (d *dir) onAck(h *capture.TCPHeader, t int64) {
 // the connection RTT: an ACK cannot come sooner than the way from the vantage to the
 // receiver and back, whereas any of them can come later (a delayed ACK, one that waits for
 // data to ride on: their median, 1.55 ms of a 2.9 ms round trip, put a receiver in the
-// middle). It is recomputed as samples come, then every 16 samples, and after 1024 samples
+// middle). It is decided from minVantageSamples, or from one once a message has waited
+// maxHold for it (emitQueued). It is recomputed as samples come, then every 16 samples, and after 1024 samples
 // every 256, so that the vantage, which dates the messages, settles. It is asked for several
 // times per segment: while no RTT sample came in either direction since the last call
 // (rttGen), the answer is the last one.
@@ -62,7 +63,7 @@ func (d *dir) vantage() Vantage {
 func (d *dir) vantageNow() Vantage {
 	d.vc.gen = d.c.rttGen
 	n, r := d.rtt.N(), d.c.rtt()
-	if n < minVantageSamples || r <= 0 {
+	if n == 0 || n < minVantageSamples && !d.vc.early || r <= 0 {
 		return VantageUnknown
 	}
 	if r == d.vc.r && (n == d.vc.n || n > 32 && n-d.vc.n < 16 || n > 1024 && n-d.vc.n < 256) {

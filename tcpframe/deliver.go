@@ -162,6 +162,18 @@ func (d *dir) emitQueued(force bool) bool {
 			if wait && d.c.now-m.complete <= maxHold && d.qBytes <= d.c.window/2 {
 				return emitted
 			}
+			if v == VantageUnknown && !d.vc.early && d.c.now-m.complete > maxHold {
+				// Waited long enough for a third sample (a round trip near a second, or a
+				// sparse start): decide from what there is, so that the message is dated
+				// as the ones after it will be. Dated at its capture time at a sender, it
+				// set the stream's delay baseline half a round trip early (h151: 62 of
+				// 63 packets late on a clean 400 ms path whose first packets came 0.6 s
+				// apart).
+				d.vc.early, d.vc.gen = true, d.c.rttGen-1
+				if v = d.vantage(); v != VantageUnknown {
+					continue
+				}
+			}
 		}
 		// Whatever lets the head go (maxHold, the window, the end), the other direction's
 		// messages seen before it go first, having waited longer: a Binding request held

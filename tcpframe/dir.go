@@ -73,6 +73,9 @@ type dir struct {
 		n, r int64
 		v    Vantage
 		gen  uint64 // Conn.rttGen when v was last asked for
+		// early: a message waited maxHold for the vantage, which is then decided from
+		// the samples there are (one will do) rather than minVantageSamples.
+		early bool
 	}
 
 	stats stats
