@@ -46,11 +46,12 @@ type delayStats struct {
 	skippedPayload int64  // RFC 4733 event and comfort noise packets, left out
 
 	base      baseline
-	frameIdx  int64     // the index (in base) of the newest frame's sample
-	frameHeld bool      // TCP held that sample's packet
-	frameAt   int64     // and when it arrived
-	all       delayDist // the samples' delays above their baseline
-	tcp       bool      // the packets came over TCP: the late ones have causes
+	frameIdx  int64          // the index (in base) of the newest frame's sample
+	frameHeld bool           // TCP held that sample's packet
+	frameAt   int64          // and when it arrived
+	reordered reorderedFrame // the last frame whose first packet came out of sequence order
+	all       delayDist      // the samples' delays above their baseline
+	tcp       bool           // the packets came over TCP: the late ones have causes
 
 	// Packets judged and late among them (each sample counting the packets of its frame),
 	// late behind a TCP retransmission (HOL), by the retransmission of their own bytes
@@ -102,11 +103,25 @@ func (d *delayStats) restep() { d.rebased = d.sampled }
 type frameRole uint8
 
 const (
-	frameSkip  frameRole = iota // no sample, and no part of one
-	frameStart                  // a sample: the first packet of a frame, in sequence order
-	frameOwn                    // a sample of its own: a packet out of sequence order
-	frameRest                   // a later packet of the newest frame: late when its frame is
+	frameSkip          frameRole = iota // no sample, and no part of one
+	frameStart                          // a sample: the first packet of a frame, in sequence order
+	frameOwn                            // a sample of its own: a packet out of sequence order
+	frameRest                           // a later packet of the newest frame: late when its frame is
+	frameReorderedRest                  // the next packet of the reordered frame (reorderedFrame): late when it is
 )
+
+// reorderedFrame is the frame whose first packet came last out of sequence order, a sample of
+// its own (frameOwn): its timestamp, the sequence number of its packet that came last, and
+// its sample's index (in base), whether TCP held that packet, and when it arrived. fresh
+// says frameOf has just named it, and sample is to fill in the rest.
+type reorderedFrame struct {
+	ts         int64
+	seq        uint16
+	set, fresh bool
+	idx        int64
+	held       bool
+	at         int64
+}
 
 // frameOf says what a packet is to the samples on RTP timestamps. ts is its unwrapped
 // timestamp, seq its sequence number, media false for an RFC 4733 event or a comfort noise
@@ -119,16 +134,26 @@ const (
 // timestamp stepping back) was sent after a frame presented later, so its timestamp says
 // nothing of when it left: left out. A packet that arrives out of sequence order
 // (reordered, late) is a sample of its own, unless it belongs to the newest frame, whose
-// sample was taken; a duplicate is none (Stream.duplicateTiming).
+// sample was taken, or follows in sequence a packet of its own frame that came so: a frame
+// held back whole (a late frame of three packets) is one sample, as a frame in order is,
+// not one per packet with the sender's pacing in all but the first (h152: 108 samples for
+// 100 frames, p95 122 ms where 4 frames of 100 came 120 ms late). A duplicate is none
+// (Stream.duplicateTiming).
 func (d *delayStats) frameOf(ts int64, seq uint16, media bool) frameRole {
 	if !media {
 		d.skippedPayload++
 		return frameSkip
 	}
 	if d.seqSet && int16(seq-d.hiSeq) <= 0 {
-		if ts == d.maxTS {
+		l := &d.reordered
+		switch {
+		case ts == d.maxTS:
 			return frameRest
+		case l.set && ts == l.ts && seq == l.seq+1:
+			l.seq = seq
+			return frameReorderedRest
 		}
+		l.ts, l.seq, l.set, l.fresh = ts, seq, true, true
 		return frameOwn
 	}
 	d.hiSeq, d.seqSet = seq, true
@@ -166,8 +191,12 @@ func (d *delayStats) sample(at, ts int64, seq uint16, media bool, astV uint32, a
 		switch role = d.frameOf(ts, seq, media); role {
 		case frameSkip:
 			return
-		case frameRest:
-			if hd > holdNone && (!d.frameHeld || at > d.frameAt) {
+		case frameRest, frameReorderedRest:
+			idx, held, first := d.frameIdx, d.frameHeld, d.frameAt
+			if role == frameReorderedRest {
+				idx, held, first = d.reordered.idx, d.reordered.held, d.reordered.at
+			}
+			if hd > holdNone && (!held || at > first) {
 				// TCP held it (a retransmission, a full window), and its frame's first
 				// packet came before it, on time or released earlier, and does not speak
 				// for its wait (a receiver that stopped reading held frames' last packets
@@ -178,8 +207,8 @@ func (d *delayStats) sample(at, ts int64, seq uint16, media bool, astV uint32, a
 			}
 			// Its frame's sample waits for its look-ahead (judged later): it speaks for
 			// this packet too. Only a bound reached within the frame judged it already.
-			if b := &d.base; d.frameIdx >= b.out {
-				if x := b.pending.at(int(d.frameIdx - b.out)); x.n < 1<<16-1 {
+			if b := &d.base; idx >= b.out {
+				if x := b.pending.at(int(idx - b.out)); x.n < 1<<16-1 {
 					x.n++
 					if hd == holdRetransmission && x.hd != holdRetransmission {
 						x.behind++
@@ -206,8 +235,11 @@ func (d *delayStats) sample(at, ts int64, seq uint16, media bool, astV uint32, a
 	}
 	d.tcp = d.tcp || hd != holdUDP
 	idx := d.base.push(bsample{at: at, rel: rel, sec: int32(sec), hd: hd, n: 1})
-	if role == frameStart {
+	switch {
+	case role == frameStart:
 		d.frameIdx, d.frameHeld, d.frameAt = idx, hd > holdNone, at
+	case d.reordered.fresh:
+		d.reordered.idx, d.reordered.held, d.reordered.at, d.reordered.fresh = idx, hd > holdNone, at, false
 	}
 }
 

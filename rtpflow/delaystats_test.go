@@ -2,6 +2,7 @@ package rtpflow
 
 import (
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -367,5 +368,36 @@ func TestSeriesDelayOnlyWhereTheDirectionHasOne(t *testing.T) {
 		if sr.Late[i] != nil || sr.DelayP50MS[i] != nil || sr.DelayMaxMS[i] != nil {
 			t.Errorf("second %d: late %v delay p50 %v max %v, want null", i, sr.Late[i], sr.DelayP50MS[i], sr.DelayMaxMS[i])
 		}
+	}
+}
+
+// TestReorderedFrameIsOneSample: video of 100 frames of three packets (90 kHz, a frame
+// every 30 ms, its packets paced 2 ms apart), four of them (20, 40, 60, 80) held back whole
+// 120 ms, so that they come after the frames sent after them. A frame is one sample on RTP
+// timestamps, in order or not: 100 samples, 96 at 0 and 4 at 120 ms (p95 0, p99 and max
+// 120), and with a 100 ms budget its three packets late each time, 12. Before, each packet
+// of a reordered frame was a sample of its own, the sender's pacing in all but the first:
+// 108 samples, p95 122 and max 124 ms (h152).
+func TestReorderedFrameIsOneSample(t *testing.T) {
+	tr := NewTracker(Config{LateBudget: 100 * time.Millisecond})
+	var as []arrival
+	for f := 0; f < 100; f++ {
+		held := int64(0)
+		if f%20 == 0 && f > 0 {
+			held = 120 * ms1
+		}
+		for k := 0; k < 3; k++ {
+			b := rp{pt: 96, seq: uint16(3*f + k), ts: uint32(2700 * f), ssrc: 0xD1, marker: k == 2, payload: make([]byte, 1000)}.bytes()
+			as = append(as, arrival{pathA, msg(b, T0+int64(f)*30*ms1+int64(k)*2*ms1+held)})
+		}
+	}
+	feed(t, tr, as)
+	s := only(t, tr).Summary(T0)
+	d := s.DelayMS
+	if d == nil || d.Samples != 100 || d.P95 != 0 || d.Max != 120 || d.P99 < 119 || d.P99 > 121 {
+		t.Errorf("delay %+v; want 100 samples, p95 0, p99 and max 120 ms", d)
+	}
+	if s.Late == nil || s.Late.Packets != 12 {
+		t.Errorf("late %+v, want 12 packets", s.Late)
 	}
 }
