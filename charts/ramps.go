@@ -27,7 +27,7 @@ var palette = []drawing.Color{colorBlue, colorOrange, colorGreen, colorRed, colo
 func Ramps(labels []string, dirs []*report.Direction) (c Chart, ok bool) {
 	c = Chart{Kind: KindRamps, Direction: RampsID,
 		Title: "Media bitrate of each capture's busiest direction, from its first media packet",
-		xName: "seconds since the capture's first media packet"}
+		xName: "seconds since each direction's first media packet"}
 	var series [][]float64
 	var steps_ []float64
 	seconds, top := 0.0, 0.0

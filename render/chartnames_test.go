@@ -16,6 +16,7 @@ func TestChartBases(t *testing.T) {
 		{[]string{"a/call.pcap", "b/call.pcap", "a/call-2.pcap"}, []string{"call", "call-3", "call-2"}},
 		{[]string{"a/call-2.pcap", "a/call.pcap", "b/call.pcap"}, []string{"call-2", "call", "call-3"}},
 		{[]string{"x.pcap.gz", "x.pcapng", "y/x.cap", "<>.pcap"}, []string{"x", "x-2", "x-3", "capture"}},
+		{[]string{"-", "--x.pcap", "-_-y.pcap"}, []string{"capture", "x", "y"}},
 	} {
 		r := &report.Report{}
 		for _, f := range tc.files {

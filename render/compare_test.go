@@ -44,7 +44,7 @@ func TestHTMLComparisonFirst(t *testing.T) {
 	for _, want := range []string{
 		`<th colspan="1" class="center">rtt50</th><th colspan="1" class="center">rtt100</th>`,
 		"<tr><th>goodput</th><td class=\"num\">1.00 Mbps</td><td class=\"num\">900 kbps</td></tr>",
-		">rtt50</text>", ">rtt100</text>", "media bitrate (Mbit/s)", "seconds since the capture&#39;s first media packet",
+		">rtt50</text>", ">rtt100</text>", "media bitrate (Mbit/s)", "seconds since each direction&#39;s first media packet",
 	} {
 		if !strings.Contains(s[cmp:first], want) {
 			t.Errorf("comparison lacks %q:\n%s", want, s[cmp:first])

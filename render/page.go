@@ -362,8 +362,9 @@ func signallingLines(c *report.Capture) []string {
 var unsafeName = regexp.MustCompile(`[^A-Za-z0-9_-]+`)
 
 // ChartBases returns, per capture, the base of its chart files' names: the file's name
-// without directory and capture extensions, reduced to letters, digits, '-' and '_' (a file
-// name is the capture's, not ours), numbered when two captures would share one: the second
+// without directory and capture extensions, reduced to letters, digits, '-' and '_', not
+// beginning with '-' ("capture" for stdin, or when nothing is left; a file name is the
+// capture's, not ours), numbered when two captures would share one: the second
 // of two call.pcap is call-2, or call-3 when a call-2.pcap is among them too (h141: its
 // charts overwrote call-2.pcap's, and the report linked another capture's charts).
 func ChartBases(r *report.Report) []string {
@@ -374,7 +375,9 @@ func ChartBases(r *report.Report) []string {
 		for _, ext := range []string{".gz", ".zst", ".pcapng", ".pcap", ".cap"} {
 			b = strings.TrimSuffix(b, ext)
 		}
-		b = strings.Trim(unsafeName.ReplaceAllString(b, "_"), "_")
+		// No '-' first: stdin's "-" made charts named --d1-bitrate.png, which tools
+		// take for an option (h154).
+		b = strings.TrimLeft(strings.Trim(unsafeName.ReplaceAllString(b, "_"), "_"), "-_")
 		if b == "" {
 			b = "capture"
 		}
