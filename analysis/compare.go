@@ -3,7 +3,8 @@ package analysis
 import "github.com/callpcap/callpcap/report"
 
 // Compare sets the call directions of several captures side by side, one entry per capture
-// and direction, in the order given. It returns nil for fewer than two captures.
+// and direction, in the order given (a capture that could not be read has none). It
+// returns nil for fewer than two captures given.
 func Compare(caps []report.Capture) *report.Comparison {
 	if len(caps) < 2 {
 		return nil

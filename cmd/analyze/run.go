@@ -256,7 +256,10 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if stopped == nil && ctx.Err() != nil {
 		stopped = context.Cause(ctx)
 	}
-	rep.Comparison = analysis.Compare(successful(rep.Captures))
+	// With several files the comparison is there even when only one could be read: a
+	// script given several files finds the object, its entries those of the files read
+	// (a capture that failed has no direction).
+	rep.Comparison = analysis.Compare(rep.Captures)
 
 	out := stdout
 	var file *os.File
@@ -332,16 +335,6 @@ func checkOutput(output string, inputs []string, stdin io.Reader) error {
 		}
 	}
 	return nil
-}
-
-func successful(caps []report.Capture) []report.Capture {
-	var ok []report.Capture
-	for _, c := range caps {
-		if c.Error == "" {
-			ok = append(ok, c)
-		}
-	}
-	return ok
 }
 
 // analyzeFile opens one input ("-" is standard input) and analyses it, with a progress bar

@@ -229,3 +229,30 @@ func TestParseRate(t *testing.T) {
 		t.Errorf("parseRate(500bps): %v, want a rate below any media's, not a missing unit", err)
 	}
 }
+
+// TestComparisonWithAnUnreadableFile: given two files of which one cannot be read, the
+// comparison is there (DESIGN: "with several files"), its entries the readable file's
+// directions, one each; the exit code says a file failed. Before, it was null, as for one
+// file given.
+func TestComparisonWithAnUnreadableFile(t *testing.T) {
+	bad := filepath.Join(t.TempDir(), "x.pcap")
+	os.WriteFile(bad, []byte("garbage garbage garbage garbage"), 0o644)
+	good := filepath.Join("..", "..", "testdata", "turn-udp-call.pcap.gz")
+	code, stdout, _ := runCmd(t, "", "--format", "json", good, bad)
+	if code != 1 {
+		t.Errorf("exit %d, want 1", code)
+	}
+	var r report.Report
+	if err := json.Unmarshal([]byte(stdout), &r); err != nil {
+		t.Fatalf("stdout is not JSON: %v", err)
+	}
+	if len(r.Captures) != 2 || r.Comparison == nil || len(r.Comparison.Entries) != len(r.Captures[0].Directions) ||
+		len(r.Comparison.Entries) == 0 {
+		t.Fatalf("comparison %+v of %d captures, want the readable file's directions", r.Comparison, len(r.Captures))
+	}
+	for _, e := range r.Comparison.Entries {
+		if e.File != good {
+			t.Errorf("entry of %s, want %s", e.File, good)
+		}
+	}
+}
