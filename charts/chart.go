@@ -121,17 +121,20 @@ func (c *Chart) build(esc func(string) string) chart.Chart {
 	// Without a secondary axis, go-chart still lays out one over an empty range: its tick
 	// labels land at y = -9.2e18 (NaN made an integer), off the canvas but in the SVG.
 	ch.YAxisSecondary = chart.YAxis{Style: chart.Hidden()}
+	var leftName chart.Renderable
 	if c.y2.name != "" {
 		// go-chart v2.1.2 takes the secondary axis' range from the primary axis' ticks once
 		// it is given ticks of its own, so the secondary axis is drawn in the primary's
 		// units: its ticks stand where their value falls on the primary range, labelled in
 		// their own unit, and its lines are scaled the same way (see line.secondary).
+		ticks := escTicks(onPrimary(c.y2.ticks, c.y.top/c.y2.top))
 		ch.YAxisSecondary = chart.YAxis{
-			Name:      esc(c.y2.name),
-			NameStyle: chart.Style{FontSize: 10},
+			NameStyle: chart.Style{Hidden: true}, // drawn by leftAxisName, in room made here
 			Style:     tickStyle,
-			Ticks:     escTicks(onPrimary(c.y2.ticks, c.y.top/c.y2.top)),
+			Ticks:     ticks,
 		}
+		ch.Background.Padding.Left += leftNameRoom
+		leftName = leftAxisName(esc(c.y2.name), ticks, tickStyle.FontSize, 10)
 	}
 	for _, l := range c.lines {
 		st := chart.Style{StrokeColor: l.color, StrokeWidth: 2}
@@ -156,8 +159,39 @@ func (c *Chart) build(esc func(string) string) chart.Chart {
 		// width for its height and put the labels below their swatches.
 		r.ClearTextRotation()
 		legend(r, b, d)
+		if leftName != nil {
+			leftName(r, b, d)
+		}
 	}}
 	return ch
+}
+
+// leftNameRoom is the room made left of the secondary axis' tick labels for its name: a
+// margin and the rotated name's height, at 10 points.
+const leftNameRoom = chart.DefaultYAxisMargin + 14
+
+// leftAxisName draws the secondary (left) axis' name, rotated as go-chart draws it, a
+// margin left of its tick labels plus its own height. go-chart put it a margin from the
+// labels, but rotated a quarter turn the glyphs reach right of where the text begins, by
+// their height: they ran over the labels (h154, in a browser, whose fallback font for
+// Roboto is wider).
+func leftAxisName(name string, ticks []chart.Tick, tickSize, nameSize float64) chart.Renderable {
+	return func(r chart.Renderer, canvas chart.Box, d chart.Style) {
+		r.SetFont(d.GetFont())
+		r.SetFontSize(tickSize)
+		labels := 0
+		for _, tk := range ticks {
+			labels = max(labels, r.MeasureText(tk.Label).Width())
+		}
+		r.SetFontSize(nameSize)
+		r.SetFontColor(chart.DefaultTextColor)
+		tb := r.MeasureText(name)
+		x := canvas.Left - 1 - 2*chart.DefaultYAxisMargin - labels - tb.Height()
+		y := canvas.Top + canvas.Height()/2 - tb.Width()/2
+		r.SetTextRotation(chart.DegreesToRadians(90))
+		r.Text(name, x, y)
+		r.ClearTextRotation()
+	}
 }
 
 // onPrimary moves ticks of a secondary axis to where their value stands on the primary

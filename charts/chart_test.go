@@ -5,9 +5,12 @@ import (
 	"image/png"
 	"math"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/wcharczuk/go-chart/v2"
 
 	"github.com/callpcap/callpcap/report"
 )
@@ -339,5 +342,37 @@ func TestNoBitrateChartWithoutARate(t *testing.T) {
 	}
 	if n := len(ForDirection(d, 150)); n == 0 {
 		t.Error("no chart at all: the delay chart is gone too")
+	}
+}
+
+// TestLeftAxisNameClearOfItsTicks: the delay chart's left axis (late packets) is named
+// once, rotated a quarter turn, with its glyphs (12 px over the baseline at 10 points) and a margin
+// left of its widest tick label ("25"). go-chart drew it a margin from the labels, and the
+// rotated glyphs reached over them (h154).
+func TestLeftAxisNameClearOfItsTicks(t *testing.T) {
+	c := ForDirection(callDirection(), 150)[1]
+	var b bytes.Buffer
+	if err := c.SVG(&b); err != nil {
+		t.Fatal(err)
+	}
+	text := regexp.MustCompile(`<text x="(\d+)" y="(\d+)"[^>]*?( transform="rotate[^"]*")?>([^<]*)</text>`)
+	nameX, labelX := -1, 1<<30
+	for _, m := range text.FindAllStringSubmatch(b.String(), -1) {
+		x, _ := strconv.Atoi(m[1])
+		switch {
+		case m[4] == "late packets per second" && m[3] != "":
+			if nameX >= 0 {
+				t.Errorf("the left axis is named twice")
+			}
+			nameX = x
+		case x < Width/2 && m[3] == "" && slices.Contains([]string{"0", "5", "10", "15", "20", "25"}, m[4]):
+			y, _ := strconv.Atoi(m[2])
+			if y < Height-30 { // not the time axis' labels
+				labelX = min(labelX, x)
+			}
+		}
+	}
+	if nameX < 0 || labelX == 1<<30 || nameX+12+chart.DefaultYAxisMargin > labelX {
+		t.Errorf("left axis name at x %d, its tick labels from x %d: want 12 px and a margin between", nameX, labelX)
 	}
 }
