@@ -376,3 +376,30 @@ func TestLeftAxisNameClearOfItsTicks(t *testing.T) {
 		t.Errorf("left axis name at x %d, its tick labels from x %d: want 12 px and a margin between", nameX, labelX)
 	}
 }
+
+// TestRampTargetLine: the bitrate chart draws what t50 and t90 are of, dashed across the
+// plot: the plateau (2 Mbps), or --ramp-target above every second (2.5 Mbps, which raises
+// the axis to hold it). Before, with the option, the markers had no reference (h154).
+func TestRampTargetLine(t *testing.T) {
+	for _, tc := range []struct {
+		target float64
+		source report.RampTarget
+		name   string
+		y, top float64
+	}{
+		{2000, report.TargetFromPlateau, "target 2 Mbit/s (plateau)", 2, 2.5},
+		{2500, report.TargetFromOption, "target 2.5 Mbit/s (--ramp-target)", 2.5, 3},
+	} {
+		d := stepDirection()
+		d.Ramp.TargetKbps, d.Ramp.TargetSource = tc.target, tc.source
+		c := ForDirection(d, 150)[0]
+		i := slices.IndexFunc(c.lines, func(l line) bool { return strings.HasPrefix(l.name, "target") })
+		if c.Kind != KindBitrate || i < 0 {
+			t.Fatalf("%s chart, lines %+v; want a bitrate chart with a target line", c.Kind, c.lines)
+		}
+		l := c.lines[i]
+		if l.name != tc.name || !l.dashed || l.ys[0] != tc.y || l.ys[1] != tc.y || l.xs[0] != 0 || l.xs[1] != c.xEnd || c.y.top < tc.top {
+			t.Errorf("target line %+v, axis to %v; want %q at %v across, axis to %v or more", l, c.y.top, tc.name, tc.y, tc.top)
+		}
+	}
+}

@@ -107,6 +107,9 @@ func trimmed(s *report.Series, n int) report.Series {
 func bitrate(c Chart, d *report.Direction, s *report.Series, step float64) Chart {
 	c.Kind, c.Title = KindBitrate, "Bitrate: media (RTP payload) and on the wire; the gap between them is the overhead"
 	top := max(maxOf(s.MediaKbps), maxOf(s.WireKbps))
+	if r := d.Ramp; r != nil {
+		top = max(top, r.TargetKbps)
+	}
 	unit, div := "kbit/s", 1.0
 	if top >= 1000 {
 		unit, div = "Mbit/s", 1000
@@ -122,6 +125,17 @@ func bitrate(c Chart, d *report.Direction, s *report.Series, step float64) Chart
 		c.lines = append(c.lines, line{name: "media", xs: xs, ys: ys, color: colorBlue})
 	}
 	if r := d.Ramp; r != nil {
+		if r.TargetKbps > 0 {
+			// What t50 and t90 are of: the plateau, or --ramp-target (h154: with the
+			// option, the markers had no reference on the chart).
+			from := "plateau"
+			if r.TargetSource == report.TargetFromOption {
+				from = "--ramp-target"
+			}
+			y := r.TargetKbps / div
+			c.lines = append(c.lines, line{name: fmt.Sprintf("target %.3g %s (%s)", y, unit, from),
+				xs: []float64{0, c.xEnd}, ys: []float64{y, y}, color: colorGreen, dashed: true})
+		}
 		c.lines, c.Title = rampMarkers(c.lines, c.Title, r, c.y.top)
 	}
 	return c
