@@ -113,6 +113,10 @@ func (a *analyzer) unanalysed(rd *capture.Reader) {
 	if rc.Untracked > 0 {
 		a.warnf("%d RTP packets of streams beyond the RTP stream table were counted, not analysed", rc.Untracked)
 	}
+	if rc.Unsearched > 0 {
+		a.warnf("%s beyond the %d of one sender on one leg were not matched as RTX streams, nor searched for the RTX streams of others",
+			numfmt.Count(rc.Unsearched, "RTP stream", "RTP streams"), rtpflow.MaxSenderStreams)
+	}
 	if rc.Evicted > 0 {
 		a.warnf("candidate RTP streams were dropped %s before they qualified, to make room in the RTP stream table (an SSRC that comes back is a new candidate, and may be dropped again)",
 			numfmt.Count(rc.Evicted, "time", "times"))

@@ -626,3 +626,54 @@ func TestFECWithMediaTimestamps(t *testing.T) {
 		t.Errorf("media lost %d recovered %v; rtx %+v", *m.Lost, m.RecoveredByRTX, r.RTX)
 	}
 }
+
+// TestRTXOfManyStreams: an SFU forwarding 20 participants on one bundle, each an audio
+// (PT 111), a video (PT 96) losing 10 packets, and its RTX stream (PT 97) resending them
+// 30 ms later: 60 streams of one sender on one leg, the videos and RTX streams of the later
+// participants first seen after 32 of them. Every RTX stream is its video's, each video
+// recovered 10. Before, the sender's streams searched for RTX stopped at 32: 8 RTX streams
+// went unmatched, counted as video (h158). Past MaxSenderStreams, the streams are counted.
+func TestRTXOfManyStreams(t *testing.T) {
+	tr := NewTracker(Config{})
+	var as []arrival
+	at := func(i int) int64 { return T0 + int64(i)*20*ms1 }
+	const n = 20
+	for p := range n {
+		audio, video, rtx := uint32(0xA000+p), uint32(0xB000+p), uint32(0xC000+p)
+		base := uint16(1000 * p) // each layer's own numbers
+		for i := range 300 {
+			b := rp{pt: 111, seq: base + uint16(i), ts: uint32(960 * i), ssrc: audio, payload: make([]byte, 100)}.bytes()
+			as = append(as, arrival{pathA, msg(b, at(i)+int64(p)*ms1/10)})
+			if i%25 == 5 && i > 50 {
+				continue // lost
+			}
+			b = rp{pt: 96, seq: base + 500 + uint16(i), ts: uint32(3000 * i), ssrc: video, payload: make([]byte, 800)}.bytes()
+			as = append(as, arrival{pathA, msg(b, at(i)+int64(p)*ms1/10+ms1/20)})
+		}
+		for k, i := range []int{55, 80, 105, 130, 155, 180, 205, 230, 255, 280} {
+			b := rp{pt: 97, seq: uint16(k), ts: uint32(3000 * i), ssrc: rtx, payload: append(u16(base+500+uint16(i)), make([]byte, 800)...)}.bytes()
+			as = append(as, arrival{pathA, msg(b, at(i)+30*ms1)})
+		}
+	}
+	feed(t, tr, as)
+	for p := range n {
+		r, v := bySSRC(t, tr, uint32(0xC000+p)), bySSRC(t, tr, uint32(0xB000+p))
+		vs := v.Summary(T0)
+		if r.RTXOf() != v || vs.RecoveredByRTX == nil || *vs.RecoveredByRTX != 10 {
+			t.Errorf("participant %d: rtx of %v, video recovered %v; want its video, 10", p, r.RTXOf(), vs.RecoveredByRTX)
+		}
+	}
+	if u := tr.Counts().Unsearched; u != 0 {
+		t.Errorf("%d streams unsearched, want 0", u)
+	}
+
+	// MaxSenderStreams + 3 streams of one sender: the last 3 are counted.
+	tr = NewTracker(Config{MinPackets: 1})
+	for k := range MaxSenderStreams + 3 {
+		b := rp{pt: 0, seq: 1, ts: 160, ssrc: uint32(0x10000 + k), payload: make([]byte, 160)}.bytes()
+		rtpTo(tr, nil, pathA, msg(b, T0+int64(k)*ms1))
+	}
+	if u := tr.Counts().Unsearched; u != 3 {
+		t.Errorf("%d streams unsearched, want 3", u)
+	}
+}

@@ -47,8 +47,11 @@ type senderKey struct {
 	src netip.AddrPort
 }
 
-// maxSenderStreams bounds how many streams of one sender are searched for RTX matching.
-const maxSenderStreams = 32
+// MaxSenderStreams bounds how many streams of one sender on one leg are searched for RTX
+// matching: an SFU forwards every participant's audio, video and RTX on one bundle (60
+// streams for 20 participants, where 32 left 8 RTX streams unmatched and their payload
+// counted as media: h158). A stream beyond it is counted (Counts.Unsearched).
+const MaxSenderStreams = 512
 
 type sender struct {
 	streams []*Stream
@@ -76,6 +79,8 @@ type Tracker struct {
 	lastSweep int64
 	sweepDebt int
 	evicted   int64
+	// unsearched counts the streams beyond MaxSenderStreams of their sender.
+	unsearched int64
 
 	seriesLeft seriesBudget // what the streams' series may still take (MaxSeriesCells)
 
@@ -180,8 +185,10 @@ func (t *Tracker) lookup(p Path, ssrc uint32, at int64) *Stream {
 	s := newStream(t, p, ssrc, snd, tw)
 	t.streams[k] = s
 	t.order = append(t.order, s)
-	if len(snd.streams) < maxSenderStreams {
+	if len(snd.streams) < MaxSenderStreams {
 		snd.streams = append(snd.streams, s)
+	} else {
+		t.unsearched++
 	}
 	*slot = s
 	return s
@@ -320,6 +327,9 @@ type Counts struct {
 	Untracked int64 // RTP packets of new streams refused because MaxStreams candidates were tracked
 	Evicted   int64 // candidate streams dropped without qualifying: evictions, one SSRC perhaps several times
 	Series    SeriesCounts
+	// Unsearched counts streams beyond MaxSenderStreams of one sender on one leg: not
+	// matched as RTX, nor searched for the RTX of others.
+	Unsearched int64
 
 	RTCPPackets   int64 // RTCP compound packets counted (readable or encrypted)
 	RTCPEncrypted int64 // of which were not plain RTCP (compound): counted from their clear header
@@ -343,7 +353,7 @@ type Counts struct {
 
 // Counts returns the tracker's bound counters.
 func (t *Tracker) Counts() Counts {
-	return Counts{Untracked: t.untracked, Evicted: t.evicted, Series: t.seriesLeft.SeriesCounts,
+	return Counts{Untracked: t.untracked, Evicted: t.evicted, Series: t.seriesLeft.SeriesCounts, Unsearched: t.unsearched,
 		RTCPPackets: t.rtcp.packets, RTCPEncrypted: t.rtcp.encrypted, RTCPInvalid: t.rtcp.invalid, RTCPDamaged: t.rtcp.damaged,
 		RTCPSnapped: t.rtcp.snapped, RTCPOtherReporter: t.rtcp.otherReporter,
 		RTCPUntracked: t.rtcp.untracked, RTCPUnattributed: t.rtcp.unattributed,
