@@ -119,7 +119,7 @@ func (md *media) rtp(p rtpflow.Path, m *transport.Message, h *wire.RTP, steps ui
 // rtcp hands over the RTCP message m of path p.
 func (md *media) rtcp(p rtpflow.Path, m *transport.Message) {
 	b := md.cur
-	b.rtcp = append(b.rtcp, rtcpEvent{path: p, msg: transport.Message{Payload: b.keep(m.Payload), Delivered: m.Delivered, Snapped: m.Snapped}})
+	b.rtcp = append(b.rtcp, rtcpEvent{path: p, msg: transport.Message{Payload: b.keep(m.Payload), FirstSeen: m.FirstSeen, Delivered: m.Delivered, Snapped: m.Snapped}})
 	md.add(eventRTCP, len(b.rtcp)-1)
 }
 

@@ -9,6 +9,7 @@ import (
 	"github.com/pion/rtcp"
 
 	"github.com/callpcap/callpcap/report"
+	"github.com/callpcap/callpcap/transport"
 )
 
 func marshal(t *testing.T, pkts ...rtcp.Packet) []byte {
@@ -507,5 +508,28 @@ func TestRTCPDamagedOnAPlainLeg(t *testing.T) {
 	}
 	if c := tr.Counts(); c.RTCPDamaged != 1 || c.RTCPEncrypted != 0 || c.RTCPPackets != 2 {
 		t.Errorf("counts %+v: want 2 packets, 1 damaged, none encrypted", c)
+	}
+}
+
+// TestRTCPRTTFromTheSRsSending: over TCP at the SR sender's side, the SR's message is first
+// seen when sent (1 s) and delivered, as estimated half the 50 ms round trip on, at
+// 1.025 s; the RR about it, DLSR 125 ms, arrives at 1.175 s. RFC 3550 6.4.1 takes the SR's
+// sending: 1.175 − 0.125 − 1 = 50 ms. From the SR's estimated delivery it read 25 ms
+// (h162: 24.95 ms on a 50 ms path).
+func TestRTCPRTTFromTheSRsSending(t *testing.T) {
+	tr := NewTracker(Config{})
+	feed(t, tr, pcmu(100, 0, 0, nil, nil))
+	const ntp = uint64(0x0000_1234_5678_0000)
+	sr := msg(marshal(t, &rtcp.SenderReport{SSRC: 0xA1, NTPTime: ntp}), T0+1e9)
+	sr.Proto, sr.Complete, sr.Delivered = transport.TCP, T0+1e9+25*ms1, T0+1e9+25*ms1
+	tr.RTCP(pathA, sr)
+	rr := &rtcp.ReceiverReport{SSRC: 0xB2, Reports: []rtcp.ReceptionReport{{
+		SSRC: 0xA1, LastSenderReport: 0x12345678, Delay: 8192, LastSequenceNumber: 99}}}
+	m := msg(marshal(t, rr), T0+1e9+175*ms1)
+	m.Proto = transport.TCP
+	tr.RTCP(pathB, m)
+	got := only(t, tr).Summary(T0).RTCP
+	if got == nil || got.RTTMS == nil || got.RTTMS.Samples != 1 || got.RTTMS.Max != 50 {
+		t.Errorf("rtcp %+v, want one RTT sample of 50 ms", got)
 	}
 }

@@ -5,6 +5,7 @@ import (
 
 	"github.com/pion/rtcp"
 
+	"github.com/callpcap/callpcap/transport"
 	"github.com/callpcap/callpcap/wire"
 )
 
@@ -46,10 +47,10 @@ func wholeLen(b []byte) int {
 }
 
 // plainPackets accounts the packets of b, which walk whole (wholeLen).
-func (t *Tracker) plainPackets(p Path, b []byte, at int64) {
+func (t *Tracker) plainPackets(p Path, b []byte, m *transport.Message) {
 	for off := 0; off < len(b); {
 		n := wire.RTCPLen(b[off:])
-		t.plainPacket(p, b[off:off+n], at)
+		t.plainPacket(p, b[off:off+n], m)
 		off += n
 	}
 }
@@ -57,7 +58,7 @@ func (t *Tracker) plainPackets(p Path, b []byte, at int64) {
 // plainPacket accounts one packet b of a plain compound that pion rejected as a whole.
 // One pion rejects alone, without its padding too (a PSFB of format 15 that is not REMB,
 // say), is counted by its header (rawPacket).
-func (t *Tracker) plainPacket(p Path, b []byte, at int64) {
+func (t *Tracker) plainPacket(p Path, b []byte, m *transport.Message) {
 	pkts, err := rtcp.Unmarshal(b)
 	if err != nil && b[0]&rtcpPadBit != 0 {
 		pkts, err = rtcp.Unmarshal(t.rtcp.unpad(b))
@@ -67,7 +68,7 @@ func (t *Tracker) plainPacket(p Path, b []byte, at int64) {
 		return
 	}
 	for _, pk := range pkts {
-		t.plain(p, pk, at)
+		t.plain(p, pk, m)
 	}
 }
 
