@@ -776,3 +776,47 @@ func TestSenderVantageSparseStart(t *testing.T) {
 		t.Errorf("late %+v, delay %+v, first %v s; want none late, no delay, first at 0.7 s", st.Late, st.DelayMS, st.FirstS)
 	}
 }
+
+// TestSenderVantageLongRepair: ICE-TCP audio captured at its sender over a clean 80 ms
+// round trip, one segment (packet 200) lost after the capture and resent by a timer 2.2 s
+// later. The receiver had it, and the 110 packets held behind it, when the resend arrived:
+// dated by the ACK that covers them, less half the round trip, packet 200+j is 2,200 − 20j
+// ms late, so 103 exceed 150 ms and the maximum is 2,200 ms, as a capture at the receiver
+// says. Before, a message waited at most 1 s for its ACK and was then dated half a round
+// trip after its sending: the longest waits read on time (h160: 61 late of 109, max 1.26 s).
+func TestSenderVantageLongRepair(t *testing.T) {
+	peer := netip.MustParseAddrPort("198.51.100.9:9")
+	s := audio()
+	s.Src, s.Dst = tcpClient, peer
+	writes := callgen.MediaWrites(callgen.Frame4571, func(*callgen.Stream) int { return 0 }, s)
+	call := callgen.TCPCall{Client: tcpClient, Server: peer, RTT: 80 * time.Millisecond, RTO: 2200 * time.Millisecond,
+		ISN: [2]uint32{7, 1 << 31}, LoseAfter: func(seg int) bool { return seg == 200 }}
+	c := analyze(t, pcapOf(t, call.Packets(writes)), Options{})
+	if len(c.Streams) != 1 || len(c.Flows) != 1 || c.Flows[0].TCP.AToB.Vantage != "sender" {
+		t.Fatalf("%d streams, flows %+v; want one stream at the sender", len(c.Streams), c.Flows)
+	}
+	st := c.Streams[0]
+	if st.Late == nil || st.Late.Packets != 103 || st.DelayMS == nil || st.DelayMS.Max != 2200 {
+		t.Errorf("late %+v, delay %+v; want 103 late, max 2200 ms", st.Late, st.DelayMS)
+	}
+}
+
+// TestSenderVantageLongRoundTrip: ICE-TCP audio captured at its sender over a clean 1.5 s
+// round trip: no data/ACK sample comes before the first message has waited maxHold, and
+// it waits on for one (up to two round trips). Every message is dated by its ACK: no
+// delay, nothing late. Before, the first second's messages went out with the vantage
+// unknown, dated at their sending, and the rest read 750 ms late (h157: 125 of 150).
+func TestSenderVantageLongRoundTrip(t *testing.T) {
+	peer := netip.MustParseAddrPort("198.51.100.9:9")
+	s := audio()
+	s.Src, s.Dst, s.Count, s.Start = tcpClient, peer, 150, 1600*time.Millisecond // after the handshake
+	writes := callgen.MediaWrites(callgen.Frame4571, func(*callgen.Stream) int { return 0 }, s)
+	call := callgen.TCPCall{Client: tcpClient, Server: peer, RTT: 1500 * time.Millisecond, ISN: [2]uint32{7, 1 << 31}}
+	c := analyze(t, pcapOf(t, call.Packets(writes)), Options{})
+	if len(c.Streams) != 1 || len(c.Flows) != 1 || c.Flows[0].TCP.AToB.Vantage != "sender" {
+		t.Fatalf("%d streams, flows %+v; want one stream at the sender", len(c.Streams), c.Flows)
+	}
+	if st := c.Streams[0]; st.Late == nil || st.Late.Packets != 0 || st.DelayMS == nil || st.DelayMS.Max != 0 {
+		t.Errorf("late %+v, delay %+v; want none late, no delay", st.Late, st.DelayMS)
+	}
+}

@@ -56,9 +56,10 @@ const (
 
 	// defaultMinRTT stands for the minimum RTT while none is known (hole-filling rule).
 	defaultMinRTT = int64(3 * time.Millisecond)
-	// maxHold is the longest (capture time) a message waits for the vantage to be known or
-	// for the ACK that dates its delivery at a sender vantage.
-	maxHold = int64(time.Second)
+	// maxHold is the longest (capture time) a message waits for the vantage to be known,
+	// and maxAckHold for the ACK that dates its delivery at a sender vantage (dir.holdLimit).
+	maxHold    = int64(time.Second)
+	maxAckHold = int64(8 * time.Second)
 	// maxQueued bounds the messages a direction holds back.
 	maxQueued = 4096
 	// minVantageSamples is the fewest data/ACK samples a vantage is decided from.
@@ -120,6 +121,10 @@ type Conn struct {
 	chans        known[uint16]                      // TURN channels carried in step, both ways (known.go)
 	turnResync   probeFunc                          // probeTURNKnown, made once
 	text         func(src netip.AddrPort, b []byte) // Config.Text
+
+	// closing: the capture ended (Close), and what is held back goes out though an ACK
+	// may still have been on its way.
+	closing bool
 }
 
 // handshake measures the handshake round trip: (first SYN/ACK − the last SYN before it) +
@@ -250,7 +255,7 @@ func (c *Conn) Detach() {
 // Close ends the capture: holes never filled are skipped as capture gaps, partial frames
 // dropped, and every message held back is emitted.
 func (c *Conn) Close(emit func(m *transport.Message)) {
-	c.emit = emit
+	c.emit, c.closing = emit, true
 	a, b := &c.dirs[0], &c.dirs[1]
 	a.close()
 	b.close()

@@ -150,6 +150,16 @@ func (d *dir) emitQueued(force bool) bool {
 		older := o.qh < len(o.q) && o.q[o.qh].first < first
 		if !force {
 			m := &d.q[d.qh]
+			if v == VantageUnknown && !d.vc.early && d.c.now-m.complete > maxHold {
+				// Waited long enough for a third sample (a round trip near a second, or a
+				// sparse start): decide from what there is, so that the message is dated
+				// as the ones after it will be. Dated at its capture time at a sender, it
+				// set the stream's delay baseline half a round trip early (h151: 62 of
+				// 63 packets late on a clean 400 ms path whose first packets came 0.6 s
+				// apart).
+				d.vc.early, d.vc.gen = true, d.c.rttGen-1
+				v = d.vantage()
+			}
 			wait := older
 			switch v {
 			case VantageSender:
@@ -159,20 +169,8 @@ func (d *dir) emitQueued(force bool) bool {
 			case VantageUnknown:
 				wait = true
 			}
-			if wait && d.c.now-m.complete <= maxHold && d.qBytes <= d.c.window/2 {
+			if wait && d.c.now-m.complete <= d.holdLimit(v) && d.qBytes <= d.c.window/2 {
 				return emitted
-			}
-			if v == VantageUnknown && !d.vc.early && d.c.now-m.complete > maxHold {
-				// Waited long enough for a third sample (a round trip near a second, or a
-				// sparse start): decide from what there is, so that the message is dated
-				// as the ones after it will be. Dated at its capture time at a sender, it
-				// set the stream's delay baseline half a round trip early (h151: 62 of
-				// 63 packets late on a clean 400 ms path whose first packets came 0.6 s
-				// apart).
-				d.vc.early, d.vc.gen = true, d.c.rttGen-1
-				if v = d.vantage(); v != VantageUnknown {
-					continue
-				}
 			}
 		}
 		// Whatever lets the head go (maxHold, the window, the end), the other direction's
@@ -187,6 +185,22 @@ func (d *dir) emitQueued(force bool) bool {
 		emitted = true
 	}
 	return emitted
+}
+
+// holdLimit is how long (capture time) the head may wait, at vantage v: maxHold; at a
+// sender, or behind one (the other direction's older messages wait for their ACK),
+// maxAckHold: the message whose ACK comes last (a repair after timeouts) is the latest of
+// all, and let go at maxHold it read on time (h160: 61 late of 109, max 1.26 s, on a repair
+// of 2.2 s); while the vantage is unknown, two round trips at least, time for a sample to
+// come (h157: 145 of 150 late on a clean 1.1 s path).
+func (d *dir) holdLimit(v Vantage) int64 {
+	switch {
+	case v == VantageSender || d.peer().vantage() == VantageSender:
+		return maxAckHold
+	case v == VantageUnknown:
+		return max(maxHold, 2*d.c.rtt())
+	}
+	return maxHold
 }
 
 // windowLag is rwnd.held's lag: a round trip unless the capture is next to the sender (at
@@ -215,8 +229,9 @@ func (d *dir) emitHead() {
 		// answers an earlier copy and the last was spurious, and the message was complete
 		// when the sender first had it all. A message whose ACK the capture never
 		// shows (its end, or a hold cut short) is dated on the same clock, half an RTT after
-		// the sender had it all: mixing in sender-side times would move the stream's delay
-		// baseline by half an RTT.
+		// the sender had it all, or, let go by a hold's limit, half an RTT before now if
+		// later: mixing in sender-side times would move the stream's delay baseline by
+		// half an RTT.
 		rtt := c.rtt()
 		half := rtt / 2
 		at, acked := d.acks.firstCovering(m.end)
@@ -229,6 +244,12 @@ func (d *dir) emitHead() {
 			delivered = max(at-half, complete)
 		} else {
 			delivered = max(m.dlv+half, complete)
+			if !c.closing && !d.ended {
+				// No ACK covers it yet: the receiver had it no sooner than half a round
+				// trip before now, or an ACK would be here. At the capture's end one may
+				// still have been on its way, and at a RST none will come.
+				delivered = max(delivered, c.now-half)
+			}
 		}
 	}
 	delivered = max(delivered, complete)
