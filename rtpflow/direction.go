@@ -66,7 +66,19 @@ func (t *Tracker) Direction(streams []*Stream, t0 int64) DirectionMetrics {
 			media = append(media, s)
 		}
 	}
-	timed := media
+	// The active time is the span of the streams that carried a media packet: one of
+	// padding only (probes on an SSRC no signalling names RTX) neither begins nor ends it
+	// (h157: 5.98 s where the video ran 3.98 s). Without any, of the media streams, else
+	// of all.
+	var timed []*Stream
+	for _, s := range media {
+		if s.mediaAt != 0 {
+			timed = append(timed, s)
+		}
+	}
+	if len(timed) == 0 {
+		timed = media
+	}
 	if len(timed) == 0 {
 		timed = streams
 	}

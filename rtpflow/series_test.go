@@ -456,3 +456,28 @@ func TestDirectionActiveEndsAtMedia(t *testing.T) {
 		t.Errorf("ramp %+v, want stable with cv 0", r)
 	}
 }
+
+// TestDirectionActiveWithoutPaddingStreams: padding-only probes on an SSRC of their own,
+// which nothing names RTX (no SDP, no OSN to vote), from 0.5 s before the video to 1 s after
+// it, are no media: the active time is the video's, T0..T0+4.99 s, and the goodput its
+// payload over it. Before, the probes' stream stretched it to 6.49 s.
+func TestDirectionActiveWithoutPaddingStreams(t *testing.T) {
+	tr := NewTracker(Config{})
+	var as []arrival
+	for i := 0; i < 500; i++ {
+		b := rp{pt: 96, seq: uint16(i), ts: uint32(900 * i), ssrc: 0xC4, payload: make([]byte, 1000)}.bytes()
+		as = append(as, arrival{pathA, msg(b, T0+int64(i)*10*ms1)})
+	}
+	for i := 0; i < 33; i++ {
+		b := rp{pt: 97, seq: uint16(100 + i), ts: 0, ssrc: 0xC5, pad: 200}.bytes()
+		as = append(as, arrival{pathA, msg(b, T0-500*ms1+int64(i)*200*ms1)})
+	}
+	feed(t, tr, as)
+	dm := tr.Direction(tr.Streams(), T0-500*ms1)
+	if dm.FirstNs != T0 || dm.LastNs != T0+4990*ms1 {
+		t.Fatalf("active %v..%v, want %v..%v", dm.FirstNs-T0, dm.LastNs-T0, 0, 4990*ms1)
+	}
+	if g := dm.GoodputKbps; g == nil || *g != 801.603 {
+		t.Errorf("goodput %v, want 801.603 kbps", g)
+	}
+}
