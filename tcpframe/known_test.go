@@ -21,7 +21,9 @@ func TestCaptureGapResyncOnKnownChannel(t *testing.T) {
 	const frames, size = 200, 204 // ChannelData of 200 bytes: 204 bytes, no padding
 	var stream []byte
 	for k := 0; k < frames; k++ {
-		stream = append(stream, channelData(0x4000, 200, true, byte(0x41+k%14))...)
+		b := channelData(0x4000, 200, true, byte(0x41+k%14))
+		b[4] = 0x80 // a relayed datagram, RTP: the fill after it reads as channel headers
+		stream = append(stream, b...)
 	}
 	sendWithGap(f, stream)
 	var fills []byte
@@ -29,7 +31,7 @@ func TestCaptureGapResyncOnKnownChannel(t *testing.T) {
 		if len(m.payload) != size || m.payload[0] != 0x40 || m.payload[1] != 0 {
 			t.Fatalf("message of %d bytes on channel %#x, want %d bytes on 0x4000", len(m.payload), m.payload[:2], size)
 		}
-		fills = append(fills, m.payload[4])
+		fills = append(fills, m.payload[5])
 	}
 	// Frame 4 [816, 1020) and frame 5 [1020, 1224) were cut by the gap.
 	var want []byte

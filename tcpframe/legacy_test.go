@@ -16,11 +16,11 @@ func TestTURNFramingLegacyChannels(t *testing.T) {
 	stream := cat(stunMsg(0x0009, 8), // ChannelBind request, 28 bytes
 		channelData(0x7FFE, 100, true, 0xAA), // 104 bytes
 		channelData(0x5001, 101, true, 0xBB), // 105 + 3 padding
-		channelData(0x7FFF, 50, true, 0xCC),  // 54 + 2 padding
-		channelData(0x4000, 10, true, 0xDD))  // 14 + 2 padding
+		channelData(0x7FFF, 50, true, 0x9C),  // 54 + 2 padding
+		channelData(0x4000, 10, true, 0x9D))  // 14 + 2 padding
 	f.send(seg(ms(10), true, fACK|fPSH, 1001, 5001, stream))
 	// The other way, a peer that does not pad.
-	back := cat(stunMsg(0x0109, 0), channelData(0x7FFE, 101, false, 0xEE), channelData(0x7FFE, 50, false, 0xEF),
+	back := cat(stunMsg(0x0109, 0), channelData(0x7FFE, 101, false, 0x9E), channelData(0x7FFE, 50, false, 0x9F),
 		stunMsg(0x0004, 8))
 	f.send(seg(ms(12), false, fACK|fPSH, 5001, 1001+uint32(len(stream)), back))
 	f.close()

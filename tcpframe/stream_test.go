@@ -593,3 +593,25 @@ func TestHoldsSDP(t *testing.T) {
 		}
 	}
 }
+
+// TestGarbageReadAsAChannel: TURN over TCP with 37 bytes of text between two frames, whose
+// first bytes read as a header ("AB": channel 0x4142, Length 0x4344, 17,224 bytes in all).
+// Its datagram would start with 'E' (0x45), as no relayed datagram does: the header is
+// bad, and the unframer resynchronises 37 bytes on, where every frame after it is. Before,
+// it took the false frame, and the frames after it with it (h157: 21 of 25 packets lost).
+func TestGarbageReadAsAChannel(t *testing.T) {
+	f := newFeeder(t, Config{})
+	f.handshake(0, ms(1), ms(2), 1000, 5000)
+	var stream []byte
+	for k := 0; k < 25; k++ {
+		if k == 4 {
+			stream = append(stream, []byte("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijk")...)
+		}
+		stream = append(stream, channelData(0x4000, 100, true, 0x80)...)
+	}
+	f.send(seg(ms(10), true, fACK|fPSH, 1001, 5001, stream))
+	f.close()
+	if s := f.c.Summary().AToB; s.ResyncSkippedBytes != 37 || s.Messages != 25 {
+		t.Errorf("summary %+v, want 25 messages and 37 bytes skipped", s)
+	}
+}

@@ -78,6 +78,9 @@ func TestTURNSplitPadding(t *testing.T) {
 						b := stunMsg(0x0117, fr.n) // a Data indication
 						if fr.ch != 0 {
 							b = channelData(fr.ch, fr.n, pad, fr.fill)
+							if fr.n > 0 {
+								b[4] = 0x80 // a relayed datagram, RTP: fr.fill is for the bytes after
+							}
 						}
 						parts = append(parts, b)
 						m := 4 + fr.n
