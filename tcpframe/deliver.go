@@ -150,16 +150,6 @@ func (d *dir) emitQueued(force bool) bool {
 		older := o.qh < len(o.q) && o.q[o.qh].first < first
 		if !force {
 			m := &d.q[d.qh]
-			if v == VantageUnknown && !d.vc.early && d.c.now-m.complete > maxHold {
-				// Waited long enough for a third sample (a round trip near a second, or a
-				// sparse start): decide from what there is, so that the message is dated
-				// as the ones after it will be. Dated at its capture time at a sender, it
-				// set the stream's delay baseline half a round trip early (h151: 62 of
-				// 63 packets late on a clean 400 ms path whose first packets came 0.6 s
-				// apart).
-				d.vc.early, d.vc.gen = true, d.c.rttGen-1
-				v = d.vantage()
-			}
 			wait := older
 			switch v {
 			case VantageSender:
@@ -167,7 +157,22 @@ func (d *dir) emitQueued(force bool) bool {
 				// when ackHigh does, and which one is looked up only once, by emitHead.
 				wait = wait || !d.ackSeen || d.ackHigh < m.end
 			case VantageUnknown:
+				if !d.vc.early && d.c.now-m.complete > maxHold {
+					// Waited long enough for a third sample (a round trip near a second,
+					// or a sparse start): decide from what there is, so that the message
+					// is dated as the ones after it will be. Dated at its capture time at
+					// a sender, it set the stream's delay baseline half a round trip early
+					// (h151: 62 of 63 packets late on a clean 400 ms path whose first
+					// packets came 0.6 s apart).
+					d.vc.early, d.vc.gen = true, d.c.rttGen-1
+					if v = d.vantage(); v != VantageUnknown {
+						continue
+					}
+				}
 				wait = true
+			}
+			if wait && d.c.now-m.complete <= maxHold && d.qBytes <= d.c.window/2 {
+				return emitted // maxHold, every hold's least, answers for most
 			}
 			if wait && d.c.now-m.complete <= d.holdLimit(v) && d.qBytes <= d.c.window/2 {
 				return emitted
