@@ -124,6 +124,9 @@ func TestClockJumps(t *testing.T) {
 		{"step back 3 seconds", 250, -int64(3 * time.Second), true, 1, 9.96, 9.96},
 		{"one packet 3 seconds early", 250, -int64(3 * time.Second), false, 1, 9.98, 9.98},
 		{"one packet 900 ms early", 250, -int64(900 * time.Millisecond), false, 0, 9.98, 9.98},
+		// A record whose microseconds field reads 2,000,000 (h161): a jump, not a step of
+		// the clock back at the packet after it (the duration read 11.98 s).
+		{"one packet 2 seconds late", 250, int64(2 * time.Second), false, 1, 9.98, 9.98},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := audio()
@@ -231,14 +234,17 @@ func TestClockJumpRule(t *testing.T) {
 		{"between close", 10, 0, 20, true, true, false},
 		{"far from both", 3 * h, 0, 1, true, true, true},
 		{"far before both", -3 * h, 0, 1, true, true, true},
-		{"an hour exactly", h, 0, 0, true, true, false},
+		{"first, an hour from the next exactly", h, 0, 0, false, true, false},
 		{"far from the one before only (a step)", 3 * h, 0, 3*h + 20, true, true, false},
 		{"far from the one after only (a step)", 0, 0, 3 * h, true, true, false},
 		{"first, far from the next", 3 * h, 0, 0, false, true, true},
 		{"2 s before both", 10, 2e9 + 10, 2e9 + 20, true, true, true},
 		{"2 s before the one before, with the next (a step)", 10, 2e9 + 10, 30, true, true, false},
 		{"a second before both exactly", 0, 1e9, 1e9, true, true, false},
-		{"2 s after both (forward steps are an hour)", 2e9, 0, 10, true, true, false},
+		{"2 s after both, which agree", 2e9, 0, 10, true, true, true},
+		{"2 s after the one before, with the next (a silence)", 2e9, 0, 2e9 + 20, true, true, false},
+		{"a second after both exactly", 1e9 + 10, 0, 10, true, true, false},
+		{"2 s after the next, 2 s before the one before (a step back at the next)", 2e9, 4e9, 10, true, true, false},
 		{"last, far from the one before", 3 * h, 0, 0, true, false, true},
 	} {
 		if got := clockJump(tc.t, tc.prev, tc.next, tc.hasPrev, tc.hasNext); got != tc.want {
