@@ -104,6 +104,10 @@ func (a *analyzer) unanalysed(rd *capture.Reader) {
 			numfmt.Count(n, "UDP datagram", "UDP datagrams"))
 	}
 
+	if n := rd.Stats().StatsOfNone; n > 0 {
+		a.warnf("%s named an interface its section did not describe: skipped, their drops counted for none",
+			numfmt.Count(n, "interface statistics block", "interface statistics blocks"))
+	}
 	if n := rd.Stats().OrigBeyond; n > 0 {
 		a.warnf("%s claimed an original length beyond 256 KiB, more than any link carries: the captured length was counted on the wire",
 			numfmt.Count(n, "record", "records"))

@@ -91,6 +91,8 @@ type Reader struct {
 
 	udpBeyond  int64 // Stats.UDPBeyond
 	origBeyond int64 // Stats.OrigBeyond
+	// statsOfNone is Stats.StatsOfNone.
+	statsOfNone int64
 }
 
 // iface is one pcapng interface, or the single interface of a classic pcap file.
@@ -399,12 +401,15 @@ type Stats struct {
 	// OrigBeyond counts records whose original length claimed more than 256 KiB and more
 	// than they hold: their captured length was counted on the wire.
 	OrigBeyond int64
+	// StatsOfNone counts pcapng interface statistics blocks naming an interface their
+	// section did not describe: skipped, their drops counted for none.
+	StatsOfNone int64
 }
 
-// Stats returns the fragment counters so far, UDPBeyond and OrigBeyond.
+// Stats returns the fragment counters so far, UDPBeyond, OrigBeyond and StatsOfNone.
 func (r *Reader) Stats() Stats {
 	s := r.frag.stats
-	s.Pending, s.UDPBeyond, s.OrigBeyond = r.frag.pending, r.udpBeyond, r.origBeyond
+	s.Pending, s.UDPBeyond, s.OrigBeyond, s.StatsOfNone = r.frag.pending, r.udpBeyond, r.origBeyond, r.statsOfNone
 	return s
 }
 
