@@ -110,8 +110,12 @@ const (
 	frameReorderedRest                  // the next packet of the reordered frame (reorderedFrame): late when it is
 )
 
+// maxFramePackets bounds how far apart in sequence two packets of one frame lie: a key
+// frame's hundreds of packets are seldom reordered among themselves by more.
+const maxFramePackets = 256
+
 // reorderedFrame is the frame whose first packet came last out of sequence order, a sample of
-// its own (frameOwn): its timestamp, the sequence number of its packet that came last, and
+// its own (frameOwn): its timestamp, the sequence number of that first packet, and
 // its sample's index (in base), whether TCP held that packet, and when it arrived. fresh
 // says frameOf has just named it, and sample is to fill in the rest.
 type reorderedFrame struct {
@@ -134,11 +138,11 @@ type reorderedFrame struct {
 // timestamp stepping back) was sent after a frame presented later, so its timestamp says
 // nothing of when it left: left out. A packet that arrives out of sequence order
 // (reordered, late) is a sample of its own, unless it belongs to the newest frame, whose
-// sample was taken, or follows in sequence a packet of its own frame that came so: a frame
-// held back whole (a late frame of three packets) is one sample, as a frame in order is,
-// not one per packet with the sender's pacing in all but the first (h152: 108 samples for
-// 100 frames, p95 122 ms where 4 frames of 100 came 120 ms late). A duplicate is none
-// (Stream.duplicateTiming).
+// sample was taken, or to the frame whose first packet to come came so, whatever their
+// order: a frame held back whole (a late frame of three packets) is one sample, as a frame
+// in order is, not one per packet with the sender's pacing in all but the first (h152: 108
+// samples for 100 frames, p95 122 ms where 4 frames of 100 came 120 ms late; h157: its
+// packets reordered among themselves too). A duplicate is none (Stream.duplicateTiming).
 func (d *delayStats) frameOf(ts int64, seq uint16, media bool) frameRole {
 	if !media {
 		d.skippedPayload++
@@ -149,8 +153,7 @@ func (d *delayStats) frameOf(ts int64, seq uint16, media bool) frameRole {
 		switch {
 		case ts == d.maxTS:
 			return frameRest
-		case l.set && ts == l.ts && seq == l.seq+1:
-			l.seq = seq
+		case l.set && ts == l.ts && int16(seq-l.seq) < maxFramePackets && int16(l.seq-seq) < maxFramePackets:
 			return frameReorderedRest
 		}
 		l.ts, l.seq, l.set, l.fresh = ts, seq, true, true

@@ -375,9 +375,10 @@ func TestSeriesDelayOnlyWhereTheDirectionHasOne(t *testing.T) {
 // every 30 ms, its packets paced 2 ms apart), four of them (20, 40, 60, 80) held back whole
 // 120 ms, so that they come after the frames sent after them. A frame is one sample on RTP
 // timestamps, in order or not: 100 samples, 96 at 0 and 4 at 120 ms (p95 0, p99 and max
-// 120), and with a 100 ms budget its three packets late each time, 12. Before, each packet
-// of a reordered frame was a sample of its own, the sender's pacing in all but the first:
-// 108 samples, p95 122 and max 124 ms (h152).
+// 120), and with a 100 ms budget its three packets late each time, 12. Frame 60's packets
+// come reordered among themselves too (the second, the first, the third): one sample still,
+// the second's. Before, each packet of a reordered frame was a sample of its own, the
+// sender's pacing in all but the first: 108 samples, p95 122 and max 124 ms (h152).
 func TestReorderedFrameIsOneSample(t *testing.T) {
 	tr := NewTracker(Config{LateBudget: 100 * time.Millisecond})
 	var as []arrival
@@ -387,8 +388,12 @@ func TestReorderedFrameIsOneSample(t *testing.T) {
 			held = 120 * ms1
 		}
 		for k := 0; k < 3; k++ {
+			at := T0 + int64(f)*30*ms1 + int64(k)*2*ms1 + held
+			if f == 60 && k < 2 {
+				at = T0 + int64(f)*30*ms1 + int64(1-k)*2*ms1 + held
+			}
 			b := rp{pt: 96, seq: uint16(3*f + k), ts: uint32(2700 * f), ssrc: 0xD1, marker: k == 2, payload: make([]byte, 1000)}.bytes()
-			as = append(as, arrival{pathA, msg(b, T0+int64(f)*30*ms1+int64(k)*2*ms1+held)})
+			as = append(as, arrival{pathA, msg(b, at)})
 		}
 	}
 	feed(t, tr, as)
