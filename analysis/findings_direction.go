@@ -29,8 +29,11 @@ func (f *finder) directions() {
 		}
 		if l := d.Late; !absorbed && !fwd && l != nil && l.Packets > 0 {
 			figs := map[string]float64{"late_packets": float64(l.Packets), "late_pct": l.Pct}
-			text := fmt.Sprintf("%s: %s (%s) arrived more than %s later than the stream's fastest, too late to be played",
-				name, count(l.Packets, "media packet", "media packets"), fmtPct(l.Pct), numfmt.ExactMS(l.BudgetMS))
+			// Against the fastest of their stream within the baseline's window, not of the
+			// whole call (h159: "the stream's fastest" where a queue of 15 s was not late).
+			text := fmt.Sprintf("%s: %s (%s) arrived more than %s later than their stream's fastest within %d s, too late to be played",
+				name, count(l.Packets, "media packet", "media packets"), fmtPct(l.Pct), numfmt.ExactMS(l.BudgetMS),
+				rtpflow.BaselineWindow/1e9)
 			if l.HOLBlocked > 0 {
 				figs["hol_blocked"] = float64(l.HOLBlocked)
 				text += fmt.Sprintf("; %s of them were held behind a retransmitted TCP segment (head-of-line blocking)", thousands(l.HOLBlocked))

@@ -753,3 +753,24 @@ func TestHighJitterAtTheSender(t *testing.T) {
 		t.Errorf("high_jitter on %v, want %v", got, want)
 	}
 }
+
+// TestLatePacketsSentence: late is against the fastest of the packet's stream within the
+// baseline's window, each way (5 s), so the sentence says so; "the stream's fastest" read
+// as the call's, where a queue that held for 15 s was not late (h159).
+func TestLatePacketsSentence(t *testing.T) {
+	c := report.Capture{
+		Legs: []report.Leg{{ID: "l1", Transport: report.TransportUDP, Client: "10.0.0.1:5000", Server: "10.0.0.2:6000", Flows: []string{}}},
+		Directions: []report.Direction{{ID: "d1", From: "10.0.0.1:5000", To: "10.0.0.2:6000", Legs: []string{"l1"},
+			Transport: report.TransportUDP, MediaPackets: 1000, Late: &report.Late{BudgetMS: 150, Packets: 30, Pct: 3}}},
+	}
+	for _, f := range Findings(&c) {
+		if f.Code == report.FindingLatePackets {
+			want := "10.0.0.1:5000 -> 10.0.0.2:6000: 30 media packets (3.0%) arrived more than 150 ms later than their stream's fastest within 5 s, too late to be played."
+			if f.Text != want {
+				t.Errorf("text %q\nwant %q", f.Text, want)
+			}
+			return
+		}
+	}
+	t.Error("no late_packets finding")
+}

@@ -1,15 +1,15 @@
 package rtpflow
 
-// baselineWindow is how far, in arrival time, the baseline looks each way from a sample.
-const baselineWindow = int64(5e9)
+// BaselineWindow is how far, in arrival time, the baseline looks each way from a sample.
+const BaselineWindow = int64(5e9)
 
 // minAhead is the least time a look-ahead cut short by maxPending must span to count: the
 // samples a TCP stall held, arriving together, span none, and their look-ahead is the
 // stall itself (a 3 s stall at 200 packets a second, 600 samples, read 2.55 s).
-const minAhead = baselineWindow / 10
+const minAhead = BaselineWindow / 10
 
 // maxPending bounds the samples waiting for their look-ahead (and the look-back kept): a
-// stream sending more than maxPending samples in baselineWindow has them judged with a
+// stream sending more than maxPending samples in BaselineWindow has them judged with a
 // shorter window. 512 holds the whole window for a sample per frame of 60 fps video or per
 // packet of 20 ms audio; a stream sampled per packet (abs-send-time video, 250-400 packets
 // a second) looks 1.3-2 s each way. A larger bound costs more than it buys: every pending
@@ -21,7 +21,7 @@ const maxPending = 512
 // baseline follows a stream's transit, so that one anomaly does not make the rest of the
 // stream late (the accuracy issue: a global minimum did). A sample's baseline is the larger
 // of the smallest transit in the window before it and the smallest in the window after it
-// (baselineWindow each way, by arrival, the sample included), and its delay is its transit
+// (BaselineWindow each way, by arrival, the sample included), and its delay is its transit
 // above that. So:
 //
 //   - a delay that ends (a queue that drains, a TCP retransmission, a late packet) is above
@@ -77,7 +77,7 @@ type minRef struct{ key, rel int64 }
 // due reports whether the oldest pending sample is to be judged before a sample arriving
 // at at is pushed: its look-ahead is over, or the pending samples are at their bound.
 func (b *baseline) due(at int64) bool {
-	return b.pending.n > 0 && (at-b.pending.front().at >= baselineWindow || b.pending.n == maxPending)
+	return b.pending.n > 0 && (at-b.pending.front().at >= BaselineWindow || b.pending.n == maxPending)
 }
 
 // push adds a sample and returns its index; the caller judges the due ones first.
@@ -112,8 +112,8 @@ func (b *baseline) judge(ahead bool) (bsample, int64) {
 	// also holds the minimum from before it. Not over UDP, where nothing holds packets
 	// back for seconds: after a silence (a fax, a mute) the timestamps may be on a level
 	// of their own, by milliseconds.
-	if b.trail.n > 0 && p.hd != holdUDP && p.at-b.trail.back().key > baselineWindow {
-		b.quiet, b.quietUntil, b.quietOK = b.trail.front().rel, p.at+baselineWindow, true
+	if b.trail.n > 0 && p.hd != holdUDP && p.at-b.trail.back().key > BaselineWindow {
+		b.quiet, b.quietUntil, b.quietOK = b.trail.front().rel, p.at+BaselineWindow, true
 	}
 	for b.trail.n > 0 && b.trail.back().rel >= p.rel {
 		b.trail.popBack()
@@ -122,7 +122,7 @@ func (b *baseline) judge(ahead bool) (bsample, int64) {
 		b.trail.popFront()
 	}
 	b.trail.pushBack(minRef{key: p.at, rel: p.rel})
-	for p.at-b.trail.front().key > baselineWindow { // a difference: a time near the int64 bound plus the window would wrap
+	for p.at-b.trail.front().key > BaselineWindow { // a difference: a time near the int64 bound plus the window would wrap
 		b.trail.popFront()
 	}
 	base := b.trail.front().rel
@@ -148,7 +148,7 @@ func (b *baseline) judge(ahead bool) (bsample, int64) {
 }
 
 // floor is the smallest transit of the recent samples: those pending and those judged
-// within baselineWindow before the newest judged one (0 before any sample).
+// within BaselineWindow before the newest judged one (0 before any sample).
 func (b *baseline) floor() int64 {
 	switch {
 	case b.lead.n > 0 && b.trail.n > 0:
