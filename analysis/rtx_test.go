@@ -424,3 +424,30 @@ func TestRTXLongCall(t *testing.T) {
 		})
 	}
 }
+
+// TestEncryptedFeedbackOnTheRTCPPorts: TestEncryptedFeedbackGoesToTheVideo without
+// rtcp-mux, as SIP with SDES SRTP sends it: bob's SRTCP goes between the RTP ports + 1, a
+// flow and a leg of its own, where no stream travels. The one video between the same two
+// addresses, alice's 0xC1, is what it is about. Before, the 5 went to no stream (h162).
+func TestEncryptedFeedbackOnTheRTCPPorts(t *testing.T) {
+	video := callgen.Stream{Src: alice, Dst: bob, SSRC: 0xC1, PT: 96, ClockRate: 90000,
+		Interval: 10 * time.Millisecond, PayloadSize: 1000, Count: 500, StartSeq: 30000, StartTS: 1}
+	back := audio()
+	back.Src, back.Dst, back.SSRC, back.Count = bob, alice, 0xD1, 250
+	pkts := append(video.Packets(), back.Packets()...)
+	next := func(a netip.AddrPort) netip.AddrPort { return netip.AddrPortFrom(a.Addr(), a.Port()+1) }
+	for k := 0; k < 5; k++ {
+		pt, fmtN := byte(205), byte(1) // generic NACK
+		if k >= 3 {
+			pt = 206 // PLI
+		}
+		pkts = append(pkts, callgen.Packet{T: callgen.Epoch + int64(time.Duration(k+1)*500*time.Millisecond),
+			Frame: pcapgen.EtherUDP(next(bob), next(alice), srtcpFeedback(pt, fmtN, 0xD1))})
+	}
+	slices.SortStableFunc(pkts, func(a, b callgen.Packet) int { return cmp.Compare(a.T, b.T) })
+	c := analyze(t, pcapOf(t, pkts), Options{})
+	got := rtxFiguresOf(c, 0xC1, 0, 0xD1)
+	if got.NACKs != 3 || got.PLI != 2 || got.CalleeNACKs != 0 || got.CalleePLIs != 0 {
+		t.Errorf("video nack %d pli %d, callee nack %d pli %d; want 3, 2, 0, 0", got.NACKs, got.PLI, got.CalleeNACKs, got.CalleePLIs)
+	}
+}

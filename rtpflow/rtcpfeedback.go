@@ -74,8 +74,8 @@ func (r *rtcpTracker) encryptedFeedback(media Path, k int) {
 }
 
 // attributeFeedback gives the encrypted NACKs, PLIs and FIRs about each path to the one
-// video stream (not RTX) among out that travels it: WebRTC asks for retransmissions and
-// key frames of video only. Where the path has no such stream or several, which one was
+// video stream (not RTX) among out that travels it, or without one, that travels between its
+// two addresses: WebRTC asks for retransmissions and key frames of video only. Where the path has no such stream or several, which one was
 // meant cannot be told: they are counted in Counts.RTCPUnattributed. It runs once.
 func (t *Tracker) attributeFeedback(out []*Stream) {
 	r := &t.rtcp
@@ -84,13 +84,12 @@ func (t *Tracker) attributeFeedback(out []*Stream) {
 	}
 	r.fbDone = true
 	for p, c := range r.feedback {
-		var v *Stream
-		n := 0
-		for _, s := range out {
-			if s.path == p && s.IsMedia() && s.kind() == "video" {
-				v = s
-				n++
-			}
+		v, n := oneVideo(out, func(q Path) bool { return q == p })
+		if n == 0 {
+			// Without rtcp-mux the RTCP has ports, and a leg, of its own (SIP with SDES
+			// SRTP): the one video between the same two addresses, as lend gives plain
+			// RTCP (h162: PLI and FIR on the RTCP ports counted on no stream).
+			v, n = oneVideo(out, func(q Path) bool { return q.Src.Addr() == p.Src.Addr() && q.Dst.Addr() == p.Dst.Addr() })
 		}
 		var sum int64
 		for _, x := range c {
@@ -112,6 +111,18 @@ func (t *Tracker) attributeFeedback(out []*Stream) {
 		st.pli += c[tPLI]
 		st.fir += c[tFIR]
 	}
+}
+
+// oneVideo returns the video stream (not RTX) among out whose path on says, and how many
+// there are.
+func oneVideo(out []*Stream, on func(Path) bool) (v *Stream, n int) {
+	for _, s := range out {
+		if on(s.path) && s.IsMedia() && s.kind() == "video" {
+			v = s
+			n++
+		}
+	}
+	return v, n
 }
 
 // lend gives the RTCP that came on legs carrying no stream of its SSRC to the one stream of
