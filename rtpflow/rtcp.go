@@ -410,9 +410,11 @@ func (r *rtcpTracker) summary(s *Stream, clock int) *report.RTCP {
 		// sequence number that went down at any block (the receiver restarted, or its
 		// reports came out of order) leaves nothing to subtract: null, not a wrapped 4
 		// billion. Nor does more lost than expected, which no receiver's counters give
-		// (its lost is what it expected less what it received): damaged, or clamped.
+		// (its lost is what it expected less what it received): damaged, or clamped; nor
+		// a fall of more than expected, as if every packet had come twice and more (h162:
+		// -8,388,618 of 100, a count clamped at its least).
 		lost := int64(st.cumLost) - int64(st.cumLost0)
-		if exp := int64(int32(st.highest - st.highest0)); st.rbAgain && !st.highestDown && exp >= 0 && lost <= exp {
+		if exp := int64(int32(st.highest - st.highest0)); st.rbAgain && !st.highestDown && exp >= 0 && lost <= exp && lost >= -exp {
 			out.ReportedLost, out.ReportedExpected = &lost, &exp
 		}
 		if j := float64(st.jitter) * 1000 / float64(clock); clock > 0 && j <= maxReportedJitterMS {

@@ -272,10 +272,15 @@ func TestRTCPReporters(t *testing.T) {
 			&report.RTCP{Packets: 3, Types: types, FractionLost: f64(5.078), CumulativeLost: i64(13),
 				JitterMS: f64(13), NACKedPackets: i64(0)}, 0},
 		// A signed 24-bit count that RFC 3550 (A.3) clamps, not wraps: from 10 to the
-		// least it can be is a fall of 8,388,618, not a rise of 8,388,598 (h132).
+		// least it can be is a fall of 8,388,618, not a rise of 8,388,598 (h132); of 100
+		// expected, which no receiver's duplicates give: null (h162).
 		{"cumulative lost to its least", [][]byte{rrFrom(0xB2, 10, 100), rrFrom(0xB2, 0x800000, 200)},
 			&report.RTCP{Packets: 2, Types: rtcpTypes(map[string]int64{"rr": 2}), FractionLost: f64(0),
-				CumulativeLost: i64(-8388608), ReportedLost: i64(-8388618), ReportedExpected: i64(100),
+				CumulativeLost: i64(-8388608), NACKedPackets: i64(0)}, 0},
+		// Duplicates: a fall of 40 of 100 expected (40 packets came twice) is read.
+		{"cumulative lost falls by duplicates", [][]byte{rrFrom(0xB2, 50, 100), rrFrom(0xB2, 10, 200)},
+			&report.RTCP{Packets: 2, Types: rtcpTypes(map[string]int64{"rr": 2}), FractionLost: f64(3.906),
+				CumulativeLost: i64(10), ReportedLost: i64(-40), ReportedExpected: i64(100), JitterMS: f64(10),
 				NACKedPackets: i64(0)}, 0},
 		// More lost than expected: no receiver's counters do that (its lost is what it
 		// expected less what it received).
