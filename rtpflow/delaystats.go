@@ -107,7 +107,7 @@ const (
 	frameStart                          // a sample: the first packet of a frame, in sequence order
 	frameOwn                            // a sample of its own: a packet out of sequence order
 	frameRest                           // a later packet of the newest frame: late when its frame is
-	frameReorderedRest                  // the next packet of the reordered frame (reorderedFrame): late when it is
+	frameReorderedRest                  // a later packet of the reordered frame (reorderedFrame): late when it is
 )
 
 // maxFramePackets bounds how far apart in sequence two packets of one frame lie: a key

@@ -17,9 +17,11 @@ type DirectionMetrics struct {
 	Ramp              *report.Ramp
 	Series            report.Series
 	SeriesT0Ns        int64 // the start of Series' first second (Series.T0S), in capture time
-	FirstNs, LastNs   int64 // first and last arrival of the media streams (of all when none), leaving out the padding-only packets before and after their media
-	GoodputKbps       *float64
-	Wire              WireTotals
+	// FirstNs and LastNs are the first and last arrival of the media streams (of all when
+	// none), leaving out the padding-only packets before and after their media.
+	FirstNs, LastNs int64
+	GoodputKbps     *float64
+	Wire            WireTotals
 	// Unmeasured says why FirstNs..LastNs cannot measure a rate (RateSpan), for a warning;
 	// "" when it can.
 	Unmeasured string

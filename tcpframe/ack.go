@@ -49,10 +49,10 @@ func (d *dir) onAck(h *capture.TCPHeader, t int64) {
 // receiver and back, whereas any of them can come later (a delayed ACK, one that waits for
 // data to ride on: their median, 1.55 ms of a 2.9 ms round trip, put a receiver in the
 // middle). It is decided from minVantageSamples, or from one once a message has waited
-// maxHold for it (emitQueued). It is recomputed as samples come, then every 16 samples, and after 1024 samples
-// every 256, so that the vantage, which dates the messages, settles. It is asked for several
-// times per segment: while no RTT sample came in either direction since the last call
-// (rttGen), the answer is the last one.
+// maxHold for it (emitQueued). It is recomputed as samples come, then every 16 samples,
+// and after 1024 samples every 256, so that the vantage, which dates the messages,
+// settles. It is asked for several times per segment: while no RTT sample came in either
+// direction since the last call (rttGen), the answer is the last one.
 func (d *dir) vantage() Vantage {
 	if d.vc.gen == d.c.rttGen {
 		return d.vc.v
