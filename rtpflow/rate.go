@@ -21,10 +21,11 @@ const (
 	// media's.
 	minRateSpan = 20 * time.Millisecond
 	// minMeanSpacing is the shortest mean interval between the packets of a rate: one
-	// stream or call direction averaging more than 10,000 packets a second (100 Mbps of
-	// full-size packets, 25 times a heavy simulcast) is not real-time media but capture
-	// times that do not tell when the packets arrived.
-	minMeanSpacing = 100 * time.Microsecond
+	// stream or call direction averaging more than 100,000 packets a second (1 Gbps of
+	// full-size packets) is not real-time media but capture times that do not tell when
+	// the packets arrived. An SFU's bundle to one client carries 11,000 a second for 100
+	// participants (h163: its goodput null at 100 µs).
+	minMeanSpacing = 10 * time.Microsecond
 )
 
 // RateSpan says whether a rate can be measured over packets that arrived within span (last

@@ -15,7 +15,8 @@ func TestRateSpan(t *testing.T) {
 	}{
 		{"2 s of audio at 50 packets/s", 100, 99 * 20 * ms, 100 * 160, f64(64.646), ""},
 		{"the 20 ms floor itself", 2, 20 * ms, 320, f64(128), ""},
-		{"exactly 100 µs apart", 1001, 100 * ms, 1000, f64(80), ""},
+		{"exactly 10 µs apart", 10_001, 100 * ms, 1000, f64(80), ""},
+		{"an SFU's bundle, 92 µs apart", 65_500, 6026 * ms, 65_500 * 150, f64(13043.478), ""},
 		{"13 packets within 1 ms", 13, 923_076, 13 * 1200, nil,
 			"13 packets within 0.9 ms: too short to measure a rate"},
 		{"under the floor", 2, 19 * ms, 320, nil, "2 packets within 19 ms: too short to measure a rate"},
