@@ -820,3 +820,27 @@ func TestSenderVantageLongRoundTrip(t *testing.T) {
 		t.Errorf("late %+v, delay %+v; want none late, no delay", st.Late, st.DelayMS)
 	}
 }
+
+// TestSenderVantageFirstMessageLost: ICE-TCP audio captured at its sender over a clean
+// 100 ms round trip, its very first data segment lost after the capture and resent 1 s
+// later: no data/ACK sample comes before the first message has waited maxHold, and the
+// vantage is then read from the handshake (the SYN/ACK a round trip after the SYN: the
+// sender's side). Every message is dated by its ACK: packet j is 1,000 − 20j ms late, 43
+// beyond 150 ms, the maximum 1,000 ms. Before, the first second's messages went out
+// undated (h163: 37 late, max 880.5 ms, 145 over 50 ms).
+func TestSenderVantageFirstMessageLost(t *testing.T) {
+	peer := netip.MustParseAddrPort("198.51.100.9:9")
+	s := audio()
+	s.Src, s.Dst, s.Start = tcpClient, peer, 200*time.Millisecond
+	writes := callgen.MediaWrites(callgen.Frame4571, func(*callgen.Stream) int { return 0 }, s)
+	call := callgen.TCPCall{Client: tcpClient, Server: peer, RTT: 100 * time.Millisecond, RTO: time.Second,
+		ISN: [2]uint32{7, 1 << 31}, LoseAfter: func(seg int) bool { return seg == 0 }}
+	c := analyze(t, pcapOf(t, call.Packets(writes)), Options{})
+	if len(c.Streams) != 1 || len(c.Flows) != 1 || c.Flows[0].TCP.AToB.Vantage != "sender" {
+		t.Fatalf("%d streams, flows %+v; want one stream at the sender", len(c.Streams), c.Flows)
+	}
+	st := c.Streams[0]
+	if st.Late == nil || st.Late.Packets != 43 || st.DelayMS == nil || st.DelayMS.Max != 1000 {
+		t.Errorf("late %+v, delay %+v; want 43 late, max 1000 ms", st.Late, st.DelayMS)
+	}
+}
