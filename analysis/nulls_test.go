@@ -221,7 +221,7 @@ func TestStepAfterLatePacket(t *testing.T) {
 }
 
 // The rule, packet by packet: more than an hour from every neighbour it has, or more than a
-// second before both.
+// second before or after both, where they agree.
 func TestClockJumpRule(t *testing.T) {
 	h := int64(time.Hour)
 	for _, tc := range []struct {

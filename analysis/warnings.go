@@ -18,7 +18,7 @@ func (a *analyzer) unanalysed(rd *capture.Reader) {
 	if n := a.clockJumps + a.jumps; n > 0 {
 		var why []string
 		if a.clockJumps > 0 {
-			why = append(why, numfmt.Count(a.clockJumps, "packet", "packets")+" stamped more than an hour away from the packets around it, or more than a second before both")
+			why = append(why, numfmt.Count(a.clockJumps, "packet", "packets")+" stamped more than an hour away from the packets around it, or more than a second before or after both")
 		}
 		if a.jumps > 0 {
 			why = append(why, numfmt.Count(a.jumps, "step", "steps")+" of more than an hour forward or a second back between two packets, as in captures merged into one file or a clock set while capturing")
