@@ -77,6 +77,7 @@ type fragEntry struct {
 	frames     int    // fragments filed
 	proto      uint8
 	dead       bool // discarded: swallow its other fragments until it expires
+	expired    bool // dead because it expired incomplete, not because it was inconsistent
 	// done: rebuilt and handed out; kept until it expires, so that a repeat of one of its
 	// fragments is known for one, not begun as a datagram that never completes.
 	done bool
@@ -161,6 +162,13 @@ func (f *reassembler) add(p *Packet, key fragKey, off int, more bool, data []byt
 				f.pending-- // not a datagram pending: see echo
 			}
 		}
+	}
+	if ok && off == 0 && f.slots[i].expired {
+		// A first fragment after the datagram of its identification expired: a new
+		// datagram that took it again, as a receiver, which freed the old one then, reads
+		// it (h161: swallowed, in no count, for another 30 s).
+		f.remove(i)
+		ok = false
 	}
 	if !ok {
 		if i = f.alloc(key, p.Time); i < 0 {

@@ -150,6 +150,10 @@ func TestReassemblyRejects(t *testing.T) {
 			capture.Stats{Fragments: 4, Expired: 1, Pending: 1}},
 		{"not-expired-at-30s", []timedFrame{in4[0], in4[1], late(in4[2], 29e9), late(in4[3], 29e9)},
 			capture.Stats{Fragments: 4, Reassembled: 1}},
+		// The identification taken again 31 s later, by a whole datagram: rebuilt, as a
+		// receiver, which freed the expired one, rebuilds it (h161: swallowed, in no count).
+		{"identification-taken-again", []timedFrame{in4[0], in4[1], late(in4[0], 31e9), late(in4[1], 31e9),
+			late(in4[2], 31e9), late(in4[3], 31e9)}, capture.Stats{Fragments: 6, Expired: 1, Reassembled: 1}},
 		// A repeat after the datagram was rebuilt is one, not the start of another that
 		// never completes.
 		{"late-repeat-of-last", []timedFrame{in4[0], in4[1], in4[2], in4[3], in4[3]},

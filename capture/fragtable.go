@@ -35,7 +35,7 @@ func (f *reassembler) alloc(key fragKey, now int64) int32 {
 	}
 	e := &f.slots[i]
 	e.key, e.first, e.total, e.valid, e.have, e.wire, e.frames, e.proto = key, now, -1, maxDatagram, 0, 0, 0, 0
-	e.dead, e.done, e.echo, e.transport = false, false, false, 0
+	e.dead, e.expired, e.done, e.echo, e.transport = false, false, false, false, 0
 	e.spans = e.spans[:0]
 	f.link(i)
 	f.index[key] = i
@@ -143,6 +143,7 @@ func (f *reassembler) expire(now int64) {
 		}
 		f.stats.Expired++
 		f.discard(i)
+		e.expired = true
 		f.unlink(i)
 		e.first = now
 		f.link(i)
