@@ -301,19 +301,7 @@ func srtcpFeedback(pt, fmtN byte, sender uint32) []byte {
 // audio SSRC 0xD1; their media SSRC is encrypted, and the one video stream travelling the
 // other way, alice's 0xC1, is what they are about. bob's own stream gets none of them.
 func TestEncryptedFeedbackGoesToTheVideo(t *testing.T) {
-	video := callgen.Stream{Src: alice, Dst: bob, SSRC: 0xC1, PT: 96, ClockRate: 90000,
-		Interval: 10 * time.Millisecond, PayloadSize: 1000, Count: 500, StartSeq: 30000, StartTS: 1}
-	back := audio()
-	back.Src, back.Dst, back.SSRC, back.Count = bob, alice, 0xD1, 250
-	pkts := append(video.Packets(), back.Packets()...)
-	for k := 0; k < 5; k++ {
-		pt, fmtN := byte(205), byte(1) // generic NACK
-		if k >= 3 {
-			pt = 206 // PLI
-		}
-		pkts = append(pkts, video.RTCPAt(time.Duration(k+1)*500*time.Millisecond, srtcpFeedback(pt, fmtN, 0xD1)))
-	}
-	c := analyze(t, pcapOf(t, pkts), Options{})
+	c := analyze(t, pcapOf(t, feedbackCall(false)), Options{})
 	got := rtxFiguresOf(c, 0xC1, 0, 0xD1)
 	if got.NACKs != 3 || got.PLI != 2 || got.CalleeNACKs != 0 || got.CalleePLIs != 0 {
 		t.Errorf("video nack %d pli %d, callee nack %d pli %d; want 3, 2, 0, 0", got.NACKs, got.PLI, got.CalleeNACKs, got.CalleePLIs)
@@ -430,6 +418,17 @@ func TestRTXLongCall(t *testing.T) {
 // flow and a leg of its own, where no stream travels. The one video between the same two
 // addresses, alice's 0xC1, is what it is about. Before, the 5 went to no stream (h162).
 func TestEncryptedFeedbackOnTheRTCPPorts(t *testing.T) {
+	c := analyze(t, pcapOf(t, feedbackCall(true)), Options{})
+	got := rtxFiguresOf(c, 0xC1, 0, 0xD1)
+	if got.NACKs != 3 || got.PLI != 2 || got.CalleeNACKs != 0 || got.CalleePLIs != 0 {
+		t.Errorf("video nack %d pli %d, callee nack %d pli %d; want 3, 2, 0, 0", got.NACKs, got.PLI, got.CalleeNACKs, got.CalleePLIs)
+	}
+}
+
+// feedbackCall is alice's video 0xC1 to bob, bob's audio 0xD1 back, and bob's SRTCP about
+// the video from 0xD1: 3 NACKs and 2 PLIs, on the RTP ports (rtcp-mux) or, with rtcpPorts,
+// between the RTP ports + 1.
+func feedbackCall(rtcpPorts bool) []callgen.Packet {
 	video := callgen.Stream{Src: alice, Dst: bob, SSRC: 0xC1, PT: 96, ClockRate: 90000,
 		Interval: 10 * time.Millisecond, PayloadSize: 1000, Count: 500, StartSeq: 30000, StartTS: 1}
 	back := audio()
@@ -441,13 +440,13 @@ func TestEncryptedFeedbackOnTheRTCPPorts(t *testing.T) {
 		if k >= 3 {
 			pt = 206 // PLI
 		}
-		pkts = append(pkts, callgen.Packet{T: callgen.Epoch + int64(time.Duration(k+1)*500*time.Millisecond),
-			Frame: pcapgen.EtherUDP(next(bob), next(alice), srtcpFeedback(pt, fmtN, 0xD1))})
+		at := time.Duration(k+1) * 500 * time.Millisecond
+		p := video.RTCPAt(at, srtcpFeedback(pt, fmtN, 0xD1))
+		if rtcpPorts {
+			p.Frame = pcapgen.EtherUDP(next(bob), next(alice), srtcpFeedback(pt, fmtN, 0xD1))
+		}
+		pkts = append(pkts, p)
 	}
 	slices.SortStableFunc(pkts, func(a, b callgen.Packet) int { return cmp.Compare(a.T, b.T) })
-	c := analyze(t, pcapOf(t, pkts), Options{})
-	got := rtxFiguresOf(c, 0xC1, 0, 0xD1)
-	if got.NACKs != 3 || got.PLI != 2 || got.CalleeNACKs != 0 || got.CalleePLIs != 0 {
-		t.Errorf("video nack %d pli %d, callee nack %d pli %d; want 3, 2, 0, 0", got.NACKs, got.PLI, got.CalleeNACKs, got.CalleePLIs)
-	}
+	return pkts
 }

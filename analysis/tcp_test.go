@@ -527,9 +527,16 @@ func TestDecodeAsTCP(t *testing.T) {
 // iceTCPCall is the media of tcpStreams between tcpClient and a peer on port 9 over ICE-TCP
 // (RFC 4571 framing), without TURN.
 func iceTCPCall() ([]callgen.Packet, netip.AddrPort) {
+	writes, call := iceTCPWrites(tcpTicks)
+	return call.Packets(writes), call.Server
+}
+
+// iceTCPWrites is iceTCPCall's writes, ticks packets a stream, and its connection.
+func iceTCPWrites(ticks int) ([]callgen.TCPWrite, callgen.TCPCall) {
 	peer := netip.MustParseAddrPort("198.51.100.9:9")
 	ss := tcpStreams(nil)
 	for i := range ss {
+		ss[i].Count = ticks
 		if ss[i].Src == bob {
 			ss[i].Src, ss[i].Dst = peer, tcpClient
 		} else {
@@ -543,7 +550,7 @@ func iceTCPCall() ([]callgen.Packet, netip.AddrPort) {
 		return 0
 	}
 	call := callgen.TCPCall{Client: tcpClient, Server: peer, ISN: [2]uint32{7, 1 << 31}}
-	return call.Packets(callgen.MediaWrites(callgen.Frame4571, dir, ss...)), peer
+	return callgen.MediaWrites(callgen.Frame4571, dir, ss...), call
 }
 
 // directionFigures returns the figures of c's directions, checking that each one's wire
@@ -704,27 +711,10 @@ func TestWireSeriesByFrameTime(t *testing.T) {
 // everywhere else: an ice-tcp leg, the 37 bytes skipped, every packet in its stream. Before,
 // one break in fewer than 100 messages made it an other flow, with no stream and no word.
 func TestICETCPShortWithGarbage(t *testing.T) {
-	peer := netip.MustParseAddrPort("198.51.100.9:9")
-	ss := tcpStreams(nil)
-	for i := range ss {
-		ss[i].Count = 12
-		if ss[i].Src == bob {
-			ss[i].Src, ss[i].Dst = peer, tcpClient
-		} else {
-			ss[i].Dst = peer
-		}
-	}
-	dir := func(s *callgen.Stream) int {
-		if s.Src == peer {
-			return 1
-		}
-		return 0
-	}
-	writes := callgen.MediaWrites(callgen.Frame4571, dir, ss...)
+	writes, call := iceTCPWrites(12)
 	at := writes[10].T + time.Millisecond
 	garbage := callgen.TCPWrite{T: at, Dir: 0, Data: bytes.Repeat([]byte{0xff}, 37)}
 	writes = append(writes[:11], append([]callgen.TCPWrite{garbage}, writes[11:]...)...)
-	call := callgen.TCPCall{Client: tcpClient, Server: peer, ISN: [2]uint32{7, 1 << 31}}
 	c := analyze(t, pcapOf(t, call.Packets(writes)), Options{})
 	if len(c.Legs) != 1 || c.Legs[0].Transport != "ice-tcp" || len(c.Flows) != 1 {
 		t.Fatalf("legs %+v, %d flows; want one ice-tcp leg", c.Legs, len(c.Flows))
