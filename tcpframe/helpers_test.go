@@ -171,6 +171,11 @@ func channelData(ch uint16, n int, pad bool, fill byte) []byte {
 	for i := 0; i < n; i++ {
 		b = append(b, fill)
 	}
+	if fill < 4 && n >= 20 {
+		// A datagram starting as STUN carries its magic cookie, as a relay's does: the
+		// fill stays the first byte.
+		binary.BigEndian.PutUint32(b[channelDataHeaderLen+4:], 0x2112A442)
+	}
 	for pad && len(b)%4 != 0 {
 		b = append(b, 0)
 	}

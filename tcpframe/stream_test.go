@@ -615,3 +615,24 @@ func TestGarbageReadAsAChannel(t *testing.T) {
 		t.Errorf("summary %+v, want 25 messages and 37 bytes skipped", s)
 	}
 }
+
+// TestGarbageReadAsAChannelOfSTUN: TestGarbageReadAsAChannel with 11 bytes whose first read
+// as legacy channel 0x7FFF, Length 60,000, its datagram starting 0x00 as STUN does, but
+// without STUN's magic cookie after it: no datagram a relay carries. Before, it took every
+// frame after it (h163: 99 packets, nothing counted skipped).
+func TestGarbageReadAsAChannelOfSTUN(t *testing.T) {
+	f := newFeeder(t, Config{})
+	f.handshake(0, ms(1), ms(2), 1000, 5000)
+	var stream []byte
+	for k := 0; k < 25; k++ {
+		if k == 4 {
+			stream = append(stream, 0x7f, 0xff, 0xea, 0x60, 0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06)
+		}
+		stream = append(stream, channelData(0x4000, 100, true, 0x80)...)
+	}
+	f.send(seg(ms(10), true, fACK|fPSH, 1001, 5001, stream))
+	f.close()
+	if s := f.c.Summary().AToB; s.ResyncSkippedBytes != 11 || s.Messages != 25 {
+		t.Errorf("summary %+v, want 25 messages and 11 bytes skipped", s)
+	}
+}

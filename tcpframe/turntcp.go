@@ -231,7 +231,8 @@ func probeTURNHeader(b []byte, inSync bool) (size, alt int, r probeResult) {
 
 // relayedStart says whether a ChannelData message on a channel the connection has not
 // carried, n bytes with its header at b[0], can be one: empty, or carrying a datagram that
-// starts as a relayed one does (RFC 7983: STUN, ZRTP, DTLS, RTP or RTCP). In sync, garbage
+// starts as a relayed one does (RFC 7983: STUN with its magic cookie, ZRTP, DTLS, RTP or
+// RTCP). In sync, garbage
 // whose first bytes read as a new channel's header ("AB" is channel 0x4142) claimed 17,220
 // bytes, and every frame after it (h157: 21 of 25 packets lost, nothing skipped).
 func relayedStart(b []byte, n int) probeResult {
@@ -241,8 +242,18 @@ func relayedStart(b []byte, n int) probeResult {
 	case len(b) == channelDataHeaderLen:
 		return probeNeedMore
 	}
-	switch wire.FirstByte(b[channelDataHeaderLen]) {
-	case wire.RangeSTUN, wire.RangeZRTP, wire.RangeDTLS, wire.RangeRTP:
+	d := b[channelDataHeaderLen:]
+	switch wire.FirstByte(d[0]) {
+	case wire.RangeSTUN: // with its magic cookie (h163: 0x00 after a header swallowed 99 frames)
+		switch {
+		case n < channelDataHeaderLen+wire.STUNHeaderLen:
+			return probeInvalid
+		case len(d) < wire.STUNCookieOffset+4:
+			return probeNeedMore
+		case be32(d[wire.STUNCookieOffset:]) == wire.STUNMagicCookie:
+			return probeValid
+		}
+	case wire.RangeZRTP, wire.RangeDTLS, wire.RangeRTP:
 		return probeValid
 	}
 	return probeInvalid
