@@ -427,57 +427,51 @@ func TestAuxiliaryStreamsAreNoMedia(t *testing.T) {
 	}
 }
 
-// TestDirectionActiveEndsAtMedia: padding-only keep-alives on the video's own SSRC, 5 a
-// second for 5 s after its last media packet, are no media: the direction's active time
-// ends at the last media packet (T0+4.99 s), as it begins at the first after any probes.
-// Goodput is 500·1000·8 bits over 4.99 s, and the ramp, over the media seconds only,
-// is stable with no variation. Ending at the last keep-alive, goodput read 500 kbps and
-// the five seconds of none made the bitrate unstable.
-func TestDirectionActiveEndsAtMedia(t *testing.T) {
-	tr := NewTracker(Config{})
-	var as []arrival
-	for i := 0; i < 500; i++ {
-		b := rp{pt: 96, seq: uint16(i), ts: uint32(900 * i), ssrc: 0xC3, payload: make([]byte, 1000)}.bytes()
-		as = append(as, arrival{pathA, msg(b, T0+int64(i)*10*ms1)})
-	}
-	for i := 0; i < 25; i++ {
-		b := rp{pt: 96, seq: uint16(500 + i), ts: uint32(900 * 499), ssrc: 0xC3, pad: 200}.bytes()
-		as = append(as, arrival{pathA, msg(b, T0+5*ms1*1000+int64(i)*200*ms1)})
-	}
-	feed(t, tr, as)
-	dm := tr.Direction(tr.Streams(), T0)
-	if dm.FirstNs != T0 || dm.LastNs != T0+4990*ms1 {
-		t.Fatalf("active %v..%v, want %v..%v", dm.FirstNs-T0, dm.LastNs-T0, 0, 4990*ms1)
-	}
-	if g := dm.GoodputKbps; g == nil || *g != 801.603 {
-		t.Errorf("goodput %v, want 801.603 kbps", g)
-	}
-	if r := dm.Ramp; r == nil || r.Stable == nil || !*r.Stable || r.CVAfterT90 == nil || *r.CVAfterT90 != 0 {
-		t.Errorf("ramp %+v, want stable with cv 0", r)
-	}
-}
-
-// TestDirectionActiveWithoutPaddingStreams: padding-only probes on an SSRC of their own,
-// which nothing names RTX (no SDP, no OSN to vote), from 0.5 s before the video to 1 s after
-// it, are no media: the active time is the video's, T0..T0+4.99 s, and the goodput its
-// payload over it. Before, the probes' stream stretched it to 6.49 s.
-func TestDirectionActiveWithoutPaddingStreams(t *testing.T) {
-	tr := NewTracker(Config{})
-	var as []arrival
-	for i := 0; i < 500; i++ {
-		b := rp{pt: 96, seq: uint16(i), ts: uint32(900 * i), ssrc: 0xC4, payload: make([]byte, 1000)}.bytes()
-		as = append(as, arrival{pathA, msg(b, T0+int64(i)*10*ms1)})
-	}
-	for i := 0; i < 33; i++ {
-		b := rp{pt: 97, seq: uint16(100 + i), ts: 0, ssrc: 0xC5, pad: 200}.bytes()
-		as = append(as, arrival{pathA, msg(b, T0-500*ms1+int64(i)*200*ms1)})
-	}
-	feed(t, tr, as)
-	dm := tr.Direction(tr.Streams(), T0-500*ms1)
-	if dm.FirstNs != T0 || dm.LastNs != T0+4990*ms1 {
-		t.Fatalf("active %v..%v, want %v..%v", dm.FirstNs-T0, dm.LastNs-T0, 0, 4990*ms1)
-	}
-	if g := dm.GoodputKbps; g == nil || *g != 801.603 {
-		t.Errorf("goodput %v, want 801.603 kbps", g)
+// TestDirectionActiveIsTheMedia: 5 s of video (500 packets of 1,000 bytes from T0, 10 ms
+// apart) with padding-only packets that are no media, so that the direction's active time
+// is the video's, T0..T0+4.99 s, and the goodput 500·1000·8 bits over it:
+//   - keep-alives on the video's own SSRC, 5 a second for 5 s after its last media packet:
+//     the ramp, over the media seconds only, is stable with no variation. Ending at the last
+//     keep-alive, goodput read 500 kbps and the five seconds of none made it unstable;
+//   - probes on an SSRC of their own, which nothing names RTX (no SDP, no OSN to vote), from
+//     0.5 s before the video to 1 s after it. Before, their stream stretched it to 6.49 s.
+func TestDirectionActiveIsTheMedia(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		padding func(i int) (b []byte, at int64)
+		n       int
+		t0      int64
+		ramp    bool // check the ramp too
+	}{
+		{"keep-alives after the media", func(i int) ([]byte, int64) {
+			return rp{pt: 96, seq: uint16(500 + i), ts: uint32(900 * 499), ssrc: 0xC3, pad: 200}.bytes(), T0 + 5*ms1*1000 + int64(i)*200*ms1
+		}, 25, T0, true},
+		{"a stream of probes around the media", func(i int) ([]byte, int64) {
+			return rp{pt: 97, seq: uint16(100 + i), ts: 0, ssrc: 0xC5, pad: 200}.bytes(), T0 - 500*ms1 + int64(i)*200*ms1
+		}, 33, T0 - 500*ms1, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tr := NewTracker(Config{})
+			var as []arrival
+			for i := 0; i < 500; i++ {
+				b := rp{pt: 96, seq: uint16(i), ts: uint32(900 * i), ssrc: 0xC3, payload: make([]byte, 1000)}.bytes()
+				as = append(as, arrival{pathA, msg(b, T0+int64(i)*10*ms1)})
+			}
+			for i := 0; i < tc.n; i++ {
+				b, at := tc.padding(i)
+				as = append(as, arrival{pathA, msg(b, at)})
+			}
+			feed(t, tr, as)
+			dm := tr.Direction(tr.Streams(), tc.t0)
+			if dm.FirstNs != T0 || dm.LastNs != T0+4990*ms1 {
+				t.Fatalf("active %v..%v, want %v..%v", dm.FirstNs-T0, dm.LastNs-T0, 0, 4990*ms1)
+			}
+			if g := dm.GoodputKbps; g == nil || *g != 801.603 {
+				t.Errorf("goodput %v, want 801.603 kbps", g)
+			}
+			if r := dm.Ramp; tc.ramp && (r == nil || r.Stable == nil || !*r.Stable || r.CVAfterT90 == nil || *r.CVAfterT90 != 0) {
+				t.Errorf("ramp %+v, want stable with cv 0", r)
+			}
+		})
 	}
 }
